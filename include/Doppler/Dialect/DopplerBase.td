@@ -1,0 +1,43 @@
+//===- DopplerBase.td - Doppler dialect definition ---------*- tablegen -*-===//
+
+#ifndef DOPPLER_DIALECT_DOPPLERBASE_TD
+#define DOPPLER_DIALECT_DOPPLERBASE_TD
+
+include "mlir/IR/OpBase.td"
+
+def Doppler_Dialect : Dialect {
+  let name = "doppler";
+  let cppNamespace = "::mlir::doppler";
+  let summary = "Einsum-style dataflow graphs placed on devices";
+  let description = [{
+    The Doppler dialect holds machine-learning dataflow graphs as
+    `doppler.einsum` ops (elementwise ops, reductions, contractions and
+    attention pieces are all einsums), the glue that tensor-relational
+    decomposition needs (`doppler.slice`, `doppler.assemble`,
+    `doppler.fill`), explicit device moves (`doppler.transfer`) and cost-only
+    ops for imported graphs (`doppler.task`).
+
+    Placement is the discardable attribute `doppler.device` holding a
+    `#doppler.device<N>`, so ops of any dialect can be placed. The dialect
+    verifies that attribute wherever it appears.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
+  let hasConstantMaterializer = 0;
+  let hasOperationAttrVerify = 1;
+  let extraClassDeclaration = [{
+    /// Name of the discardable attribute that places an op on a device.
+    static constexpr ::llvm::StringLiteral getDeviceAttrName() {
+      return ::llvm::StringLiteral("doppler.device");
+    }
+  private:
+    void registerAttributes();
+    void registerTypes();
+  public:
+  }];
+}
+
+class Doppler_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Doppler_Dialect, mnemonic, traits>;
+
+#endif // DOPPLER_DIALECT_DOPPLERBASE_TD

@@ -1,0 +1,185 @@
+//===- DopplerOps.td - Doppler operations ------------------*- tablegen -*-===//
+
+#ifndef DOPPLER_DIALECT_DOPPLEROPS_TD
+#define DOPPLER_DIALECT_DOPPLEROPS_TD
+
+include "Doppler/Dialect/DopplerBase.td"
+include "Doppler/Dialect/DopplerAttrs.td"
+include "Doppler/Dialect/DopplerTypes.td"
+include "Doppler/Dialect/DopplerInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinAttributes.td"
+
+defvar Doppler_FloatTensor = RankedTensorOf<[AnyFloat]>;
+defvar Doppler_Tensor = RankedTensorOf<[AnyType]>;
+
+//===----------------------------------------------------------------------===//
+// einsum
+//===----------------------------------------------------------------------===//
+
+def Doppler_EinsumOp : Doppler_Op<"einsum", [
+    Pure, DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
+  let summary = "an einsum with a scalar join and an optional aggregation";
+  let description = [{
+    The core op. The spec names an index per dimension of each input and of
+    the output (`"bij,bjk->bik"`). For every point of the iteration space
+    (all indices), the *join* is applied to one element of each input; where
+    the spec contracts indices (they appear in inputs but not in the
+    output), the *aggregation* combines the joined values of all points that
+    map to the same output element.
+
+    ```mlir
+    // Batched matmul.
+    %c = doppler.einsum "bij,bjk->bik" join(mul) agg(add) (%a, %b)
+        : (tensor<4x64x128xf32>, tensor<4x128x32xf32>) -> tensor<4x64x32xf32>
+    // Row-wise max (softmax's first step), a broadcast subtract, a scale.
+    %m = doppler.einsum "ij->i" join(identity) agg(max) (%x)
+        : (tensor<8x16xf32>) -> tensor<8xf32>
+    %d = doppler.einsum "ij,i->ij" join(sub) (%x, %m)
+        : (tensor<8x16xf32>, tensor<8xf32>) -> tensor<8x16xf32>
+    %s = doppler.einsum "ij->ij" join(scale, 1.250000e-01) (%d)
+        : (tensor<8x16xf32>) -> tensor<8x16xf32>
+    ```
+
+    Rules the verifier enforces: the spec parses (single-letter indices, one
+    `->`, no index twice in a term, every output index in some input); one
+    operand per input term with matching rank; an index has one extent
+    everywhere; the result shape is the one the spec implies; the join's
+    arity equals the operand count; `scale` and `shift` carry a scalar and no
+    other join does; an aggregation is present exactly when the spec
+    contracts; all element types agree; shapes are static.
+  }];
+  let arguments = (ins StrAttr:$spec, Doppler_JoinKindAttr:$join,
+                   OptionalAttr<Doppler_AggKindAttr>:$aggregation,
+                   OptionalAttr<F64Attr>:$scalar,
+                   Variadic<Doppler_FloatTensor>:$inputs);
+  let results = (outs Doppler_FloatTensor:$output);
+  let assemblyFormat = [{
+    $spec custom<JoinAndAggregation>($join, $scalar, $aggregation)
+    ` ` `(` $inputs `)` attr-dict `:` functional-type($inputs, $output)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// The parsed spec. Only call on a verified op.
+    ::doppler::EinsumSpec getParsedSpec();
+    /// Index extents. Only call on a verified op.
+    ::doppler::IndexSizes getIndexSizes();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Decomposition glue
+//===----------------------------------------------------------------------===//
+
+def Doppler_SliceOp : Doppler_Op<"slice", [
+    Pure, DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
+  let summary = "a static block of a tensor";
+  let description = [{
+    Takes the block of `input` that starts at `offsets` and has the shape of
+    the result.
+
+    ```mlir
+    %b = doppler.slice %x [0, 64] : tensor<128x128xf32> to tensor<128x64xf32>
+    ```
+  }];
+  let arguments = (ins Doppler_Tensor:$input, DenseI64ArrayAttr:$offsets);
+  let results = (outs Doppler_Tensor:$result);
+  let assemblyFormat = [{
+    $input $offsets attr-dict `:` type($input) `to` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Doppler_AssembleOp : Doppler_Op<"assemble", [
+    Pure, DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
+  let summary = "a tensor assembled from a grid of blocks";
+  let description = [{
+    Concatenates blocks laid out on a grid (`grid` gives the number of
+    blocks along each dimension; blocks are listed in row-major grid order)
+    into one tensor. Blocks in the same grid row of a dimension share their
+    extent along it; extents along a dimension add up to the result's.
+
+    ```mlir
+    %x = doppler.assemble [1, 2] (%left, %right)
+        : tensor<128x64xf32>, tensor<128x64xf32> -> tensor<128x128xf32>
+    ```
+  }];
+  let arguments = (ins DenseI64ArrayAttr:$grid, Variadic<Doppler_Tensor>:$blocks);
+  let results = (outs Doppler_Tensor:$result);
+  let assemblyFormat = [{
+    $grid ` ` `(` $blocks `)` attr-dict `:` type($blocks) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// Offsets of block `index` in the result. Only call on a verified op.
+    ::llvm::SmallVector<int64_t> getBlockOffsets(unsigned index);
+  }];
+}
+
+def Doppler_FillOp : Doppler_Op<"fill", [
+    Pure, DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
+  let summary = "a tensor filled with one constant";
+  let description = [{
+    ```mlir
+    %zeros = doppler.fill 0.000000e+00 : tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins F64Attr:$value);
+  let results = (outs Doppler_FloatTensor:$result);
+  let assemblyFormat = "custom<Number>($value) attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Placement
+//===----------------------------------------------------------------------===//
+
+def Doppler_TransferOp : Doppler_Op<"transfer", [
+    Pure, AllTypesMatch<["input", "result"]>,
+    DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
+  let summary = "an explicit move of a value between devices";
+  let description = [{
+    Copies `input`, produced on device `source`, to device `target`.
+    Inserted after placement, one per (value, destination device).
+
+    ```mlir
+    %y = doppler.transfer %x from <0> to <2> : tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyType:$input, Doppler_DeviceAttr:$source,
+                   Doppler_DeviceAttr:$target);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $input `from` $source `to` $target attr-dict `:` type($input)
+  }];
+  let hasFolder = 1;
+}
+
+def Doppler_TaskOp : Doppler_Op<"task", [
+    Pure, DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
+  let summary = "a cost-only op of an imported graph";
+  let description = [{
+    An op known only by its costs: `compute` is the time it takes on a
+    device and `transfer` the time to move its output to another device, in
+    the graph's own units. `kind` is a free label (the reference format's op
+    type: input, formation, einsummable, ...). Values are opaque.
+
+    ```mlir
+    %0 = doppler.task "input" compute(1.0e+06) transfer(4.0e+06)
+    %1 = doppler.task "einsummable" (%0) compute(2.0e+06) transfer(4.0e+06)
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, F64Attr:$compute, F64Attr:$transfer,
+                   Variadic<Doppler_ValueType>:$inputs);
+  let results = (outs Doppler_ValueType:$result);
+  let assemblyFormat = [{
+    $kind (` ` `(` $inputs^ `)`)? `compute` `(` custom<Number>($compute) `)`
+    `transfer` `(` custom<Number>($transfer) `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // DOPPLER_DIALECT_DOPPLEROPS_TD

@@ -1,0 +1,127 @@
+//===- DopplerDialect.cpp - Doppler dialect, attributes and types ---------===//
+
+#include "Doppler/Dialect/DopplerDialect.h"
+#include "Doppler/Dialect/DopplerOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::doppler;
+
+#include "Doppler/Dialect/DopplerDialect.cpp.inc"
+#include "Doppler/Dialect/DopplerEnums.cpp.inc"
+#include "Doppler/Dialect/DopplerInterfaces.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "Doppler/Dialect/DopplerAttrs.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "Doppler/Dialect/DopplerTypes.cpp.inc"
+
+void DopplerDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "Doppler/Dialect/DopplerOps.cpp.inc"
+      >();
+  registerAttributes();
+  registerTypes();
+}
+
+void DopplerDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "Doppler/Dialect/DopplerAttrs.cpp.inc"
+      >();
+}
+
+void DopplerDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "Doppler/Dialect/DopplerTypes.cpp.inc"
+      >();
+}
+
+LogicalResult
+DeviceAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t id) {
+  if (id < 0)
+    return emitError() << "device id must be non-negative, got " << id;
+  return success();
+}
+
+namespace {
+/// Discardable `doppler.*` attributes and the kind of value each holds.
+enum class DiscardableKind { Device, NonNegativeFloat, PositiveInts };
+struct DiscardableAttr {
+  StringLiteral name;
+  DiscardableKind kind;
+};
+constexpr DiscardableAttr kDiscardableAttrs[] = {
+    {"doppler.device", DiscardableKind::Device},
+    // Cost model results and simulated schedule, in the graph's cost units.
+    {"doppler.compute_cost", DiscardableKind::NonNegativeFloat},
+    {"doppler.transfer_cost", DiscardableKind::NonNegativeFloat},
+    {"doppler.start", DiscardableKind::NonNegativeFloat},
+    {"doppler.end", DiscardableKind::NonNegativeFloat},
+    {"doppler.makespan", DiscardableKind::NonNegativeFloat},
+    // Explicit per-index partition counts for decomposition.
+    {"doppler.parts", DiscardableKind::PositiveInts},
+};
+} // namespace
+
+LogicalResult DopplerDialect::verifyOperationAttribute(Operation *op,
+                                                       NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  for (const DiscardableAttr &known : kDiscardableAttrs) {
+    if (name != known.name)
+      continue;
+    switch (known.kind) {
+    case DiscardableKind::Device:
+      if (!isa<DeviceAttr>(attr.getValue()))
+        return op->emitOpError() << "'" << name
+                                 << "' must be a #doppler.device<N>, got "
+                                 << attr.getValue();
+      return success();
+    case DiscardableKind::NonNegativeFloat: {
+      auto value = dyn_cast<FloatAttr>(attr.getValue());
+      if (!value || !value.getType().isF64())
+        return op->emitOpError()
+               << "'" << name << "' must be an f64 attribute, got "
+               << attr.getValue();
+      double v = value.getValueAsDouble();
+      if (!(v >= 0) || std::isinf(v))
+        return op->emitOpError()
+               << "'" << name << "' must be finite and non-negative, got "
+               << v;
+      return success();
+    }
+    case DiscardableKind::PositiveInts: {
+      auto value = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+      if (!value)
+        return op->emitOpError() << "'" << name
+                                 << "' must be an array<i64>, got "
+                                 << attr.getValue();
+      for (int64_t part : value.asArrayRef())
+        if (part < 1)
+          return op->emitOpError()
+                 << "'" << name << "' entries must be >= 1, got " << part;
+      return success();
+    }
+    }
+  }
+  return op->emitOpError() << "unknown doppler attribute '" << name << "'";
+}
+
+::doppler::JoinKind mlir::doppler::toSupport(JoinKind kind) {
+  // Same case order by construction; the name lookup keeps us honest.
+  auto mapped = ::doppler::parseJoinKind(stringifyJoinKind(kind).str());
+  assert(mapped && "JoinKind out of sync with doppler::JoinKind");
+  return *mapped;
+}
+
+::doppler::AggKind mlir::doppler::toSupport(AggKind kind) {
+  auto mapped = ::doppler::parseAggKind(stringifyAggKind(kind).str());
+  assert(mapped && "AggKind out of sync with doppler::AggKind");
+  return *mapped;
+}

@@ -1,0 +1,28 @@
+//===- doppler-opt.cpp - Doppler's mlir-opt -------------------------------===//
+//
+// mlir-opt with the Doppler dialect and passes, and the upstream dialects
+// users feed it. Only the dialects it parses are registered: registering all
+// of them makes a 100 MB binary that links for long.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Doppler/Dialect/DopplerDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<mlir::doppler::DopplerDialect, mlir::arith::ArithDialect,
+                  mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
+                  mlir::tensor::TensorDialect>();
+  // Generic cleanups users chain with ours (canonicalize, cse, ...).
+  mlir::registerTransformsPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "Doppler optimizer driver\n", registry));
+}
