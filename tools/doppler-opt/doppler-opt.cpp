@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Doppler/Dialect/DopplerDialect.h"
+#include "Doppler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,6 +22,7 @@ int main(int argc, char **argv) {
   registry.insert<mlir::doppler::DopplerDialect, mlir::arith::ArithDialect,
                   mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
                   mlir::tensor::TensorDialect>();
+  mlir::doppler::registerDopplerPasses();
   // Generic cleanups users chain with ours (canonicalize, cse, ...).
   mlir::registerTransformsPasses();
   return mlir::asMainReturnCode(
