@@ -1,0 +1,109 @@
+//===- SystemDescription.h - Hardware for the cost model --------*- C++ -*-===//
+//
+// What the cost model needs to know about a machine: per device its peak
+// FLOP/s per element type, memory size and bandwidth and kernel launch
+// overhead; per ordered device pair a link bandwidth and latency. Comes from
+// a built-in preset (figures from the vendors' data sheets) or a JSON file.
+// MLIR-free; errors never throw.
+//
+// Cost units: the cost model expresses every time in microseconds, so
+// costs, simulated start/end times and makespans of MLIR-costed graphs read
+// as microseconds.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_PLACEMENT_SYSTEMDESCRIPTION_H
+#define DOPPLER_PLACEMENT_SYSTEMDESCRIPTION_H
+
+#include "Doppler/Placement/System.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace doppler::placement {
+
+/// Microseconds per second: cost units of the cost model.
+constexpr double kCostUnitsPerSecond = 1e6;
+
+struct DeviceDescription {
+  std::string name;
+  /// Peak FLOP/s by element type name ("f64", "f32", "f16", "bf16", ...);
+  /// "default" applies to types not listed. At least one entry.
+  std::map<std::string, double> peakFlops;
+  double memoryBytes = 0;
+  /// Bytes per second between the device and its memory.
+  double memoryBandwidth = 0;
+  /// Fixed time per kernel, in seconds.
+  double launchOverhead = 0;
+
+  /// Peak FLOP/s for `elementType`, falling back to "default", then to the
+  /// smallest listed figure.
+  double peakFor(const std::string &elementType) const;
+};
+
+struct LinkDescription {
+  /// Bytes per second.
+  double bandwidth = 0;
+  /// Seconds.
+  double latency = 0;
+};
+
+class SystemDescription {
+public:
+  /// Names of the built-in presets: h100x4, h100x8, a100x4, cpu4 ...
+  static const std::vector<std::string> &presetNames();
+  /// A built-in preset by name. Error: "unknown system preset 'x' (known:
+  /// ...)".
+  static std::optional<SystemDescription> preset(const std::string &name,
+                                                 std::string *error = nullptr);
+  /// Parses the JSON format (docs/SystemDescription.md). Errors name the
+  /// field: "system.json: devices[1].memory_bandwidth: expected a positive
+  /// number".
+  static std::optional<SystemDescription>
+  parseJson(const std::string &text, const std::string &sourceName,
+            std::string *error = nullptr);
+  /// A preset name, or else a path to a JSON file.
+  static std::optional<SystemDescription>
+  load(const std::string &presetOrPath, std::string *error = nullptr);
+
+  /// The same system with its first `count` devices (links kept). Fails if
+  /// count is out of [1, numDevices()].
+  std::optional<SystemDescription> withDevices(int32_t count,
+                                               std::string *error) const;
+
+  const std::string &name() const { return name_; }
+  int32_t numDevices() const { return static_cast<int32_t>(devices_.size()); }
+  const DeviceDescription &device(DeviceId d) const { return devices_[d]; }
+  const LinkDescription &link(DeviceId from, DeviceId to) const {
+    return links_[static_cast<size_t>(from) * devices_.size() + to];
+  }
+
+  /// Roofline time of a kernel on `d`, in cost units: max(flops / peak,
+  /// bytes / memory bandwidth) + launch overhead.
+  double computeCost(DeviceId d, double flops, double bytesMoved,
+                     const std::string &elementType) const;
+  /// Time to move `bytes` from `from` to `to`, in cost units: latency +
+  /// bytes / bandwidth. (The slowest link when from == to is meaningless;
+  /// callers use it for "to any other device": see averageTransferCost.)
+  double transferCost(DeviceId from, DeviceId to, double bytes) const;
+  /// Transfer cost over the slowest link leaving `from` (the cost a
+  /// placement must assume before it knows the destination).
+  double worstTransferCost(DeviceId from, double bytes) const;
+
+  /// The simulator's view: speeds relative to device 0 (by f32 peak),
+  /// memory capacities, links in bytes per cost unit.
+  System toSystem() const;
+  /// Serialises to the JSON format (round-trips through parseJson).
+  std::string toJson() const;
+
+private:
+  std::string name_;
+  std::vector<DeviceDescription> devices_;
+  std::vector<LinkDescription> links_; // D x D, row = source; diagonal unused
+};
+
+} // namespace doppler::placement
+
+#endif // DOPPLER_PLACEMENT_SYSTEMDESCRIPTION_H

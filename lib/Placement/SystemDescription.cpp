@@ -1,0 +1,403 @@
+//===- SystemDescription.cpp - Hardware for the cost model ----------------===//
+
+#include "Doppler/Placement/SystemDescription.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace doppler::placement {
+namespace {
+
+using json = nlohmann::json;
+
+void setError(std::string *error, std::string message) {
+  if (error)
+    *error = std::move(message);
+}
+
+DeviceDescription makeDevice(std::string name,
+                             std::map<std::string, double> peakFlops,
+                             double memoryBytes, double memoryBandwidth,
+                             double launchOverhead) {
+  DeviceDescription device;
+  device.name = std::move(name);
+  device.peakFlops = std::move(peakFlops);
+  device.memoryBytes = memoryBytes;
+  device.memoryBandwidth = memoryBandwidth;
+  device.launchOverhead = launchOverhead;
+  return device;
+}
+
+// Data-sheet figures (dense, no sparsity). f32 uses the non-tensor-core
+// rate: PyTorch does not use TF32 for fp32 matmuls by default.
+// NVIDIA H100 SXM5 80GB: FP64 34 TF, FP32 67 TF, TF32 494.7 TF,
+// BF16/FP16 989.4 TF, FP8 1978.9 TF; HBM3 3.35 TB/s; NVLink 4 900 GB/s per
+// GPU in both directions (450 GB/s each way).
+DeviceDescription h100() {
+  return makeDevice("H100-SXM5-80GB",
+                    {{"f64", 34e12},
+                     {"f32", 67e12},
+                     {"tf32", 494.7e12},
+                     {"bf16", 989.4e12},
+                     {"f16", 989.4e12},
+                     {"f8E4M3FN", 1978.9e12},
+                     {"default", 67e12}},
+                    80e9, 3.35e12, 5e-6);
+}
+// NVIDIA A100 SXM4 80GB: FP64 9.7 TF, FP32 19.5 TF, TF32 156 TF,
+// BF16/FP16 312 TF; HBM2e 2.039 TB/s; NVLink 3 600 GB/s (300 GB/s each
+// way).
+DeviceDescription a100() {
+  return makeDevice("A100-SXM4-80GB",
+                    {{"f64", 9.7e12},
+                     {"f32", 19.5e12},
+                     {"tf32", 156e12},
+                     {"bf16", 312e12},
+                     {"f16", 312e12},
+                     {"default", 19.5e12}},
+                    80e9, 2.039e12, 5e-6);
+}
+// One core of a server CPU with AVX2 FMA at ~3 GHz: 2 FMA units x 8 f32
+// lanes x 2 FLOP x 3e9 = 96 GFLOP/s f32 (half for f64); a share of a
+// ~80 GB/s memory system.
+DeviceDescription cpuCore() {
+  return makeDevice("cpu-core",
+                    {{"f64", 48e9}, {"f32", 96e9}, {"default", 96e9}}, 4e9,
+                    20e9, 2e-6);
+}
+
+
+struct Preset {
+  const char *name;
+  DeviceDescription (*device)();
+  int32_t count;
+  LinkDescription link;
+};
+
+const Preset kPresets[] = {
+    {"h100x4", h100, 4, {450e9, 2e-6}},
+    {"h100x8", h100, 8, {450e9, 2e-6}},
+    {"a100x4", a100, 4, {300e9, 2e-6}},
+    {"a100x8", a100, 8, {300e9, 2e-6}},
+    // CPU "devices" exchange data through shared memory (memcpy speed).
+    {"cpu4", cpuCore, 4, {10e9, 1e-6}},
+    {"cpu8", cpuCore, 8, {10e9, 1e-6}},
+};
+
+bool positiveFinite(const json &value) {
+  return value.is_number() && std::isfinite(value.get<double>()) &&
+         value.get<double>() > 0;
+}
+
+bool nonNegativeFinite(const json &value) {
+  return value.is_number() && std::isfinite(value.get<double>()) &&
+         value.get<double>() >= 0;
+}
+
+} // namespace
+
+double DeviceDescription::peakFor(const std::string &elementType) const {
+  auto it = peakFlops.find(elementType);
+  if (it != peakFlops.end())
+    return it->second;
+  it = peakFlops.find("default");
+  if (it != peakFlops.end())
+    return it->second;
+  double smallest = std::numeric_limits<double>::infinity();
+  for (const auto &entry : peakFlops)
+    smallest = std::min(smallest, entry.second);
+  return smallest;
+}
+
+const std::vector<std::string> &SystemDescription::presetNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> result;
+    for (const Preset &preset : kPresets)
+      result.push_back(preset.name);
+    return result;
+  }();
+  return names;
+}
+
+std::optional<SystemDescription>
+SystemDescription::preset(const std::string &name, std::string *error) {
+  for (const Preset &preset : kPresets) {
+    if (name != preset.name)
+      continue;
+    SystemDescription system;
+    system.name_ = preset.name;
+    system.devices_.assign(preset.count, preset.device());
+    for (int32_t d = 0; d < preset.count; ++d)
+      system.devices_[d].name += ":" + std::to_string(d);
+    system.links_.assign(static_cast<size_t>(preset.count) * preset.count,
+                         preset.link);
+    return system;
+  }
+  std::string known;
+  for (const std::string &n : presetNames())
+    known += (known.empty() ? "" : ", ") + n;
+  setError(error, "unknown system preset '" + name + "' (known: " + known +
+                      "; or give a path to a JSON file)");
+  return std::nullopt;
+}
+
+std::optional<SystemDescription>
+SystemDescription::parseJson(const std::string &text,
+                             const std::string &sourceName,
+                             std::string *error) {
+  json root = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  auto fail = [&](const std::string &field, const std::string &message) {
+    setError(error, sourceName + ": " + field + ": " + message);
+    return std::nullopt;
+  };
+  if (root.is_discarded())
+    return fail("(document)", "not valid JSON");
+  if (!root.is_object())
+    return fail("(document)", "expected an object with \"devices\"");
+  for (auto it = root.begin(); it != root.end(); ++it)
+    if (it.key() != "name" && it.key() != "devices" && it.key() != "links")
+      return fail(it.key(), "unknown field (expected name, devices, links)");
+
+  SystemDescription system;
+  if (root.contains("name")) {
+    if (!root["name"].is_string())
+      return fail("name", "expected a string");
+    system.name_ = root["name"].get<std::string>();
+  } else {
+    system.name_ = sourceName;
+  }
+
+  if (!root.contains("devices") || !root["devices"].is_array() ||
+      root["devices"].empty())
+    return fail("devices", "expected a non-empty array of devices");
+  const json &devices = root["devices"];
+  for (size_t i = 0; i < devices.size(); ++i) {
+    std::string where = "devices[" + std::to_string(i) + "]";
+    const json &entry = devices[i];
+    if (!entry.is_object())
+      return fail(where, "expected an object");
+    for (auto it = entry.begin(); it != entry.end(); ++it) {
+      static const char *const known[] = {"name",          "count",
+                                          "peak_flops",    "memory_bytes",
+                                          "memory_bandwidth", "launch_overhead"};
+      if (std::find(std::begin(known), std::end(known), it.key()) ==
+          std::end(known))
+        return fail(where + "." + it.key(),
+                    "unknown field (expected name, count, peak_flops, "
+                    "memory_bytes, memory_bandwidth, launch_overhead)");
+    }
+    DeviceDescription device;
+    device.name = entry.value("name", json("device")).is_string()
+                      ? entry.value("name", std::string("device"))
+                      : std::string();
+    if (entry.contains("name") && !entry["name"].is_string())
+      return fail(where + ".name", "expected a string");
+    int64_t count = 1;
+    if (entry.contains("count")) {
+      if (!entry["count"].is_number_integer() ||
+          entry["count"].get<int64_t>() < 1 ||
+          entry["count"].get<int64_t>() > 65536)
+        return fail(where + ".count", "expected an integer in [1, 65536]");
+      count = entry["count"].get<int64_t>();
+    }
+    if (!entry.contains("peak_flops") || !entry["peak_flops"].is_object() ||
+        entry["peak_flops"].empty())
+      return fail(where + ".peak_flops",
+                  "expected an object of FLOP/s by element type, e.g. "
+                  "{\"f32\": 6.7e13}");
+    for (auto it = entry["peak_flops"].begin(); it != entry["peak_flops"].end();
+         ++it) {
+      if (!positiveFinite(it.value()))
+        return fail(where + ".peak_flops." + it.key(),
+                    "expected a positive number");
+      device.peakFlops[it.key()] = it.value().get<double>();
+    }
+    for (auto [field, target] :
+         {std::pair<const char *, double *>{"memory_bytes", &device.memoryBytes},
+          {"memory_bandwidth", &device.memoryBandwidth}}) {
+      if (!entry.contains(field) || !positiveFinite(entry[field]))
+        return fail(where + "." + field, "expected a positive number");
+      *target = entry[field].get<double>();
+    }
+    if (entry.contains("launch_overhead")) {
+      if (!nonNegativeFinite(entry["launch_overhead"]))
+        return fail(where + ".launch_overhead",
+                    "expected a non-negative number of seconds");
+      device.launchOverhead = entry["launch_overhead"].get<double>();
+    }
+    for (int64_t c = 0; c < count; ++c) {
+      system.devices_.push_back(device);
+      if (count > 1)
+        system.devices_.back().name += ":" + std::to_string(c);
+    }
+  }
+
+  size_t numDevices = system.devices_.size();
+  if (!root.contains("links"))
+    return fail("links", "missing (give {\"bandwidth\": B, \"latency\": L} "
+                         "for all-to-all links, or D x D matrices)");
+  const json &links = root["links"];
+  if (!links.is_object())
+    return fail("links", "expected an object with bandwidth and latency");
+  for (auto it = links.begin(); it != links.end(); ++it)
+    if (it.key() != "bandwidth" && it.key() != "latency")
+      return fail("links." + it.key(),
+                  "unknown field (expected bandwidth, latency)");
+  system.links_.assign(numDevices * numDevices, LinkDescription{});
+  for (const char *field : {"bandwidth", "latency"}) {
+    bool isBandwidth = std::string(field) == "bandwidth";
+    if (!links.contains(field)) {
+      if (isBandwidth)
+        return fail(std::string("links.") + field, "missing");
+      continue; // latency defaults to 0
+    }
+    const json &value = links[field];
+    auto valid = [&](const json &v) {
+      return isBandwidth ? positiveFinite(v) : nonNegativeFinite(v);
+    };
+    const char *expectation =
+        isBandwidth ? "expected a positive number" : "expected a non-negative number";
+    auto set = [&](size_t from, size_t to, double v) {
+      LinkDescription &link = system.links_[from * numDevices + to];
+      (isBandwidth ? link.bandwidth : link.latency) = v;
+    };
+    if (value.is_number()) {
+      if (!valid(value))
+        return fail(std::string("links.") + field, expectation);
+      for (size_t from = 0; from < numDevices; ++from)
+        for (size_t to = 0; to < numDevices; ++to)
+          set(from, to, value.get<double>());
+      continue;
+    }
+    if (!value.is_array() || value.size() != numDevices)
+      return fail(std::string("links.") + field,
+                  "expected a number or a " + std::to_string(numDevices) +
+                      " x " + std::to_string(numDevices) + " matrix");
+    for (size_t from = 0; from < numDevices; ++from) {
+      std::string row = std::string("links.") + field + "[" +
+                        std::to_string(from) + "]";
+      if (!value[from].is_array() || value[from].size() != numDevices)
+        return fail(row, "expected a row of " + std::to_string(numDevices) +
+                             " numbers");
+      for (size_t to = 0; to < numDevices; ++to) {
+        if (from == to)
+          continue; // a device's link to itself is never used
+        if (!valid(value[from][to]))
+          return fail(row + "[" + std::to_string(to) + "]", expectation);
+        set(from, to, value[from][to].get<double>());
+      }
+    }
+  }
+  return system;
+}
+
+std::optional<SystemDescription>
+SystemDescription::load(const std::string &presetOrPath, std::string *error) {
+  for (const std::string &name : presetNames())
+    if (name == presetOrPath)
+      return preset(name, error);
+  std::ifstream file(presetOrPath);
+  if (!file) {
+    std::string presetError;
+    preset(presetOrPath, &presetError);
+    setError(error, presetError + "; no file '" + presetOrPath + "' either");
+    return std::nullopt;
+  }
+  std::stringstream buffer;
+  buffer << file.rdbuf();
+  return parseJson(buffer.str(), presetOrPath, error);
+}
+
+std::optional<SystemDescription>
+SystemDescription::withDevices(int32_t count, std::string *error) const {
+  if (count < 1 || count > numDevices()) {
+    setError(error, "system '" + name_ + "' has " +
+                        std::to_string(numDevices()) + " device(s); cannot use " +
+                        std::to_string(count));
+    return std::nullopt;
+  }
+  SystemDescription result;
+  result.name_ = name_;
+  result.devices_.assign(devices_.begin(), devices_.begin() + count);
+  result.links_.resize(static_cast<size_t>(count) * count);
+  for (int32_t from = 0; from < count; ++from)
+    for (int32_t to = 0; to < count; ++to)
+      result.links_[static_cast<size_t>(from) * count + to] = link(from, to);
+  return result;
+}
+
+double SystemDescription::computeCost(DeviceId d, double flops,
+                                      double bytesMoved,
+                                      const std::string &elementType) const {
+  const DeviceDescription &device = devices_[d];
+  double seconds = std::max(flops / device.peakFor(elementType),
+                            bytesMoved / device.memoryBandwidth) +
+                   device.launchOverhead;
+  return seconds * kCostUnitsPerSecond;
+}
+
+double SystemDescription::transferCost(DeviceId from, DeviceId to,
+                                       double bytes) const {
+  const LinkDescription &l = link(from, to);
+  return (l.latency + bytes / l.bandwidth) * kCostUnitsPerSecond;
+}
+
+double SystemDescription::worstTransferCost(DeviceId from,
+                                            double bytes) const {
+  double worst = 0;
+  for (DeviceId to = 0; to < numDevices(); ++to)
+    if (to != from)
+      worst = std::max(worst, transferCost(from, to, bytes));
+  return worst;
+}
+
+System SystemDescription::toSystem() const {
+  SystemBuilder builder(numDevices());
+  double reference = devices_[0].peakFor("f32");
+  for (DeviceId d = 0; d < numDevices(); ++d) {
+    builder.setSpeed(d, devices_[d].peakFor("f32") / reference);
+    builder.setMemoryCapacity(d, devices_[d].memoryBytes);
+    for (DeviceId to = 0; to < numDevices(); ++to)
+      if (to != d)
+        builder.setLink(d, to,
+                        Link{link(d, to).bandwidth / kCostUnitsPerSecond,
+                             link(d, to).latency * kCostUnitsPerSecond});
+  }
+  // Every field was validated when this description was built.
+  return *builder.build();
+}
+
+std::string SystemDescription::toJson() const {
+  json root;
+  root["name"] = name_;
+  json devices = json::array();
+  for (const DeviceDescription &device : devices_) {
+    json entry;
+    entry["name"] = device.name;
+    entry["peak_flops"] = device.peakFlops;
+    entry["memory_bytes"] = device.memoryBytes;
+    entry["memory_bandwidth"] = device.memoryBandwidth;
+    entry["launch_overhead"] = device.launchOverhead;
+    devices.push_back(entry);
+  }
+  root["devices"] = devices;
+  json bandwidth = json::array(), latency = json::array();
+  for (DeviceId from = 0; from < numDevices(); ++from) {
+    json bandwidthRow = json::array(), latencyRow = json::array();
+    for (DeviceId to = 0; to < numDevices(); ++to) {
+      bandwidthRow.push_back(from == to ? 0.0 : link(from, to).bandwidth);
+      latencyRow.push_back(from == to ? 0.0 : link(from, to).latency);
+    }
+    bandwidth.push_back(bandwidthRow);
+    latency.push_back(latencyRow);
+  }
+  root["links"] = {{"bandwidth", bandwidth}, {"latency", latency}};
+  return root.dump(2);
+}
+
+} // namespace doppler::placement

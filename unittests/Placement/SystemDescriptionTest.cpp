@@ -1,0 +1,143 @@
+//===- SystemDescriptionTest.cpp - Presets, JSON, roofline costs ----------===//
+
+#include "Doppler/Placement/SystemDescription.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+using namespace doppler::placement;
+
+namespace {
+
+std::string jsonError(const std::string &text) {
+  std::string error;
+  EXPECT_FALSE(SystemDescription::parseJson(text, "sys.json", &error)) << text;
+  return error;
+}
+
+TEST(SystemDescription, PresetsHaveDataSheetFigures) {
+  for (const char *name : {"h100x4", "h100x8", "a100x4", "cpu4"})
+    ASSERT_TRUE(SystemDescription::preset(name)) << name;
+  auto h100 = SystemDescription::preset("h100x8");
+  EXPECT_EQ(h100->numDevices(), 8);
+  EXPECT_DOUBLE_EQ(h100->device(3).peakFor("bf16"), 989.4e12);
+  EXPECT_DOUBLE_EQ(h100->device(3).peakFor("f32"), 67e12);
+  EXPECT_DOUBLE_EQ(h100->device(0).memoryBandwidth, 3.35e12);
+  EXPECT_DOUBLE_EQ(h100->link(0, 7).bandwidth, 450e9);
+  auto a100 = SystemDescription::preset("a100x4");
+  EXPECT_DOUBLE_EQ(a100->device(0).peakFor("f16"), 312e12);
+  EXPECT_EQ(a100->device(2).name, "A100-SXM4-80GB:2");
+}
+
+TEST(SystemDescription, UnknownPresetListsKnownOnes) {
+  std::string error;
+  EXPECT_FALSE(SystemDescription::preset("tpu9", &error));
+  EXPECT_NE(error.find("unknown system preset 'tpu9'"), std::string::npos);
+  EXPECT_NE(error.find("h100x4"), std::string::npos);
+  EXPECT_FALSE(SystemDescription::load("/no/such/file.json", &error));
+  EXPECT_NE(error.find("no file '/no/such/file.json'"), std::string::npos);
+}
+
+TEST(SystemDescription, RooflineAndTransferCostsInMicroseconds) {
+  auto system = SystemDescription::preset("h100x4");
+  // A 4096^3 f32 matmul: 2*4096^3 FLOP at 67 TF/s, compute bound.
+  double flops = 2.0 * 4096 * 4096 * 4096;
+  double bytes = 3.0 * 4096 * 4096 * 4;
+  EXPECT_NEAR(system->computeCost(0, flops, bytes, "f32"),
+              (flops / 67e12 + 5e-6) * 1e6, 1e-9);
+  // An elementwise op is memory bound.
+  EXPECT_NEAR(system->computeCost(0, 1e6, 8e6, "f32"),
+              (8e6 / 3.35e12 + 5e-6) * 1e6, 1e-12);
+  EXPECT_NEAR(system->transferCost(0, 1, 450e9), (1 + 2e-6) * 1e6, 1e-6);
+  EXPECT_DOUBLE_EQ(system->worstTransferCost(2, 450e9),
+                   system->transferCost(2, 0, 450e9));
+}
+
+TEST(SystemDescription, JsonRoundTripWithMatrices) {
+  const char *text = R"({
+    "name": "two-speeds",
+    "devices": [
+      {"name": "big", "peak_flops": {"f32": 2e12}, "memory_bytes": 1e9,
+       "memory_bandwidth": 1e11, "launch_overhead": 1e-6},
+      {"name": "small", "count": 2, "peak_flops": {"default": 1e12},
+       "memory_bytes": 5e8, "memory_bandwidth": 5e10}
+    ],
+    "links": {"bandwidth": [[0, 1e9, 2e9], [1e9, 0, 3e9], [2e9, 3e9, 0]],
+              "latency": 1e-6}
+  })";
+  std::string error;
+  auto system = SystemDescription::parseJson(text, "sys.json", &error);
+  ASSERT_TRUE(system) << error;
+  EXPECT_EQ(system->numDevices(), 3);
+  EXPECT_EQ(system->device(2).name, "small:1");
+  EXPECT_DOUBLE_EQ(system->link(1, 2).bandwidth, 3e9);
+  EXPECT_DOUBLE_EQ(system->link(2, 0).latency, 1e-6);
+  System sim = system->toSystem();
+  EXPECT_DOUBLE_EQ(sim.speed(1), 0.5);
+  EXPECT_DOUBLE_EQ(sim.memoryCapacity(0), 1e9);
+  auto again = SystemDescription::parseJson(system->toJson(), "again", &error);
+  ASSERT_TRUE(again) << error;
+  EXPECT_EQ(again->toJson(), system->toJson());
+
+  std::string path = ::testing::TempDir() + "/doppler-system.json";
+  std::ofstream(path) << text;
+  auto loaded = SystemDescription::load(path, &error);
+  ASSERT_TRUE(loaded) << error;
+  EXPECT_EQ(loaded->name(), "two-speeds");
+  std::remove(path.c_str());
+}
+
+TEST(SystemDescription, WithDevicesKeepsAPrefix) {
+  auto system = SystemDescription::preset("h100x8");
+  std::string error;
+  auto four = system->withDevices(4, &error);
+  ASSERT_TRUE(four) << error;
+  EXPECT_EQ(four->numDevices(), 4);
+  EXPECT_FALSE(system->withDevices(9, &error));
+  EXPECT_NE(error.find("has 8 device(s); cannot use 9"), std::string::npos);
+  EXPECT_FALSE(system->withDevices(0, &error));
+}
+
+TEST(SystemDescription, ErrorsNameTheField) {
+  EXPECT_EQ(jsonError("{"), "sys.json: (document): not valid JSON");
+  EXPECT_EQ(jsonError("[]"),
+            "sys.json: (document): expected an object with \"devices\"");
+  EXPECT_EQ(jsonError(R"({"devices": []})"),
+            "sys.json: devices: expected a non-empty array of devices");
+  EXPECT_EQ(jsonError(R"({"devices": [{"peak_flops": {"f32": 1}, "memory_bytes": 1,
+              "memory_bandwidth": -3}], "links": {"bandwidth": 1}})"),
+            "sys.json: devices[0].memory_bandwidth: expected a positive number");
+  EXPECT_EQ(jsonError(R"({"devices": [{"peak_flops": {}, "memory_bytes": 1,
+              "memory_bandwidth": 1}], "links": {"bandwidth": 1}})")
+                .rfind("sys.json: devices[0].peak_flops: expected an object", 0),
+            0u);
+  EXPECT_EQ(jsonError(R"({"devices": [{"peak_flops": {"f32": "fast"}, "memory_bytes": 1,
+              "memory_bandwidth": 1}], "links": {"bandwidth": 1}})"),
+            "sys.json: devices[0].peak_flops.f32: expected a positive number");
+  EXPECT_EQ(jsonError(R"({"devices": [{"peak_flops": {"f32": 1}, "memory_bytes": 1,
+              "memory_bandwidth": 1, "colour": 2}], "links": {"bandwidth": 1}})")
+                .rfind("sys.json: devices[0].colour: unknown field", 0),
+            0u);
+  EXPECT_EQ(jsonError(R"({"devices": [{"count": 0, "peak_flops": {"f32": 1},
+              "memory_bytes": 1, "memory_bandwidth": 1}], "links": {"bandwidth": 1}})"),
+            "sys.json: devices[0].count: expected an integer in [1, 65536]");
+  EXPECT_EQ(jsonError(R"({"devices": [{"peak_flops": {"f32": 1}, "memory_bytes": 1,
+              "memory_bandwidth": 1}]})")
+                .rfind("sys.json: links: missing", 0),
+            0u);
+  EXPECT_EQ(jsonError(R"({"devices": [{"count": 2, "peak_flops": {"f32": 1},
+              "memory_bytes": 1, "memory_bandwidth": 1}],
+              "links": {"bandwidth": [[0, 1], [1]]}})"),
+            "sys.json: links.bandwidth[1]: expected a row of 2 numbers");
+  EXPECT_EQ(jsonError(R"({"devices": [{"count": 2, "peak_flops": {"f32": 1},
+              "memory_bytes": 1, "memory_bandwidth": 1}],
+              "links": {"bandwidth": [[0, 1], [0, 0]]}})"),
+            "sys.json: links.bandwidth[1][0]: expected a positive number");
+  EXPECT_EQ(jsonError(R"({"devices": [{"peak_flops": {"f32": 1}, "memory_bytes": 1,
+              "memory_bandwidth": 1}], "links": {"bandwidth": 1, "latency": -1}})"),
+            "sys.json: links.latency: expected a non-negative number");
+}
+
+} // namespace
