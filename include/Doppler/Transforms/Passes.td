@@ -32,4 +32,205 @@ def DopplerWorkSummaryPass : Pass<"doppler-work-summary", "::mlir::ModuleOp"> {
   ];
 }
 
+def DopplerAnnotateCostsPass : Pass<"doppler-annotate-costs", "::mlir::ModuleOp"> {
+  let summary = "Attach a compute and a transfer cost to every op";
+  let description = [{
+    Sets `doppler.compute_cost` and `doppler.transfer_cost` (f64, in
+    microseconds) on every op directly inside a function body, from the
+    work the op reports (`WorkOpInterface`) and the system description:
+
+    - compute: a roofline, max(FLOPs / peak FLOP/s for the result's element
+      type, bytes read and written / memory bandwidth), plus the device's
+      kernel launch overhead (device 0 of the system);
+    - transfer: moving the op's results over the slowest link leaving
+      device 0: latency + bytes / bandwidth.
+
+    Ops without the interface are costed as memory-bound copies of their
+    operands and results. `doppler.task` ops keep their explicit costs.
+    `system` is a preset (h100x4, h100x8, a100x4, a100x8, cpu4, cpu8) or the
+    path of a JSON system description (docs/SystemDescription.md).
+
+    ```mlir
+    // doppler-opt --doppler-annotate-costs=system=h100x4
+    %c = doppler.einsum "ij,jk->ik" join(mul) agg(add) (%a, %b)
+        {doppler.compute_cost = 2.101e+03 : f64,
+         doppler.transfer_cost = 151.1 : f64} : ...
+    ```
+  }];
+  let options = [
+    Option<"system", "system", "std::string", /*default=*/"\"h100x4\"",
+           "System preset name or path of a JSON system description">,
+  ];
+  let statistics = [
+    Statistic<"numCosted", "ops-costed", "Ops given costs from their work">,
+    Statistic<"numFallback", "ops-fallback",
+              "Ops without WorkOpInterface, costed as copies">,
+  ];
+}
+
+def DopplerPlacePass : Pass<"doppler-place", "::mlir::ModuleOp"> {
+  let summary = "Place every op of every function on a device";
+  let description = [{
+    Builds a placement graph of each function (one node per op, edges from
+    SSA uses, costs from `doppler-annotate-costs` or `doppler.task`), runs a
+    placement policy from lib/Placement, optionally refines the result by
+    simulated annealing judged by the simulator, and writes
+    `doppler.device = #doppler.device<N>` on every op. A remark on each
+    function gives the summary: predicted makespan, lower bound, per-device
+    load.
+
+    Policies: critical-path (default), heft, round-robin, random, single,
+    critical-path-reference (the reference code's variant, for
+    comparisons).
+
+    ```mlir
+    // doppler-opt --doppler-place="devices=2 policy=critical-path"
+    %0 = doppler.task "input" compute(1.0) transfer(1.0) {doppler.device = #doppler.device<0>}
+    ```
+  }];
+  let options = [
+    Option<"devices", "devices", "int", /*default=*/"4", "Number of devices (>= 1)">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"critical-path\"",
+           "Placement policy">,
+    Option<"seed", "seed", "uint64_t", /*default=*/"0",
+           "Seed of randomised policies and of the refinement">,
+    Option<"refineSeconds", "refine-seconds", "double", /*default=*/"0.0",
+           "Simulated-annealing refinement budget in seconds (0: none)">,
+    Option<"refineEvaluations", "refine-evaluations", "int64_t", /*default=*/"0",
+           "Refinement budget in simulator runs (deterministic per seed; 0: none)">,
+  ];
+  let statistics = [
+    Statistic<"numPlaced", "ops-placed", "Ops given a device">,
+  ];
+}
+
+def DopplerInsertTransfersPass : Pass<"doppler-insert-transfers", "::mlir::ModuleOp"> {
+  let summary = "Make every cross-device use go through a doppler.transfer";
+  let description = [{
+    For every value used on a device other than its producer's, inserts one
+    `doppler.transfer` per (value, destination device), right after the
+    producer, placed on the destination, and rewires every consumer on that
+    device to it. Every op must be placed (`doppler-verify-placed` runs the
+    same check first). Values from function arguments are not moved: they
+    are assumed present on every device. Results returned by the function
+    stay where they are produced.
+
+    ```mlir
+    %1 = doppler.transfer %0 from <0> to <1> {doppler.device = #doppler.device<1>} : tensor<4xf32>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numTransfers", "transfers", "Transfers inserted">,
+  ];
+  let dependentDialects = ["::mlir::doppler::DopplerDialect"];
+}
+
+def DopplerVerifyPlacedPass : Pass<"doppler-verify-placed", "::mlir::ModuleOp"> {
+  let summary = "Check that every op in a function body has a device";
+  let description = [{
+    Verification between phases: every op directly in a function body but
+    the terminator must carry `doppler.device`. Errors name the op.
+  }];
+}
+
+def DopplerVerifyTransfersPass : Pass<"doppler-verify-transfers", "::mlir::ModuleOp"> {
+  let summary = "Check that no value crosses devices without a transfer";
+  let description = [{
+    Verification after `doppler-insert-transfers`: every operand produced by
+    an op on another device must come through a `doppler.transfer` whose
+    source and target devices match the producer and the consumer.
+  }];
+}
+
+def DopplerSimulatePass : Pass<"doppler-simulate", "::mlir::ModuleOp"> {
+  let summary = "Attach predicted start and end times and the makespan";
+  let description = [{
+    Simulates each placed function on the work-conserving engine of the
+    placement core (reference semantics: a device runs one op at a time in
+    the order they became ready; transfers cost the producer's transfer
+    cost and are unlimited in number). `doppler.transfer` ops are modelled
+    as the edges they implement. Sets `doppler.start` and `doppler.end` on
+    every op (transfers: when the move starts and arrives) and
+    `doppler.makespan` (f64, cost units) on the function.
+  }];
+  let statistics = [
+    Statistic<"numSimulated", "functions-simulated", "Functions simulated">,
+  ];
+}
+
+def DopplerDecomposePass : Pass<"doppler-decompose", "::mlir::ModuleOp"> {
+  let summary = "Split every einsum into blocks (EinDecomp-style tensor-relational decomposition)";
+  let description = [{
+    Every `doppler.einsum` gets a partition count per index and becomes one
+    block einsum per block of its iteration space. Extents need not divide:
+    10 in 4 parts gives blocks of 3, 3, 2, 2. Where a contracted index is
+    split, the partial blocks of each output block are combined by a
+    balanced tree of binary einsums whose join is the aggregation (add ->
+    add, mul -> mul, max -> max, min -> min). Between ops, glue connects
+    differently partitioned producers and consumers: a consumer takes a
+    producer's block directly where the grids match, a `doppler.slice` of
+    one block where its block lies inside one, and a `doppler.assemble` of
+    the pieces it overlaps otherwise; it looks through existing slices and
+    assembles the same way. Function results and other non-einsum users get
+    a `doppler.assemble` of the output blocks. Block einsums keep the
+    einsum's discardable attributes (e.g. `doppler.device`) except costs and
+    schedule times, which must be re-annotated; `doppler.parts` is consumed.
+
+    Partition counts come from the op's `doppler.parts` attribute (one
+    count per index in the order of first appearance in the spec, inputs
+    then output: "ij,jk->ik" is i, j, k) or else from a heuristic aiming at
+    `parts` blocks per einsum: among the ways of writing the largest block
+    count <= `parts` the extents allow as a product of per-index counts
+    (never more parts than an index's extent), it picks the one that moves
+    the fewest elements, counting
+      - replication: a piece of an input is read by every block that
+        differs only in indices the input lacks; all copies but one count;
+      - aggregation: with R blocks along the contracted indices, R - 1
+        partial copies of the output;
+      - re-partitioning (glue): for inputs whose partition is known (results
+        of einsums already decomposed, slices and assembles), the fraction of
+        the input a block cannot take from the one producer block it
+        overlaps most (0 when the grids match).
+    Ties go to partitions without aggregation, then to splitting earlier
+    indices. Einsums are visited once in program order (a greedy pass in
+    topological order, where EinDecomp runs a dynamic program over the
+    graph), so each einsum adapts to its producers but not to its
+    consumers. Einsums whose iteration space has fewer than `min-points`
+    points stay whole.
+
+    ```mlir
+    // doppler-opt --doppler-decompose=parts=2
+    %c = doppler.einsum "ij,jk->ik" join(mul) agg(add) (%a, %b)
+        : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+    // becomes (i split in 2: b is replicated, nothing is aggregated)
+    %a0 = doppler.slice %a [0, 0] : tensor<8x8xf32> to tensor<4x8xf32>
+    %c0 = doppler.einsum "ij,jk->ik" join(mul) agg(add) (%a0, %b)
+        : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    %a1 = doppler.slice %a [4, 0] : tensor<8x8xf32> to tensor<4x8xf32>
+    %c1 = doppler.einsum "ij,jk->ik" join(mul) agg(add) (%a1, %b)
+        : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+    %c = doppler.assemble [2, 1] (%c0, %c1)
+        : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<8x8xf32>
+    ```
+  }];
+  let options = [
+    Option<"parts", "parts", "int64_t", /*default=*/"4",
+           "Blocks per einsum the heuristic aims at (1 to 4096)">,
+    Option<"minPoints", "min-points", "int64_t", /*default=*/"0",
+           "Einsums with fewer iteration-space points stay whole">,
+  ];
+  let statistics = [
+    Statistic<"numDecomposed", "einsums-decomposed",
+              "Einsums split into blocks">,
+    Statistic<"numKeptWhole", "einsums-kept-whole",
+              "Einsums left as they were">,
+    Statistic<"numBlockEinsums", "block-einsums", "Block einsums created">,
+    Statistic<"numAggregationEinsums", "aggregation-einsums",
+              "Binary einsums created to aggregate partial blocks">,
+    Statistic<"numGlueOps", "glue-ops",
+              "Slices and assembles created (and still used)">,
+  ];
+  let dependentDialects = ["::mlir::doppler::DopplerDialect"];
+}
+
 #endif // DOPPLER_TRANSFORMS_PASSES_TD

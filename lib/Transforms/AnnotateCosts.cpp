@@ -1,0 +1,98 @@
+//===- AnnotateCosts.cpp - Roofline compute and link transfer costs -------===//
+
+#include "Doppler/Dialect/DopplerOps.h"
+#include "Doppler/Placement/SystemDescription.h"
+#include "Doppler/Transforms/Passes.h"
+#include "Doppler/Transforms/PlacementGraph.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+namespace mlir::doppler {
+#define GEN_PASS_DEF_DOPPLERANNOTATECOSTSPASS
+#include "Doppler/Transforms/Passes.h.inc"
+} // namespace mlir::doppler
+
+using namespace mlir;
+using namespace mlir::doppler;
+using ::doppler::placement::SystemDescription;
+
+namespace {
+
+double valueBytes(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape())
+    return 0;
+  Type element = shaped.getElementType();
+  if (!element.isIntOrFloat())
+    return 0;
+  return static_cast<double>(shaped.getNumElements()) *
+         ((element.getIntOrFloatBitWidth() + 7) / 8);
+}
+
+double resultBytes(Operation *op) {
+  double bytes = 0;
+  for (Type type : op->getResultTypes())
+    bytes += valueBytes(type);
+  return bytes;
+}
+
+/// "f32", "bf16", ...: the key of the system's peak FLOP/s table.
+std::string elementTypeName(Operation *op) {
+  Type type = op->getNumResults() ? op->getResult(0).getType()
+              : op->getNumOperands() ? op->getOperand(0).getType()
+                                     : Type();
+  if (!type)
+    return "default";
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  getElementTypeOrSelf(type).print(os);
+  return name;
+}
+
+class AnnotateCostsPass
+    : public mlir::doppler::impl::DopplerAnnotateCostsPassBase<AnnotateCostsPass> {
+public:
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::string error;
+    std::optional<SystemDescription> description =
+        SystemDescription::load(system, &error);
+    if (!description) {
+      getOperation().emitError() << "doppler-annotate-costs: " << error;
+      return signalPassFailure();
+    }
+    Builder builder(&getContext());
+    getOperation().walk([&](FunctionOpInterface function) {
+      if (function.isExternal())
+        return;
+      for (Block &block : function.getFunctionBody()) {
+        for (Operation &op : block) {
+          if (op.hasTrait<OpTrait::IsTerminator>() || isa<TaskOp>(op))
+            continue;
+          double flops = 0, bytes = 0;
+          if (auto work = dyn_cast<WorkOpInterface>(op)) {
+            flops = work.getFlops();
+            bytes = work.getBytesRead() + work.getBytesWritten();
+            ++numCosted;
+          } else {
+            for (Type type : op.getOperandTypes())
+              bytes += valueBytes(type);
+            bytes += resultBytes(&op);
+            ++numFallback;
+          }
+          double compute =
+              description->computeCost(0, flops, bytes, elementTypeName(&op));
+          double transfer =
+              description->worstTransferCost(0, resultBytes(&op));
+          op.setAttr(kComputeCostAttr, builder.getF64FloatAttr(compute));
+          op.setAttr(kTransferCostAttr, builder.getF64FloatAttr(transfer));
+        }
+      }
+    });
+  }
+};
+
+} // namespace

@@ -1,0 +1,698 @@
+//===- Decompose.cpp - EinDecomp-style decomposition of einsums -----------===//
+//
+// Splits every doppler.einsum into blocks of its iteration space (one block
+// einsum per block), aggregates partial blocks where a contracted index is
+// split, and glues differently partitioned producers and consumers together
+// with doppler.slice / doppler.assemble. See the pass description in
+// Passes.td for the partitioning heuristic.
+//
+// Decomposition is one forward sweep in program order. When an einsum is
+// decomposed, its result is replaced by an assemble of its output blocks;
+// consumers that are einsums look through assembles and slices (getRegion)
+// to take exactly the blocks they need, so the whole-tensor assembles only
+// survive where a non-einsum user (a return, another dialect's op) needs
+// the whole tensor. A final sweep erases the glue that became dead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Doppler/Dialect/DopplerOps.h"
+#include "Doppler/Support/EinsumSpec.h"
+#include "Doppler/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+namespace mlir::doppler {
+#define GEN_PASS_DEF_DOPPLERDECOMPOSEPASS
+#include "Doppler/Transforms/Passes.h.inc"
+} // namespace mlir::doppler
+
+using namespace mlir;
+using namespace mlir::doppler;
+
+namespace {
+
+constexpr StringLiteral kPartsAttr("doppler.parts");
+constexpr int64_t kMaxParts = 4096;
+/// How deep getRegion looks through chains of slices and assembles; beyond
+/// that a value is sliced as it is (still correct, just more copying).
+constexpr unsigned kMaxLookThrough = 8;
+/// tilingOf branches into every block of a grid line: keep it shallow.
+constexpr unsigned kMaxTilingDepth = 3;
+
+/// Discardable attributes that no longer hold for a block of an op: costs
+/// and schedule times must be re-annotated, and the parts are consumed.
+bool isStaleAfterSplit(StringRef name) {
+  return name == kPartsAttr || name == "doppler.compute_cost" ||
+         name == "doppler.transfer_cost" || name == "doppler.start" ||
+         name == "doppler.end" || name == "doppler.makespan";
+}
+
+//===----------------------------------------------------------------------===//
+// Partitions
+//===----------------------------------------------------------------------===//
+
+/// Start of part `k` of `extent` split into `parts` near-equal parts, the
+/// larger parts first (10 in 4 parts: 3, 3, 2, 2).
+int64_t partStart(int64_t extent, int64_t parts, int64_t k) {
+  return k * (extent / parts) + std::min(k, extent % parts);
+}
+
+/// Cut points [0, ..., extent] of a near-equal split.
+SmallVector<int64_t> cutPoints(int64_t extent, int64_t parts) {
+  SmallVector<int64_t> cuts;
+  for (int64_t k = 0; k <= parts; ++k)
+    cuts.push_back(partStart(extent, parts, k));
+  return cuts;
+}
+
+/// Per dimension, the sorted cut points of the blocks a value is made of.
+using Tiling = SmallVector<SmallVector<int64_t>>;
+
+void mergeCuts(SmallVector<int64_t> &into, ArrayRef<int64_t> more) {
+  into.append(more.begin(), more.end());
+  llvm::sort(into);
+  into.erase(std::unique(into.begin(), into.end()), into.end());
+}
+
+/// Cut points along every dimension of an assemble's grid, read off the
+/// first grid line of each dimension (the verifier makes them agree).
+Tiling gridCuts(AssembleOp assemble) {
+  ArrayRef<int64_t> grid = assemble.getGrid();
+  int64_t rank = grid.size();
+  Tiling cuts(rank);
+  int64_t stride = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    cuts[d].push_back(0);
+    for (int64_t c = 0; c < grid[d]; ++c) {
+      auto type = cast<RankedTensorType>(assemble.getBlocks()[c * stride].getType());
+      cuts[d].push_back(cuts[d].back() + type.getDimSize(d));
+    }
+    stride *= grid[d];
+  }
+  return cuts;
+}
+
+/// How a value is already partitioned, when that is known: an assemble's
+/// grid (refined by its blocks' own tiling along their grid line), a slice
+/// of a known tiling, or a single block for an einsum result. Arguments and
+/// other values have no known tiling: they cost no re-partitioning.
+std::optional<Tiling> tilingOf(Value value, unsigned depth = 0) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rank = type.getRank();
+  if (depth < kMaxTilingDepth) {
+    if (auto assemble = value.getDefiningOp<AssembleOp>()) {
+      Tiling cuts = gridCuts(assemble);
+      ArrayRef<int64_t> grid = assemble.getGrid();
+      int64_t stride = 1;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        for (int64_t c = 0; c < grid[d]; ++c) {
+          std::optional<Tiling> inner =
+              tilingOf(assemble.getBlocks()[c * stride], depth + 1);
+          if (!inner)
+            continue;
+          SmallVector<int64_t> shifted;
+          for (int64_t cut : (*inner)[d])
+            shifted.push_back(cut + cuts[d][c]);
+          mergeCuts(cuts[d], shifted);
+        }
+        stride *= grid[d];
+      }
+      return cuts;
+    }
+    if (auto slice = value.getDefiningOp<SliceOp>()) {
+      std::optional<Tiling> source = tilingOf(slice.getInput(), depth + 1);
+      if (!source)
+        return std::nullopt;
+      Tiling cuts(rank);
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t lo = slice.getOffsets()[d], size = type.getDimSize(d);
+        cuts[d] = {0, size};
+        SmallVector<int64_t> inside;
+        for (int64_t cut : (*source)[d])
+          if (cut > lo && cut < lo + size)
+            inside.push_back(cut - lo);
+        mergeCuts(cuts[d], inside);
+      }
+      return cuts;
+    }
+  }
+  if (!value.getDefiningOp<EinsumOp>())
+    return std::nullopt;
+  Tiling whole(rank);
+  for (int64_t d = 0; d < rank; ++d)
+    whole[d] = {0, type.getDimSize(d)};
+  return whole;
+}
+
+/// Fraction of a dimension's data that each consumer part can take from the
+/// one producer part overlapping it most: 1 when the consumer's parts nest
+/// in the producer's, 1/2 when a consumer part spans two equal producer
+/// parts, and so on.
+double alignedFraction(ArrayRef<int64_t> consumer, ArrayRef<int64_t> producer) {
+  int64_t extent = consumer.back();
+  if (extent == 0)
+    return 1.0;
+  int64_t aligned = 0;
+  size_t q = 0;
+  for (size_t c = 0; c + 1 < consumer.size(); ++c) {
+    int64_t lo = consumer[c], hi = consumer[c + 1], best = 0;
+    while (q + 2 < producer.size() && producer[q + 1] <= lo)
+      ++q;
+    for (size_t r = q; r + 1 < producer.size() && producer[r] < hi; ++r)
+      best = std::max(best, std::min(hi, producer[r + 1]) -
+                                std::max(lo, producer[r]));
+    aligned += best;
+  }
+  return static_cast<double>(aligned) / static_cast<double>(extent);
+}
+
+/// What the cost model needs to know about one einsum.
+struct EinsumShape {
+  ::doppler::EinsumSpec spec;
+  std::string indices;         ///< allIndices()
+  SmallVector<int64_t> extents; ///< per index
+  /// Per input: position in `indices` of each of its dimensions.
+  SmallVector<SmallVector<unsigned>> inputDims;
+  SmallVector<unsigned> outputDims, contractedDims;
+  SmallVector<double> inputElements;
+  SmallVector<std::optional<Tiling>> inputTilings;
+  double outputElements = 1;
+};
+
+EinsumShape describe(EinsumOp op) {
+  EinsumShape shape;
+  shape.spec = op.getParsedSpec();
+  ::doppler::IndexSizes sizes = op.getIndexSizes();
+  shape.indices = sizes.indices;
+  shape.extents.assign(sizes.sizes.begin(), sizes.sizes.end());
+  for (auto [t, term] : llvm::enumerate(shape.spec.inputs)) {
+    SmallVector<unsigned> dims;
+    double elements = 1;
+    for (char index : term) {
+      dims.push_back(shape.indices.find(index));
+      elements *= static_cast<double>(sizes.sizeOf(index));
+    }
+    shape.inputDims.push_back(std::move(dims));
+    shape.inputElements.push_back(elements);
+    shape.inputTilings.push_back(tilingOf(op.getInputs()[t]));
+  }
+  for (char index : shape.spec.output) {
+    shape.outputDims.push_back(shape.indices.find(index));
+    shape.outputElements *= static_cast<double>(sizes.sizeOf(index));
+  }
+  for (char index : shape.spec.contractedIndices())
+    shape.contractedDims.push_back(shape.indices.find(index));
+  return shape;
+}
+
+/// The communication cost, in elements, of running `op` split by `parts`
+/// (one count per index). See the pass description.
+double partitionCost(const EinsumShape &shape, ArrayRef<int64_t> parts) {
+  double cost = 0;
+  for (auto [t, dims] : llvm::enumerate(shape.inputDims)) {
+    // Blocks that differ only in indices this input lacks read the same
+    // piece of it: every copy but one is replication.
+    double copies = 1;
+    for (unsigned i = 0; i < parts.size(); ++i)
+      if (!llvm::is_contained(dims, i))
+        copies *= static_cast<double>(parts[i]);
+    cost += shape.inputElements[t] * (copies - 1);
+    // Data not where the producer's blocks already are must be moved.
+    if (const std::optional<Tiling> &tiling = shape.inputTilings[t]) {
+      double aligned = 1;
+      for (auto [d, index] : llvm::enumerate(dims))
+        aligned *= alignedFraction(cutPoints(shape.extents[index], parts[index]),
+                                   (*tiling)[d]);
+      cost += shape.inputElements[t] * (1 - aligned);
+    }
+  }
+  // Every partial output block but one travels to its aggregation.
+  double partials = 1;
+  for (unsigned i : shape.contractedDims)
+    partials *= static_cast<double>(parts[i]);
+  cost += shape.outputElements * (partials - 1);
+  return cost;
+}
+
+int64_t contractedBlocks(const EinsumShape &shape, ArrayRef<int64_t> parts) {
+  int64_t product = 1;
+  for (unsigned i : shape.contractedDims)
+    product *= parts[i];
+  return product;
+}
+
+/// Calls `visit` on every assignment of counts to indices whose product is
+/// `total`, no count exceeding its index's extent. Counts are tried from
+/// large to small, earlier indices first, which fixes the order of ties.
+void forEachFactorisation(ArrayRef<int64_t> extents, int64_t total,
+                          SmallVectorImpl<int64_t> &parts, unsigned pos,
+                          function_ref<void(ArrayRef<int64_t>)> visit) {
+  if (pos == extents.size()) {
+    if (total == 1)
+      visit(parts);
+    return;
+  }
+  int64_t limit = std::min(total, std::max<int64_t>(extents[pos], 1));
+  for (int64_t count = limit; count >= 1; --count) {
+    if (total % count)
+      continue;
+    parts[pos] = count;
+    forEachFactorisation(extents, total / count, parts, pos + 1, visit);
+  }
+}
+
+/// The heuristic's choice for `op`: among the factorisations of the largest
+/// block count <= `blocks` the extents allow, the cheapest; ties go to the
+/// one without aggregation, then to the first enumerated.
+SmallVector<int64_t> choosePartition(const EinsumShape &shape, int64_t blocks) {
+  SmallVector<int64_t> best(shape.indices.size(), 1);
+  for (int64_t total = blocks; total > 1; --total) {
+    bool found = false;
+    double bestCost = 0;
+    int64_t bestPartials = 0;
+    SmallVector<int64_t> parts(shape.indices.size(), 1);
+    forEachFactorisation(shape.extents, total, parts, 0,
+                         [&](ArrayRef<int64_t> candidate) {
+      double cost = partitionCost(shape, candidate);
+      int64_t partials = contractedBlocks(shape, candidate);
+      double slack = 1e-9 * std::max(1.0, bestCost);
+      if (!found || cost < bestCost - slack ||
+          (cost <= bestCost + slack && partials < bestPartials)) {
+        found = true;
+        bestCost = cost;
+        bestPartials = partials;
+        best.assign(candidate.begin(), candidate.end());
+      }
+    });
+    if (found)
+      return best;
+  }
+  return best;
+}
+
+//===----------------------------------------------------------------------===//
+// Rewriting
+//===----------------------------------------------------------------------===//
+
+::doppler::JoinKind aggregationJoin(AggKind kind) {
+  switch (kind) {
+  case AggKind::Add: return ::doppler::JoinKind::Add;
+  case AggKind::Mul: return ::doppler::JoinKind::Mul;
+  case AggKind::Max: return ::doppler::JoinKind::Max;
+  case AggKind::Min: return ::doppler::JoinKind::Min;
+  }
+  return ::doppler::JoinKind::Add;
+}
+
+JoinKind toDialect(::doppler::JoinKind kind) {
+  return *symbolizeJoinKind(::doppler::joinKindName(kind));
+}
+
+struct Counters {
+  int64_t decomposed = 0, keptWhole = 0, blockEinsums = 0,
+          aggregationEinsums = 0, glueOps = 0;
+};
+
+class Decomposer {
+public:
+  Decomposer(MLIRContext *context, int64_t blocks, int64_t minPoints)
+      : builder(context), blocks(blocks), minPoints(minPoints) {}
+
+  void run(ArrayRef<EinsumOp> einsums);
+  const Counters &getCounters() const { return counters; }
+
+private:
+  SmallVector<int64_t> partsFor(EinsumOp op, const EinsumShape &shape);
+  void decompose(EinsumOp op, const EinsumShape &shape,
+                 ArrayRef<int64_t> parts);
+  Value getRegion(Value value, ArrayRef<int64_t> lo, ArrayRef<int64_t> hi,
+                  Location loc, unsigned depth = 0);
+  Value aggregate(EinsumOp op, SmallVector<Value> partials,
+                  ArrayRef<NamedAttribute> attrs);
+  void noteGlue(Operation *op) {
+    created.insert(op);
+    worklist.insert(op);
+  }
+  void eraseDeadGlue();
+
+  OpBuilder builder;
+  int64_t blocks, minPoints;
+  Counters counters;
+  /// Regions already taken, per (value, insertion block, lo, hi): consumers
+  /// in the same block share slices and assembles.
+  std::map<std::vector<intptr_t>, Value> regionCache;
+  /// Glue this pass created, and glue that may have become dead.
+  llvm::DenseSet<Operation *> created;
+  llvm::SetVector<Operation *> worklist;
+};
+
+SmallVector<int64_t> Decomposer::partsFor(EinsumOp op,
+                                          const EinsumShape &shape) {
+  if (auto explicitParts = op->getAttrOfType<DenseI64ArrayAttr>(kPartsAttr))
+    return SmallVector<int64_t>(explicitParts.asArrayRef());
+  double points = 1;
+  for (int64_t extent : shape.extents)
+    points *= static_cast<double>(extent);
+  if (points < static_cast<double>(minPoints))
+    return SmallVector<int64_t>(shape.indices.size(), 1);
+  return choosePartition(shape, blocks);
+}
+
+void Decomposer::run(ArrayRef<EinsumOp> einsums) {
+  for (EinsumOp op : einsums) {
+    EinsumShape shape = describe(op);
+    SmallVector<int64_t> parts = partsFor(op, shape);
+    if (llvm::all_of(parts, [](int64_t p) { return p == 1; })) {
+      op->removeAttr(kPartsAttr);
+      ++counters.keptWhole;
+      continue;
+    }
+    decompose(op, shape, parts);
+    ++counters.decomposed;
+  }
+  eraseDeadGlue();
+}
+
+Value Decomposer::getRegion(Value value, ArrayRef<int64_t> lo,
+                            ArrayRef<int64_t> hi, Location loc,
+                            unsigned depth) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rank = type.getRank();
+  bool whole = true, empty = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    whole &= lo[d] == 0 && hi[d] == type.getDimSize(d);
+    empty |= lo[d] == hi[d];
+  }
+  if (whole)
+    return value;
+
+  std::vector<intptr_t> key;
+  key.reserve(2 + 2 * rank);
+  key.push_back(reinterpret_cast<intptr_t>(value.getAsOpaquePointer()));
+  key.push_back(reinterpret_cast<intptr_t>(builder.getInsertionBlock()));
+  key.insert(key.end(), lo.begin(), lo.end());
+  key.insert(key.end(), hi.begin(), hi.end());
+  auto cached = regionCache.find(key);
+  if (cached != regionCache.end())
+    return cached->second;
+
+  SmallVector<int64_t> shape;
+  for (int64_t d = 0; d < rank; ++d)
+    shape.push_back(hi[d] - lo[d]);
+  auto regionType = RankedTensorType::get(shape, type.getElementType());
+
+  Value result;
+  if (!empty && depth < kMaxLookThrough) {
+    if (auto slice = value.getDefiningOp<SliceOp>()) {
+      // A region of a slice is a region of its input.
+      SmallVector<int64_t> srcLo(lo), srcHi(hi);
+      for (int64_t d = 0; d < rank; ++d) {
+        srcLo[d] += slice.getOffsets()[d];
+        srcHi[d] += slice.getOffsets()[d];
+      }
+      result = getRegion(slice.getInput(), srcLo, srcHi, loc, depth + 1);
+    } else if (auto assemble = value.getDefiningOp<AssembleOp>()) {
+      // The region is the assembly of its intersections with the blocks it
+      // overlaps; exactly one block when the grids match.
+      Tiling cuts = gridCuts(assemble);
+      ArrayRef<int64_t> grid = assemble.getGrid();
+      SmallVector<int64_t> first(rank), count(rank), strides(rank, 1);
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        if (d + 1 < rank)
+          strides[d] = strides[d + 1] * grid[d + 1];
+        int64_t a = 0;
+        while (cuts[d][a + 1] <= lo[d])
+          ++a;
+        int64_t b = a;
+        while (b + 1 < grid[d] && cuts[d][b + 1] < hi[d])
+          ++b;
+        first[d] = a;
+        count[d] = b - a + 1;
+      }
+      SmallVector<Value> pieces;
+      SmallVector<int64_t> coord(rank, 0);
+      int64_t numPieces = 1;
+      for (int64_t c : count)
+        numPieces *= c;
+      for (int64_t p = 0; p < numPieces; ++p) {
+        int64_t rest = p, index = 0;
+        SmallVector<int64_t> pieceLo(rank), pieceHi(rank);
+        for (int64_t d = rank - 1; d >= 0; --d) {
+          int64_t c = first[d] + rest % count[d];
+          rest /= count[d];
+          index += c * strides[d];
+          pieceLo[d] = std::max(lo[d], cuts[d][c]) - cuts[d][c];
+          pieceHi[d] = std::min(hi[d], cuts[d][c + 1]) - cuts[d][c];
+        }
+        pieces.push_back(getRegion(assemble.getBlocks()[index], pieceLo,
+                                   pieceHi, loc, depth + 1));
+      }
+      if (pieces.size() == 1) {
+        result = pieces.front();
+      } else {
+        auto glue = AssembleOp::create(builder, loc, regionType, count, pieces);
+        noteGlue(glue);
+        result = glue;
+      }
+    }
+  }
+  if (!result) {
+    auto slice = SliceOp::create(builder, loc, regionType, value, lo);
+    noteGlue(slice);
+    result = slice;
+  }
+  regionCache.emplace(std::move(key), result);
+  return result;
+}
+
+/// Combines partial blocks pairwise, as a balanced tree of binary einsums
+/// whose join is the aggregation.
+Value Decomposer::aggregate(EinsumOp op, SmallVector<Value> partials,
+                            ArrayRef<NamedAttribute> attrs) {
+  if (partials.size() == 1)
+    return partials.front();
+  std::string term = op.getParsedSpec().output;
+  std::string spec = term + "," + term + "->" + term;
+  JoinKind join = toDialect(aggregationJoin(*op.getAggregation()));
+  while (partials.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < partials.size(); i += 2) {
+      auto sum = EinsumOp::create(builder, op.getLoc(), partials[i].getType(),
+                                  spec, join, /*aggregation=*/nullptr,
+                                  /*scalar=*/nullptr,
+                                  ValueRange{partials[i], partials[i + 1]});
+      for (NamedAttribute attr : attrs)
+        sum->setAttr(attr.getName(), attr.getValue());
+      ++counters.aggregationEinsums;
+      next.push_back(sum);
+    }
+    if (partials.size() % 2)
+      next.push_back(partials.back());
+    partials = std::move(next);
+  }
+  return partials.front();
+}
+
+void Decomposer::decompose(EinsumOp op, const EinsumShape &shape,
+                           ArrayRef<int64_t> parts) {
+  builder.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  auto resultType = cast<RankedTensorType>(op.getType());
+
+  SmallVector<NamedAttribute> kept;
+  for (NamedAttribute attr : op->getDiscardableAttrs())
+    if (!isStaleAfterSplit(attr.getName().strref()))
+      kept.push_back(attr);
+  Attribute device = op->getDiscardableAttr(DopplerDialect::getDeviceAttrName());
+
+  SmallVector<SmallVector<int64_t>> cuts;
+  for (auto [extent, count] : llvm::zip_equal(shape.extents, parts))
+    cuts.push_back(cutPoints(extent, count));
+
+  // Output blocks in row-major order of the output grid; for each, the
+  // partial blocks over the contracted indices, then their aggregation.
+  SmallVector<int64_t> outGrid;
+  int64_t numOut = 1, numPartials = 1;
+  for (unsigned i : shape.outputDims) {
+    outGrid.push_back(parts[i]);
+    numOut *= parts[i];
+  }
+  for (unsigned i : shape.contractedDims)
+    numPartials *= parts[i];
+
+  SmallVector<int64_t> coord(shape.indices.size(), 0);
+  SmallVector<Value> outBlocks;
+  for (int64_t o = 0; o < numOut; ++o) {
+    int64_t rest = o;
+    for (int64_t d = shape.outputDims.size() - 1; d >= 0; --d) {
+      coord[shape.outputDims[d]] = rest % parts[shape.outputDims[d]];
+      rest /= parts[shape.outputDims[d]];
+    }
+    SmallVector<Value> partials;
+    for (int64_t c = 0; c < numPartials; ++c) {
+      rest = c;
+      for (int64_t d = shape.contractedDims.size() - 1; d >= 0; --d) {
+        coord[shape.contractedDims[d]] = rest % parts[shape.contractedDims[d]];
+        rest /= parts[shape.contractedDims[d]];
+      }
+      SmallVector<Value> operands;
+      for (auto [t, dims] : llvm::enumerate(shape.inputDims)) {
+        SmallVector<int64_t> lo, hi;
+        for (unsigned i : dims) {
+          lo.push_back(cuts[i][coord[i]]);
+          hi.push_back(cuts[i][coord[i] + 1]);
+        }
+        operands.push_back(getRegion(op.getInputs()[t], lo, hi, loc));
+      }
+      SmallVector<int64_t> blockShape;
+      for (unsigned i : shape.outputDims)
+        blockShape.push_back(cuts[i][coord[i] + 1] - cuts[i][coord[i]]);
+      // A clone keeps the spec, join, scalar, aggregation and the
+      // discardable attributes that still hold.
+      Operation *block = builder.clone(*op);
+      block->setOperands(operands);
+      block->getResult(0).setType(
+          RankedTensorType::get(blockShape, resultType.getElementType()));
+      for (NamedAttribute attr : op->getDiscardableAttrs())
+        if (isStaleAfterSplit(attr.getName().strref()))
+          block->removeAttr(attr.getName());
+      ++counters.blockEinsums;
+      partials.push_back(block->getResult(0));
+    }
+    outBlocks.push_back(aggregate(op, std::move(partials), kept));
+  }
+
+  Value whole;
+  if (outBlocks.size() == 1) {
+    whole = outBlocks[0];
+  } else {
+    auto assemble =
+        AssembleOp::create(builder, loc, resultType, outGrid, outBlocks);
+    if (device)
+      assemble->setAttr(DopplerDialect::getDeviceAttrName(), device);
+    noteGlue(assemble);
+    whole = assemble;
+  }
+  // Glue that used the old result may become dead once its users are
+  // decomposed too.
+  for (Operation *user : op->getUsers())
+    if (isa<SliceOp, AssembleOp>(user))
+      worklist.insert(user);
+  op.getResult().replaceAllUsesWith(whole);
+  op.erase();
+}
+
+void Decomposer::eraseDeadGlue() {
+  llvm::DenseSet<Operation *> erased;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (erased.contains(op) || !op->use_empty() ||
+        !isa<SliceOp, AssembleOp>(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        if (isa<SliceOp, AssembleOp>(def) && !erased.contains(def))
+          worklist.insert(def);
+    if (created.contains(op))
+      created.erase(op);
+    erased.insert(op);
+    op->erase();
+  }
+  counters.glueOps = created.size();
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+/// Checks what the rewrite relies on, before anything changes.
+LogicalResult verifyInput(EinsumOp op) {
+  for (Type type : op->getOperandTypes())
+    if (!cast<RankedTensorType>(type).hasStaticShape())
+      return op.emitOpError() << "has an operand of dynamic shape " << type
+                              << "; doppler-decompose needs static shapes";
+  if (!op.getType().hasStaticShape())
+    return op.emitOpError() << "has a result of dynamic shape " << op.getType()
+                            << "; doppler-decompose needs static shapes";
+  Attribute attr = op->getAttr(kPartsAttr);
+  if (!attr)
+    return success();
+  auto parts = dyn_cast<DenseI64ArrayAttr>(attr);
+  if (!parts)
+    return op.emitOpError() << "'" << kPartsAttr
+                            << "' must be an array<i64>, got " << attr;
+  ::doppler::IndexSizes sizes = op.getIndexSizes();
+  if (parts.size() != static_cast<int64_t>(sizes.indices.size()))
+    return op.emitOpError()
+           << "'" << kPartsAttr << "' has " << parts.size()
+           << " entries but spec '" << op.getSpec() << "' has "
+           << sizes.indices.size() << " indices ('" << sizes.indices
+           << "'); give one partition count per index, in that order";
+  for (auto [i, count] : llvm::enumerate(parts.asArrayRef())) {
+    int64_t extent = sizes.sizes[i];
+    if (count < 1 || count > std::max<int64_t>(extent, 1))
+      return op.emitOpError()
+             << "'" << kPartsAttr << "' splits index '" << sizes.indices[i]
+             << "' of extent " << extent << " into " << count
+             << " parts; between 1 and " << std::max<int64_t>(extent, 1)
+             << " are possible";
+  }
+  return success();
+}
+
+class DecomposePass
+    : public mlir::doppler::impl::DopplerDecomposePassBase<DecomposePass> {
+public:
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (parts < 1 || parts > kMaxParts) {
+      module.emitError() << "doppler-decompose: option 'parts' must be "
+                            "between 1 and "
+                         << kMaxParts << ", got " << parts;
+      return signalPassFailure();
+    }
+    if (minPoints < 0) {
+      module.emitError() << "doppler-decompose: option 'min-points' must be "
+                            "non-negative, got "
+                         << minPoints;
+      return signalPassFailure();
+    }
+
+    // Program order: producers come before their consumers, so each einsum
+    // sees its producers' partitions.
+    SmallVector<EinsumOp> einsums;
+    bool valid = true;
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (auto einsum = dyn_cast<EinsumOp>(op)) {
+        valid &= succeeded(verifyInput(einsum));
+        einsums.push_back(einsum);
+      } else if (op->hasAttr(kPartsAttr)) {
+        op->emitWarning() << "'" << kPartsAttr
+                          << "' is only read on doppler.einsum ops; ignored";
+      }
+    });
+    if (!valid)
+      return signalPassFailure();
+
+    Decomposer decomposer(&getContext(), parts, minPoints);
+    decomposer.run(einsums);
+    const Counters &counters = decomposer.getCounters();
+    numDecomposed += counters.decomposed;
+    numKeptWhole += counters.keptWhole;
+    numBlockEinsums += counters.blockEinsums;
+    numAggregationEinsums += counters.aggregationEinsums;
+    numGlueOps += counters.glueOps;
+  }
+};
+
+} // namespace

@@ -1,0 +1,189 @@
+//===- InsertTransfers.cpp - One transfer per value and device ------------===//
+
+#include "Doppler/Dialect/DopplerOps.h"
+#include "Doppler/Transforms/Passes.h"
+#include "Doppler/Transforms/PlacementGraph.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::doppler {
+#define GEN_PASS_DEF_DOPPLERINSERTTRANSFERSPASS
+#define GEN_PASS_DEF_DOPPLERVERIFYPLACEDPASS
+#define GEN_PASS_DEF_DOPPLERVERIFYTRANSFERSPASS
+#include "Doppler/Transforms/Passes.h.inc"
+} // namespace mlir::doppler
+
+using namespace mlir;
+using namespace mlir::doppler;
+
+namespace {
+
+/// The op directly in the function body that contains `op` (itself, or the
+/// op whose region holds it).
+Operation *topLevelAncestor(Operation *op, Block &body) {
+  return body.findAncestorOpInBlock(*op);
+}
+
+/// Every non-terminator op directly in the body must be placed.
+LogicalResult verifyPlaced(FunctionOpInterface function) {
+  bool ok = true;
+  for (Block &block : function.getFunctionBody())
+    for (Operation &op : block)
+      if (!op.hasTrait<OpTrait::IsTerminator>() && getDevice(&op) < 0) {
+        op.emitOpError() << "is not placed (no " << kDeviceAttr
+                         << "); run doppler-place first";
+        ok = false;
+      }
+  return success(ok);
+}
+
+LogicalResult verifyTransfers(FunctionOpInterface function) {
+  bool ok = true;
+  if (function.isExternal())
+    return success();
+  Block &body = function.getFunctionBody().front();
+  for (Operation &op : body) {
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      continue;
+    int64_t device = getDevice(&op);
+    auto check = [&](Operation *user, Value operand) {
+      Operation *producer = operand.getDefiningOp();
+      if (!producer || producer->getBlock() != &body)
+        return; // arguments are everywhere; nested values stay local
+      int64_t from = getDevice(producer);
+      if (auto transfer = dyn_cast<TransferOp>(user)) {
+        if (user == &op && transfer.getSource().getId() != from) {
+          user->emitOpError() << "moves a value from device "
+                              << transfer.getSource().getId()
+                              << " but its producer is on device " << from;
+          ok = false;
+        }
+        return;
+      }
+      if (from != device) {
+        user->emitOpError() << "on device " << device
+                            << " uses a value produced on device " << from
+                            << " without a doppler.transfer";
+        ok = false;
+      }
+    };
+    if (auto transfer = dyn_cast<TransferOp>(op)) {
+      if (transfer.getTarget().getId() != device) {
+        op.emitOpError() << "moves to device "
+                         << transfer.getTarget().getId()
+                         << " but is placed on device " << device;
+        ok = false;
+      }
+    }
+    op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        check(nested == &op ? &op : nested, operand);
+    });
+  }
+  return success(ok);
+}
+
+class VerifyPlacedPass
+    : public mlir::doppler::impl::DopplerVerifyPlacedPassBase<VerifyPlacedPass> {
+  void runOnOperation() override {
+    bool ok = true;
+    getOperation().walk([&](FunctionOpInterface function) {
+      ok &= succeeded(verifyPlaced(function));
+    });
+    if (!ok)
+      signalPassFailure();
+    markAllAnalysesPreserved();
+  }
+};
+
+class VerifyTransfersPass
+    : public mlir::doppler::impl::DopplerVerifyTransfersPassBase<
+          VerifyTransfersPass> {
+  void runOnOperation() override {
+    bool ok = true;
+    getOperation().walk([&](FunctionOpInterface function) {
+      ok &= succeeded(verifyPlaced(function)) &&
+            succeeded(verifyTransfers(function));
+    });
+    if (!ok)
+      signalPassFailure();
+    markAllAnalysesPreserved();
+  }
+};
+
+class InsertTransfersPass
+    : public mlir::doppler::impl::DopplerInsertTransfersPassBase<
+          InsertTransfersPass> {
+public:
+  void runOnOperation() override {
+    bool ok = true;
+    getOperation().walk([&](FunctionOpInterface function) {
+      if (function.isExternal())
+        return;
+      if (failed(verifyPlaced(function))) {
+        ok = false;
+        return;
+      }
+      insertTransfers(function);
+    });
+    if (!ok)
+      signalPassFailure();
+  }
+
+private:
+  void insertTransfers(FunctionOpInterface function) {
+    Block &body = function.getFunctionBody().front();
+    OpBuilder builder(&getContext());
+    // Snapshot: the loop inserts transfer ops into the block.
+    SmallVector<Operation *> producers;
+    for (Operation &op : body)
+      if (!op.hasTrait<OpTrait::IsTerminator>() && !isa<TransferOp>(op))
+        producers.push_back(&op);
+
+    for (Operation *producer : producers) {
+      int64_t from = getDevice(producer);
+      Operation *insertAfter = producer;
+      for (Value result : producer->getResults()) {
+        // Uses in program order (use lists have no meaningful order), then
+        // grouped by destination device in order of first use.
+        SmallVector<std::pair<Operation *, OpOperand *>> uses;
+        for (OpOperand &use : result.getUses())
+          if (Operation *user = topLevelAncestor(use.getOwner(), body))
+            uses.push_back({user, &use});
+        llvm::stable_sort(uses, [](const auto &a, const auto &b) {
+          return a.first != b.first && a.first->isBeforeInBlock(b.first);
+        });
+        llvm::MapVector<int64_t, SmallVector<OpOperand *>> usesByDevice;
+        for (auto [user, operand] : uses) {
+          OpOperand &use = *operand;
+          if (user->hasTrait<OpTrait::IsTerminator>())
+            continue;
+          int64_t to = getDevice(user);
+          if (to == from)
+            continue;
+          // An existing transfer already is the move.
+          if (auto transfer = dyn_cast<TransferOp>(user);
+              transfer && transfer.getSource().getId() == from)
+            continue;
+          usesByDevice[to].push_back(&use);
+        }
+        for (auto &[to, uses] : usesByDevice) {
+          builder.setInsertionPointAfter(insertAfter);
+          auto transfer = TransferOp::create(
+              builder, producer->getLoc(), result.getType(), result,
+              DeviceAttr::get(&getContext(), from),
+              DeviceAttr::get(&getContext(), to));
+          setDevice(transfer, to);
+          for (OpOperand *use : uses)
+            use->set(transfer.getResult());
+          insertAfter = transfer;
+          ++numTransfers;
+        }
+      }
+    }
+  }
+};
+
+} // namespace
