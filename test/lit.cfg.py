@@ -20,7 +20,7 @@ config.substitutions.append(("%doppler_src", config.doppler_src_root))
 # Our tools first, then LLVM's (FileCheck lives in /usr/lib/llvm-22/bin).
 llvm_config.with_environment("PATH", config.doppler_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-tools = ["doppler-opt", "doppler-place"]
+tools = ["doppler-opt", "doppler-place", "doppler-interpret"]
 llvm_config.add_tool_substitutions(tools, [config.doppler_tools_dir])
 
 if config.doppler_has_cuda:

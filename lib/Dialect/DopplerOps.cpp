@@ -33,6 +33,10 @@ static void printExactDouble(OpAsmPrinter &printer, double value) {
       break;
   }
   std::string text(buffer);
+  // Small integers read best in fixed notation ("10.0", not "1.0e+01").
+  if (text.find('e') != std::string::npos && std::fabs(value) < 1e6 &&
+      value == std::trunc(value))
+    text = std::to_string(static_cast<int64_t>(value));
   // MLIR's float literals need a '.' ("1e-06" reads as an integer).
   if (text.find('.') == std::string::npos) {
     size_t exponent = text.find('e');

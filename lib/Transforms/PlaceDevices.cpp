@@ -114,7 +114,9 @@ private:
       os << llvm::format("%.6g", value);
     });
     os << "]";
-    function.emitRemark(summary);
+    // Located at the function but not attached to it, so the remark stays
+    // one line (no "see current operation" dump).
+    mlir::emitRemark(function.getLoc(), summary);
     return success();
   }
 };
