@@ -1,0 +1,223 @@
+//===- Graph.cpp - Cost-annotated dataflow DAG ----------------------------===//
+//
+// Validation and freezing of a GraphBuilder into the CSR Graph.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Doppler/Placement/Graph.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <queue>
+#include <unordered_set>
+
+using namespace doppler::placement;
+
+namespace {
+
+/// Shortest text that reads back as `value` ("-1", "0.5", "nan", "inf").
+std::string formatNumber(double value) {
+  char buffer[32];
+  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, result.ptr);
+}
+
+void setError(std::string *error, std::string message) {
+  if (error)
+    *error = std::move(message);
+}
+
+/// Empty when `value` is a valid cost; otherwise why not ("-1 is negative").
+std::string checkCost(double value) {
+  if (!std::isfinite(value))
+    return formatNumber(value) + " is not finite";
+  if (value < 0)
+    return formatNumber(value) + " is negative";
+  return {};
+}
+
+/// Finds a cycle among `blocked` nodes (those Kahn's algorithm could not
+/// order) and renders it as "a -> b -> c -> a", starting at its smallest id.
+std::string describeCycle(int32_t numNodes,
+                          const std::vector<std::vector<NodeId>> &preds,
+                          const std::vector<int32_t> &remainingInDegree) {
+  auto isBlocked = [&](NodeId v) { return remainingInDegree[v] > 0; };
+  NodeId start = 0;
+  while (start < numNodes && !isBlocked(start))
+    ++start;
+  // Every blocked node has a blocked predecessor, so walking backwards along
+  // the smallest blocked predecessor must revisit a node: that closes a
+  // cycle.
+  std::vector<int32_t> positionOnWalk(numNodes, -1);
+  std::vector<NodeId> walk;
+  NodeId current = start;
+  while (positionOnWalk[current] < 0) {
+    positionOnWalk[current] = static_cast<int32_t>(walk.size());
+    walk.push_back(current);
+    NodeId next = -1;
+    for (NodeId p : preds[current])
+      if (isBlocked(p) && (next < 0 || p < next))
+        next = p;
+    current = next;
+  }
+  // walk[i+1] -> walk[i] are edges; reverse the loop to read it forwards.
+  std::vector<NodeId> cycle(walk.begin() + positionOnWalk[current], walk.end());
+  std::reverse(cycle.begin(), cycle.end());
+  std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()),
+              cycle.end());
+  std::string text = "cycle: ";
+  for (NodeId v : cycle)
+    text += std::to_string(v) + " -> ";
+  return text + std::to_string(cycle.front());
+}
+
+} // namespace
+
+double Graph::totalCompute() const {
+  return std::accumulate(compute_.begin(), compute_.end(), 0.0);
+}
+
+NodeId GraphBuilder::addNode(double computeCost, double transferCost,
+                             std::string opType) {
+  compute_.push_back(computeCost);
+  transfer_.push_back(transferCost);
+  opType_.push_back(std::move(opType));
+  return static_cast<NodeId>(compute_.size() - 1);
+}
+
+void GraphBuilder::addEdge(NodeId u, NodeId v, std::optional<double> cost) {
+  edges_.push_back({u, v, cost});
+}
+
+void GraphBuilder::setOutputBytes(NodeId v, double bytes) {
+  outputBytes_.emplace_back(v, bytes);
+}
+
+std::optional<Graph> GraphBuilder::build(std::string *error) const {
+  const int32_t numNodes = this->numNodes();
+  const std::string nodeCount =
+      " (graph has " + std::to_string(numNodes) + " nodes)";
+
+  for (NodeId v = 0; v < numNodes; ++v) {
+    if (std::string why = checkCost(compute_[v]); !why.empty()) {
+      setError(error, "node " + std::to_string(v) + ": compute cost " + why);
+      return std::nullopt;
+    }
+    if (std::string why = checkCost(transfer_[v]); !why.empty()) {
+      setError(error, "node " + std::to_string(v) + ": transfer cost " + why);
+      return std::nullopt;
+    }
+  }
+
+  Graph graph;
+  graph.compute_ = compute_;
+  graph.transfer_ = transfer_;
+  graph.opType_ = opType_;
+
+  if (!outputBytes_.empty()) {
+    graph.outputBytes_.assign(numNodes, 0.0);
+    for (auto [v, bytes] : outputBytes_) {
+      if (v < 0 || v >= numNodes) {
+        setError(error, "output bytes given for " + std::to_string(v) +
+                            ", which is not a node" + nodeCount);
+        return std::nullopt;
+      }
+      if (std::string why = checkCost(bytes); !why.empty()) {
+        setError(error, "node " + std::to_string(v) + ": output bytes " + why);
+        return std::nullopt;
+      }
+      graph.outputBytes_[v] = bytes;
+    }
+  }
+
+  // Check every edge, drop repeats (first occurrence wins), and bucket the
+  // survivors by source so that edge order is source ascending, then order
+  // of first appearance.
+  std::vector<std::vector<int32_t>> keptBySource(numNodes);
+  std::unordered_set<uint64_t> seenPairs;
+  seenPairs.reserve(edges_.size() * 2);
+  for (size_t i = 0; i < edges_.size(); ++i) {
+    const PendingEdge &edge = edges_[i];
+    const std::string where = "edge " + std::to_string(i) + ": ";
+    if (edge.src < 0 || edge.src >= numNodes) {
+      setError(error, where + "source " + std::to_string(edge.src) +
+                          " is not a node" + nodeCount);
+      return std::nullopt;
+    }
+    if (edge.dst < 0 || edge.dst >= numNodes) {
+      setError(error, where + "target " + std::to_string(edge.dst) +
+                          " is not a node" + nodeCount);
+      return std::nullopt;
+    }
+    if (edge.src == edge.dst) {
+      setError(error, where + "self loop on node " + std::to_string(edge.src));
+      return std::nullopt;
+    }
+    if (edge.cost) {
+      if (std::string why = checkCost(*edge.cost); !why.empty()) {
+        setError(error, where + "cost " + why);
+        return std::nullopt;
+      }
+    }
+    uint64_t key =
+        (static_cast<uint64_t>(static_cast<uint32_t>(edge.src)) << 32) |
+        static_cast<uint32_t>(edge.dst);
+    if (seenPairs.insert(key).second)
+      keptBySource[edge.src].push_back(static_cast<int32_t>(i));
+  }
+
+  graph.succOffset_.assign(numNodes + 1, 0);
+  std::vector<std::vector<NodeId>> preds(numNodes);
+  std::vector<std::vector<int32_t>> predEdges(numNodes);
+  for (NodeId u = 0; u < numNodes; ++u) {
+    graph.succOffset_[u] = static_cast<int32_t>(graph.edgeDst_.size());
+    for (int32_t pending : keptBySource[u]) {
+      const PendingEdge &edge = edges_[pending];
+      auto id = static_cast<int32_t>(graph.edgeDst_.size());
+      graph.edgeSrc_.push_back(u);
+      graph.edgeDst_.push_back(edge.dst);
+      graph.edgeCost_.push_back(edge.cost ? *edge.cost : transfer_[u]);
+      // Sources come in ascending order, so each predecessor list ends up
+      // sorted without a sort.
+      preds[edge.dst].push_back(u);
+      predEdges[edge.dst].push_back(id);
+    }
+  }
+  graph.succOffset_[numNodes] = static_cast<int32_t>(graph.edgeDst_.size());
+
+  graph.predOffset_.assign(numNodes + 1, 0);
+  for (NodeId v = 0; v < numNodes; ++v) {
+    graph.predOffset_[v] = static_cast<int32_t>(graph.predNode_.size());
+    graph.predNode_.insert(graph.predNode_.end(), preds[v].begin(),
+                           preds[v].end());
+    graph.predEdge_.insert(graph.predEdge_.end(), predEdges[v].begin(),
+                           predEdges[v].end());
+  }
+  graph.predOffset_[numNodes] = static_cast<int32_t>(graph.predNode_.size());
+
+  // Kahn's algorithm, smallest ready id first, so the order is canonical.
+  std::vector<int32_t> remainingInDegree(numNodes);
+  std::priority_queue<NodeId, std::vector<NodeId>, std::greater<NodeId>> ready;
+  for (NodeId v = 0; v < numNodes; ++v) {
+    remainingInDegree[v] = graph.inDegree(v);
+    if (remainingInDegree[v] == 0)
+      ready.push(v);
+  }
+  graph.topo_.reserve(numNodes);
+  while (!ready.empty()) {
+    NodeId u = ready.top();
+    ready.pop();
+    graph.topo_.push_back(u);
+    for (NodeId w : graph.successors(u))
+      if (--remainingInDegree[w] == 0)
+        ready.push(w);
+  }
+  if (static_cast<int32_t>(graph.topo_.size()) != numNodes) {
+    setError(error, describeCycle(numNodes, preds, remainingInDegree));
+    return std::nullopt;
+  }
+  return graph;
+}

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace doppler::placement {
@@ -65,6 +66,9 @@ public:
   /// Cost of moving the producer's output along edge `e` when its ends are
   /// on different devices.
   double edgeCost(int32_t e) const { return edgeCost_[e]; }
+  /// All edge targets and costs, indexed by edge id.
+  const std::vector<NodeId> &edgeTargets() const { return edgeDst_; }
+  const std::vector<double> &edgeCosts() const { return edgeCost_; }
 
   ArrayView<NodeId> successors(NodeId v) const {
     return {edgeDst_.data() + succOffset_[v],
@@ -92,6 +96,13 @@ public:
 
   double totalCompute() const;
 
+  /// Size in bytes of each node's output, for memory and bandwidth models.
+  /// Optional: empty unless the builder was given sizes (reference graphs
+  /// carry none).
+  bool hasOutputBytes() const { return !outputBytes_.empty(); }
+  double outputBytes(NodeId v) const { return outputBytes_[v]; }
+  const std::vector<double> &outputBytesList() const { return outputBytes_; }
+
 private:
   friend class GraphBuilder;
   std::vector<double> compute_, transfer_;
@@ -103,6 +114,7 @@ private:
   std::vector<NodeId> predNode_;
   std::vector<int32_t> predEdge_;
   std::vector<NodeId> topo_;
+  std::vector<double> outputBytes_; // empty, or one per node
 };
 
 /// Collects nodes and edges, then validates and freezes them into a Graph.
@@ -114,6 +126,9 @@ public:
   /// Adds an edge u -> v. `cost` defaults to transferCost(u). A repeated
   /// (u, v) pair is kept once (the first cost wins).
   void addEdge(NodeId u, NodeId v, std::optional<double> cost = std::nullopt);
+  /// Sets the output size of node `v` in bytes. Once any node has a size,
+  /// the graph has output bytes and nodes without one count 0.
+  void setOutputBytes(NodeId v, double bytes);
 
   int32_t numNodes() const { return static_cast<int32_t>(compute_.size()); }
 
@@ -131,6 +146,8 @@ private:
     std::optional<double> cost;
   };
   std::vector<PendingEdge> edges_;
+  // Sparse until build(): (node, bytes), last setting wins.
+  std::vector<std::pair<NodeId, double>> outputBytes_;
 };
 
 /// Reads the reference text format (METHOD section 8). Errors name the file

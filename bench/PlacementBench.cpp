@@ -1,0 +1,190 @@
+//===- PlacementBench.cpp - Cost of placement episodes and heuristics -----===//
+//
+// For each shared reference graph on 4 devices, measures
+//   * Episode          a whole PlacementEnvironment episode with the
+//                      cheapest decisions (first candidate, device of
+//                      smallest est): the environment's own cost,
+//   * EpisodeFeatures  the same, also computing the 5 device features of
+//                      every picked node (what a learned PLC reads),
+//   * CriticalPath     placeCriticalPath (b-levels included),
+//   * Heft             placeHeft,
+//   * Simulate         one reference-mode simulator run of the result,
+//   * BottomLevels     one b-level sweep of the graph: the baseline, a
+//                      plain topological pass measured in the same run,
+// and prints median microseconds over repetitions and each median as a
+// multiple of the baseline. Ratios, not absolute times, are what to compare
+// across machines.
+//
+//   doppler-bench-placement [--benchmark_filter=...]
+//
+//===----------------------------------------------------------------------===//
+
+#include "Doppler/Placement/Analysis.h"
+#include "Doppler/Placement/Environment.h"
+#include "Doppler/Placement/Heuristics.h"
+#include "Doppler/Placement/Simulator.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace doppler::placement;
+
+namespace {
+
+constexpr int32_t kDevices = 4;
+constexpr int kRepetitions = 10;
+
+struct Workload {
+  std::string name;
+  Graph graph;
+};
+
+std::vector<Workload> loadWorkloads(std::string *error) {
+  std::vector<Workload> workloads;
+  for (const char *name : {"chain_mm_112nodes", "ffnn_192nodes",
+                           "transformer_block_215nodes"}) {
+    std::optional<Graph> graph = readReferenceGraph(
+        std::string(DOPPLER_SHARED_DATA_DIR) + "/graphs/" + name + ".txt",
+        error);
+    if (!graph)
+      return {};
+    workloads.push_back({name, std::move(*graph)});
+  }
+  return workloads;
+}
+
+void label(benchmark::State &state, const Workload &workload) {
+  state.SetLabel(std::to_string(workload.graph.numNodes()) + " nodes");
+}
+
+void benchEpisode(benchmark::State &state, const Workload *workload) {
+  PlacementEnvironment env;
+  for (auto _ : state) {
+    env.reset(workload->graph, kDevices);
+    while (!env.done()) {
+      NodeId v = env.candidates()[0];
+      env.step(v, env.earliestDevice(v));
+    }
+    benchmark::DoNotOptimize(env.estimatedMakespan());
+  }
+  label(state, *workload);
+}
+
+void benchEpisodeFeatures(benchmark::State &state, const Workload *workload) {
+  PlacementEnvironment env;
+  std::vector<double> features(kDevices * kNumDeviceFeatures);
+  for (auto _ : state) {
+    env.reset(workload->graph, kDevices);
+    while (!env.done()) {
+      NodeId v = env.candidates()[0];
+      env.deviceFeatures(v, features.data());
+      DeviceId best = 0;
+      for (DeviceId d = 1; d < kDevices; ++d)
+        if (features[d * kNumDeviceFeatures + kEarliestStartFeature] <
+            features[best * kNumDeviceFeatures + kEarliestStartFeature])
+          best = d;
+      env.step(v, best);
+    }
+    benchmark::DoNotOptimize(env.estimatedMakespan());
+  }
+  label(state, *workload);
+}
+
+void benchCriticalPath(benchmark::State &state, const Workload *workload) {
+  for (auto _ : state)
+    benchmark::DoNotOptimize(placeCriticalPath(workload->graph, kDevices));
+  label(state, *workload);
+}
+
+void benchHeft(benchmark::State &state, const Workload *workload) {
+  for (auto _ : state)
+    benchmark::DoNotOptimize(placeHeft(workload->graph, kDevices));
+  label(state, *workload);
+}
+
+void benchSimulate(benchmark::State &state, const Workload *workload) {
+  std::vector<DeviceId> placed = placeCriticalPath(workload->graph, kDevices);
+  Simulator simulator(workload->graph, kDevices);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(simulator.run(placed));
+  label(state, *workload);
+}
+
+void benchBottomLevels(benchmark::State &state, const Workload *workload) {
+  for (auto _ : state)
+    benchmark::DoNotOptimize(computeBottomLevels(workload->graph));
+  label(state, *workload);
+}
+
+/// Prints as usual and keeps each benchmark's median time per iteration.
+class MedianCollector : public benchmark::ConsoleReporter {
+public:
+  void ReportRuns(const std::vector<Run> &runs) override {
+    for (const Run &run : runs)
+      if (run.run_type == Run::RT_Aggregate && run.aggregate_name == "median")
+        mediansUs[run.run_name.function_name] = run.GetAdjustedRealTime();
+    ConsoleReporter::ReportRuns(runs);
+  }
+  std::map<std::string, double> mediansUs;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string error;
+  static std::vector<Workload> workloads = loadWorkloads(&error);
+  if (workloads.empty()) {
+    std::fprintf(stderr, "doppler-bench-placement: %s\n", error.c_str());
+    return 1;
+  }
+  using BenchFn = void (*)(benchmark::State &, const Workload *);
+  const std::pair<const char *, BenchFn> kinds[] = {
+      {"Episode", benchEpisode},
+      {"EpisodeFeatures", benchEpisodeFeatures},
+      {"CriticalPath", benchCriticalPath},
+      {"Heft", benchHeft},
+      {"Simulate", benchSimulate},
+      {"BottomLevels", benchBottomLevels}};
+  for (const Workload &workload : workloads)
+    for (auto [kind, fn] : kinds)
+      benchmark::RegisterBenchmark(
+          (std::string(kind) + "/" + workload.name).c_str(), fn, &workload)
+          ->Unit(benchmark::kMicrosecond)
+          ->MinTime(0.1)
+          ->Repetitions(kRepetitions)
+          ->ReportAggregatesOnly(true);
+
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return 1;
+  MedianCollector reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+
+  std::printf("\nMedian microseconds (%d repetitions, %d devices) and, in "
+              "brackets, multiples of the BottomLevels baseline:\n",
+              kRepetitions, kDevices);
+  std::printf("%-28s", "graph");
+  for (auto [kind, fn] : kinds)
+    std::printf(" %18s", kind);
+  std::printf("\n");
+  for (const Workload &workload : workloads) {
+    auto median = [&](const char *kind) {
+      auto it = reporter.mediansUs.find(std::string(kind) + "/" +
+                                        workload.name);
+      return it == reporter.mediansUs.end() ? 0.0 : it->second;
+    };
+    const double baseline = median("BottomLevels");
+    std::printf("%-28s", workload.name.c_str());
+    for (auto [kind, fn] : kinds) {
+      double us = median(kind);
+      std::printf(" %8.2f (%6.1fx)", us, baseline > 0 ? us / baseline : 0.0);
+    }
+    std::printf("\n");
+  }
+  return 0;
+}

@@ -1,0 +1,122 @@
+//===- Heuristics.h - Non-learned placement policies ------------*- C++ -*-===//
+//
+// The baselines of shared/METHOD.md section 7 behind one interface:
+//
+//   critical-path            SEL: the candidate with the largest b-level
+//                            (among equals, the one that became a candidate
+//                            first); PLC: the device with the smallest
+//                            est(v, d) (lowest id among equals).
+//                            Deterministic.
+//   critical-path-reference  The reference code's version, slip included: it
+//                            picks uniformly among the *first k* candidates
+//                            of its list (k = how many candidates share the
+//                            largest b-level), dates nodes by device load,
+//                            and breaks device ties at random. Seeded; for
+//                            comparisons only.
+//   heft                     Topcuoglu et al.: nodes by decreasing upward
+//                            rank, each on the device giving the earliest
+//                            finish, inserted into idle gaps. Deterministic.
+//   round-robin              node v on device v mod D.
+//   random                   uniform device per node. Seeded.
+//   single                   everything on device 0.
+//
+// Same seed, same graph, same device count => same placement, on every
+// platform (the generator below is specified, not std::).
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_PLACEMENT_HEURISTICS_H
+#define DOPPLER_PLACEMENT_HEURISTICS_H
+
+#include "Doppler/Placement/Environment.h"
+#include "Doppler/Placement/Graph.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace doppler::placement {
+
+/// A small, portable pseudo-random generator (SplitMix64). Results depend
+/// only on the seed, unlike std:: distributions whose output varies between
+/// standard libraries.
+class SeededRandom {
+public:
+  explicit SeededRandom(uint64_t seed) : state_(seed) {}
+  uint64_t next();
+  /// Uniform integer in [0, bound); bound must be >= 1.
+  uint32_t below(uint32_t bound);
+  /// Uniform double in [0, 1).
+  double uniform();
+
+private:
+  uint64_t state_;
+};
+
+struct PolicyOptions {
+  /// Seed of the randomised policies (random, critical-path-reference).
+  uint64_t seed = 0;
+  /// Start estimate of the critical-path policy (critical-path-reference
+  /// always uses DeviceLoad, as the reference does).
+  StartEstimate estimate = StartEstimate::EarliestStart;
+};
+
+/// A policy that places a whole graph.
+class PlacementPolicy {
+public:
+  virtual ~PlacementPolicy();
+  /// The name createPolicy() knows it by.
+  virtual std::string_view name() const = 0;
+  /// Device of every node by id. Fails only for numDevices < 1.
+  virtual std::optional<std::vector<DeviceId>>
+  place(const Graph &graph, int32_t numDevices,
+        std::string *error = nullptr) = 0;
+};
+
+/// The names createPolicy() accepts, in the order listed in --help texts.
+const std::vector<std::string> &heuristicPolicyNames();
+
+/// Creates a policy by name; on an unknown name returns nullptr and sets
+/// `error` to "unknown policy 'x' (valid: critical-path, heft, ...)".
+std::unique_ptr<PlacementPolicy> createPolicy(std::string_view name,
+                                              const PolicyOptions &options = {},
+                                              std::string *error = nullptr);
+
+/// Convenience: createPolicy(name, options)->place(graph, numDevices).
+std::optional<std::vector<DeviceId>>
+placeWithPolicy(std::string_view name, const Graph &graph, int32_t numDevices,
+                const PolicyOptions &options = {},
+                std::string *error = nullptr);
+
+// The policies as plain functions. Precondition: numDevices >= 1.
+std::vector<DeviceId>
+placeCriticalPath(const Graph &graph, int32_t numDevices,
+                  StartEstimate estimate = StartEstimate::EarliestStart);
+std::vector<DeviceId> placeCriticalPathReference(const Graph &graph,
+                                                 int32_t numDevices,
+                                                 uint64_t seed);
+std::vector<DeviceId> placeHeft(const Graph &graph, int32_t numDevices);
+std::vector<DeviceId> placeRoundRobin(const Graph &graph, int32_t numDevices);
+std::vector<DeviceId> placeRandom(const Graph &graph, int32_t numDevices,
+                                  uint64_t seed);
+std::vector<DeviceId> placeSingle(const Graph &graph, int32_t numDevices);
+
+/// HEFT's own schedule estimate for its placement (insertion-based; not the
+/// work-conserving simulator's result): per-node start and finish and the
+/// resulting makespan. Exposed for tests and comparisons.
+struct HeftSchedule {
+  std::vector<DeviceId> assignment;
+  std::vector<double> start, finish;
+  double makespan = 0;
+};
+HeftSchedule scheduleHeft(const Graph &graph, int32_t numDevices);
+
+/// HEFT's upward rank: c(v) + max over out-edges e = (v, w) of
+/// edgeCost(e) + rank(w).
+std::vector<double> upwardRanks(const Graph &graph);
+
+} // namespace doppler::placement
+
+#endif // DOPPLER_PLACEMENT_HEURISTICS_H

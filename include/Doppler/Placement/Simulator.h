@@ -1,0 +1,241 @@
+//===- Simulator.h - Work-conserving execution simulator --------*- C++ -*-===//
+//
+// Simulates running a placed graph on an asynchronous, work-conserving
+// engine and returns its makespan. By default it reproduces the reference
+// semantics of METHOD section 2 exactly, ties included. Extended modes (link
+// contention, per-device speeds, memory capacity) are off by default and
+// each can be switched on alone.
+//
+// Built for the inner loop of search and training: everything is allocated
+// in the constructor, and run() costs O((V + E) log V) with no allocation.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_PLACEMENT_SIMULATOR_H
+#define DOPPLER_PLACEMENT_SIMULATOR_H
+
+#include "Doppler/Placement/Graph.h"
+#include "Doppler/Placement/System.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace doppler::placement {
+
+/// What the simulator does when a device's live buffers would exceed its
+/// memory capacity.
+enum class MemoryLimitPolicy {
+  /// Stop: run() returns +infinity and schedule().status says why.
+  Fail,
+  /// The device does not start its next operation until enough memory has
+  /// been freed (head-of-line: its FIFO order is kept). If nothing can ever
+  /// free memory, the run fails with SimulationStatus::MemoryDeadlock.
+  Stall,
+};
+
+/// How long a cross-device transfer of edge (u, v) takes.
+enum class TransferModel {
+  /// The graph's edge cost (= m(u) by default), as the reference does.
+  EdgeCost,
+  /// link.latency + outputBytes(u) / link.bandwidth (System links). Needs a
+  /// graph with output bytes.
+  LinkBandwidth,
+};
+
+/// Extended modes; all off by default, which gives the reference semantics.
+/// Any of them switches run() to a plainer (about 1.5-2x slower) event loop
+/// with the same event order.
+struct SimulatorOptions {
+  /// Each directed link carries one tensor at a time, in the order the
+  /// transfers were requested (a producer's edges in edge order): a
+  /// transfer starts when both the producer has finished and the link is
+  /// free. A value crosses a link once per destination device, however
+  /// many consumers it has there. Without it (the reference), every edge
+  /// transfers on its own and any number are in flight at once.
+  bool linkContention = false;
+  TransferModel transferModel = TransferModel::EdgeCost;
+  /// Node v on device d computes for c(v) / System::speed(d).
+  bool deviceSpeeds = false;
+  /// Tracks live output buffers per device (needs Graph output bytes): a
+  /// node's output is allocated on its device when it starts and freed when
+  /// its last consumer has finished (a sink's output stays live to the
+  /// end). Copies received from other devices are not counted. Reports the
+  /// peak per device in Schedule::peakMemory.
+  bool trackMemory = false;
+  /// With trackMemory: enforce System::memoryCapacity with this policy. The
+  /// check is made when a device is about to start its queue head.
+  bool enforceMemoryCapacity = false;
+  MemoryLimitPolicy memoryPolicy = MemoryLimitPolicy::Fail;
+  /// Fill Schedule::transfers (costs a little time per run).
+  bool recordTransfers = false;
+};
+
+enum class SimulationStatus {
+  Ok,
+  /// Fail policy: a node's output did not fit (failedNode, failedDevice).
+  MemoryExceeded,
+  /// Stall policy: some device waits for memory that nothing will free.
+  MemoryDeadlock,
+};
+
+/// One cross-device movement of a producer's output.
+struct TransferRecord {
+  int32_t edge; // the edge it serves (the first one, with linkContention)
+  DeviceId from, to;
+  double start, end; // end = arrival on `to`
+};
+
+struct Schedule {
+  /// Per node. After a failed run, nodes that never ran have NaN times.
+  std::vector<double> start, end;
+  std::vector<double> deviceBusy; // per device: total compute time run there
+  double makespan = 0;            // the last end (0 for an empty graph)
+  /// Extended modes only (empty otherwise).
+  std::vector<double> peakMemory;        // per device, bytes (trackMemory)
+  std::vector<TransferRecord> transfers; // in request order (recordTransfers)
+  SimulationStatus status = SimulationStatus::Ok;
+  NodeId failedNode = -1;
+  DeviceId failedDevice = -1;
+  /// For a memory failure: bytes live on failedDevice, failedNode's output
+  /// size, and the device's capacity.
+  double failedLiveBytes = 0, failedRequestBytes = 0, failedCapacity = 0;
+
+  bool ok() const { return status == SimulationStatus::Ok; }
+  /// A one-line explanation of a failed run ("" when ok()).
+  std::string describeFailure() const;
+};
+
+/// Checks length == graph.numNodes() and every id in [0, numDevices).
+bool validateAssignment(const Graph &graph, int32_t numDevices,
+                        ArrayView<DeviceId> assignment, std::string *error);
+
+class Simulator {
+public:
+  /// Reference semantics on `numDevices` identical devices (>= 1). The graph
+  /// must outlive the simulator.
+  Simulator(const Graph &graph, int32_t numDevices,
+            SimulatorOptions options = {});
+  /// Extended modes read speeds, memory and links from `system`.
+  /// Preconditions are those checked by create().
+  Simulator(const Graph &graph, const System &system,
+            SimulatorOptions options = {});
+  /// Like the constructor, but reports options the inputs cannot support
+  /// (e.g. trackMemory on a graph without output bytes) instead of
+  /// asserting.
+  static std::optional<Simulator> create(const Graph &graph,
+                                         const System &system,
+                                         SimulatorOptions options,
+                                         std::string *error = nullptr);
+
+  /// Simulates `assignment` (device per node, assumed valid); returns the
+  /// makespan (+infinity when a memory limit makes the run fail).
+  /// No heap allocation after the first call. One instance per thread.
+  double run(ArrayView<DeviceId> assignment);
+  /// Per-node start/end and per-device busy time of the last run().
+  const Schedule &schedule() const { return schedule_; }
+
+  const Graph &graph() const { return *graph_; }
+  int32_t numDevices() const { return system_.numDevices(); }
+  const SimulatorOptions &options() const { return options_; }
+
+private:
+  /// Strictly-future events, earliest (time, order) first. `order` is
+  /// creation order << 32 | the packed event. Times are non-negative, so
+  /// their bit patterns order like the times and keys compare as integers.
+  /// A sorted array while small (the common case), which beats a heap
+  /// there; past kSortedLimit entries it turns into a binary heap (a sorted
+  /// array already is one) to stay O(log n).
+  class FutureQueue {
+  public:
+    void reserve(size_t capacity) { entries_.resize(capacity); }
+    void clear() { begin_ = end_ = 0, isHeap_ = false; }
+    bool empty() const { return begin_ == end_; }
+    uint64_t topTimeBits() const { return entries_[begin_].timeBits; }
+    double topTime() const;
+    /// Whether this queue's earliest entry precedes `other`'s (both
+    /// non-empty).
+    bool topPrecedes(const FutureQueue &other) const {
+      const Entry &a = entries_[begin_], &b = other.entries_[other.begin_];
+      return a.timeBits < b.timeBits ||
+             (a.timeBits == b.timeBits && a.order < b.order);
+    }
+    inline void push(double time, uint64_t order);
+    inline uint64_t pop();
+
+  private:
+    struct Entry {
+      uint64_t timeBits;
+      uint64_t order;
+      bool operator<(const Entry &other) const {
+        return timeBits < other.timeBits ||
+               (timeBits == other.timeBits && order < other.order);
+      }
+    };
+    static constexpr size_t kSortedLimit = 64;
+    std::vector<Entry> entries_;
+    size_t begin_ = 0, end_ = 0;
+    bool isHeap_ = false;
+  };
+
+  double runReference(ArrayView<DeviceId> assignment);
+  double runReferenceFifo(ArrayView<DeviceId> assignment);
+  void finishReferenceSchedule(ArrayView<DeviceId> assignment, double now);
+  double runExtended(ArrayView<DeviceId> assignment);
+
+  // Fixed per graph, packed so the hot loop needs few base pointers.
+  struct NodeInfo {
+    double compute;
+    int32_t firstEdge, lastEdge; // out-edges, in edge order
+    int32_t inDegree;
+    uint32_t uniformOutCost; // all out-edges cost the same
+  };
+  struct EdgeInfo {
+    NodeId target;
+    double cost;
+  };
+  // Per run.
+  struct NodeState {
+    int32_t pendingInputs;
+    NodeId nextInQueue;   // device FIFO link
+    uint32_t finishOrder; // creation order of its ReleaseAndFinish event
+  };
+  struct DeviceState {
+    NodeId head, tail; // FIFO of ready nodes waiting for the device
+    int32_t running;
+  };
+
+  const Graph *graph_;
+  System system_;
+  SimulatorOptions options_;
+  bool referenceMode_;
+  Schedule schedule_;
+
+  // Working state, sized once in the constructor.
+  std::vector<NodeInfo> nodes_;
+  std::vector<EdgeInfo> edges_;
+  std::vector<NodeState> nodeState_;
+  std::vector<DeviceState> deviceState_;
+  std::vector<uint32_t> nowEvents_; // FIFO of events at the current time
+  FutureQueue future_;
+  FutureQueue arrivals_; // runReference keeps arrivals apart from Dones
+  bool hasZeroCompute_ = false;
+  // The level lists of runReference (see there).
+  std::vector<uint32_t> roots_;
+  std::vector<int32_t> localEdges_;
+  std::vector<NodeId> readyFromRemote_, readyFromLocal_;
+
+  // Extended-mode state.
+  std::vector<double> outputBytes_;    // per node (zeros if none given)
+  std::vector<double> duration_;       // per node, of the current run
+  std::vector<int32_t> consumersLeft_; // per node
+  std::vector<double> liveBytes_;      // per device
+  std::vector<uint8_t> stalled_;       // per device
+  std::vector<double> linkFreeAt_;     // per ordered device pair
+  std::vector<NodeId> lastSenderTo_;   // per device: dedupe (value, dest)
+  std::vector<double> lastArrivalTo_;  // per device
+};
+
+} // namespace doppler::placement
+
+#endif // DOPPLER_PLACEMENT_SIMULATOR_H

@@ -1,0 +1,102 @@
+//===- System.h - Devices and links a placement targets ---------*- C++ -*-===//
+//
+// A description of the machine a graph is placed on: how many devices, how
+// fast each one computes relative to the graph's costs, how much memory each
+// holds, and the links between every ordered device pair. The reference
+// semantics (METHOD section 2) use only the device count; the other fields
+// feed the simulator's extended modes. MLIR-free; errors never throw.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_PLACEMENT_SYSTEM_H
+#define DOPPLER_PLACEMENT_SYSTEM_H
+
+#include "Doppler/Placement/Graph.h"
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace doppler::placement {
+
+/// A directed link between two devices.
+struct Link {
+  /// Bytes per cost unit of time. Infinite by default, meaning "no byte
+  /// model": transfers then take the graph's edge cost.
+  double bandwidth = std::numeric_limits<double>::infinity();
+  /// Fixed time added to every transfer over this link (in the byte model).
+  double latency = 0;
+};
+
+/// Immutable once built; cheap to copy for small device counts.
+class System {
+public:
+  /// `numDevices` identical devices (speed 1, unlimited memory) joined all to
+  /// all by identical default links. Precondition: numDevices >= 1 (use
+  /// SystemBuilder to get an error instead).
+  static System uniform(int32_t numDevices);
+
+  int32_t numDevices() const { return numDevices_; }
+
+  /// Relative compute speed: node v runs for c(v) / speed(d) on device d.
+  double speed(DeviceId d) const { return speed_[d]; }
+  const std::vector<double> &speeds() const { return speed_; }
+  /// True when some device's speed differs from 1.
+  bool hasNonUnitSpeeds() const;
+
+  /// Memory capacity in bytes (infinity when unlimited).
+  double memoryCapacity(DeviceId d) const { return memory_[d]; }
+  const std::vector<double> &memoryCapacities() const { return memory_; }
+  bool hasMemoryLimits() const;
+
+  /// The link from `from` to `to` (from != to).
+  const Link &link(DeviceId from, DeviceId to) const {
+    return links_[static_cast<size_t>(from) * numDevices_ + to];
+  }
+
+private:
+  friend class SystemBuilder;
+  int32_t numDevices_ = 0;
+  std::vector<double> speed_;
+  std::vector<double> memory_;
+  std::vector<Link> links_; // numDevices_ x numDevices_, row = source
+};
+
+/// Collects a system description, then validates it.
+class SystemBuilder {
+public:
+  explicit SystemBuilder(int32_t numDevices);
+
+  /// Speed factor of one device, or of all devices at once.
+  SystemBuilder &setSpeed(DeviceId d, double speed);
+  SystemBuilder &setSpeeds(std::vector<double> speeds);
+  /// Memory capacity in bytes of one device, or of all.
+  SystemBuilder &setMemoryCapacity(DeviceId d, double bytes);
+  SystemBuilder &setMemoryCapacities(std::vector<double> bytes);
+  /// The same link for every ordered pair of distinct devices.
+  SystemBuilder &setUniformLink(Link link);
+  /// The link from `from` to `to` only.
+  SystemBuilder &setLink(DeviceId from, DeviceId to, Link link);
+
+  /// Validates and builds. Errors (one line, no trailing period), e.g.
+  /// "device count 0 is less than 1", "expected 4 speeds, got 3",
+  /// "device 2: speed 0 is not a positive finite number",
+  /// "device 1: memory capacity -5 is negative or not a number",
+  /// "link 0 -> 3: bandwidth 0 is not positive",
+  /// "link 1 -> 1: a device has no link to itself",
+  /// "device 7 out of range [0, 4)".
+  std::optional<System> build(std::string *error = nullptr) const;
+
+private:
+  int32_t numDevices_;
+  std::vector<double> speed_;
+  std::vector<double> memory_;
+  std::vector<Link> links_;
+  // The first problem found by a setter (reported by build()).
+  std::string setterError_;
+};
+
+} // namespace doppler::placement
+
+#endif // DOPPLER_PLACEMENT_SYSTEM_H

@@ -1,0 +1,35 @@
+//===- GraphLoader.h - Placement graphs from any supported file -*- C++ -*-===//
+//
+// MLIR-free interface (tools that are otherwise MLIR-free include it) to
+// load a placement graph from a reference `.txt` file or from a function of
+// an `.mlir` file.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_TARGET_GRAPHLOADER_H
+#define DOPPLER_TARGET_GRAPHLOADER_H
+
+#include "Doppler/Placement/Graph.h"
+
+#include <optional>
+#include <string>
+
+namespace doppler {
+
+struct GraphLoadOptions {
+  /// .mlir: the function to load (default: the first function with a body).
+  std::string function;
+  /// .mlir: costs ops that lack them with doppler-annotate-costs on this
+  /// system (a preset or a JSON file).
+  std::string system = "h100x4";
+};
+
+/// Loads `path`: `.mlir` files through the IR (one node per op of the
+/// function; doppler.transfer ops become the edges they implement), anything
+/// else as the reference text format. Errors are one line.
+std::optional<placement::Graph> loadPlacementGraph(const std::string &path,
+                                                   const GraphLoadOptions &options,
+                                                   std::string *error);
+
+} // namespace doppler
+
+#endif // DOPPLER_TARGET_GRAPHLOADER_H

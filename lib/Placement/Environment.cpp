@@ -1,0 +1,183 @@
+//===- Environment.cpp - The sequential placement decision process -------===//
+
+#include "Doppler/Placement/Environment.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace doppler::placement {
+
+namespace {
+void setError(std::string *error, std::string message) {
+  if (error)
+    *error = std::move(message);
+}
+} // namespace
+
+bool PlacementEnvironment::reset(const Graph &graph, int32_t numDevices,
+                                 StartEstimate estimate, std::string *error) {
+  if (numDevices < 1) {
+    setError(error, "device count must be at least 1, got " +
+                        std::to_string(numDevices));
+    return false;
+  }
+  graph_ = &graph;
+  numDevices_ = numDevices;
+  estimate_ = estimate;
+  const int32_t numNodes = graph.numNodes();
+
+  // assign() and clear() keep capacity, so repeated episodes do not allocate.
+  device_.assign(numNodes, -1);
+  start_.assign(numNodes, 0.0);
+  finish_.assign(numNodes, 0.0);
+  unplacedPreds_.resize(numNodes);
+  candidateFlag_.assign(numNodes, 0);
+  candidates_.clear();
+  candidates_.reserve(numNodes);
+  order_.clear();
+  order_.reserve(numNodes);
+  for (NodeId v = 0; v < numNodes; ++v) {
+    unplacedPreds_[v] = graph.inDegree(v);
+    if (unplacedPreds_[v] == 0) {
+      candidates_.push_back(v);
+      candidateFlag_[v] = 1;
+    }
+  }
+  if (static_cast<int32_t>(onDevice_.size()) < numDevices)
+    onDevice_.resize(numDevices);
+  for (int32_t d = 0; d < numDevices; ++d) {
+    onDevice_[d].clear();
+    onDevice_[d].reserve(numNodes);
+  }
+  free_.assign(numDevices, 0.0);
+  load_.assign(numDevices, 0.0);
+  sameDeviceReady_.assign(numDevices, 0.0);
+  crossDeviceReady_.assign(numDevices, 0.0);
+  estScratch_.assign(numDevices, 0.0);
+  estimatedMakespan_ = 0;
+  return true;
+}
+
+bool PlacementEnvironment::step(NodeId v, DeviceId d, std::string *error) {
+  if (!graph_ || v < 0 || v >= graph_->numNodes() || !candidateFlag_[v]) {
+    setError(error, "node " + std::to_string(v) + " is not a candidate");
+    return false;
+  }
+  if (d < 0 || d >= numDevices_) {
+    setError(error, "device " + std::to_string(d) + " is out of range (" +
+                        std::to_string(numDevices_) + " devices)");
+    return false;
+  }
+  const Graph &graph = *graph_;
+  const double begin = estimate_ == StartEstimate::DeviceLoad
+                           ? load_[d]
+                           : earliestStart(v, d);
+  device_[v] = d;
+  start_[v] = begin;
+  finish_[v] = begin + graph.computeCost(v);
+  load_[d] += graph.computeCost(v);
+  // In DeviceLoad mode this is the new load, as in the reference.
+  free_[d] = finish_[v];
+  estimatedMakespan_ = std::max(estimatedMakespan_, finish_[v]);
+  order_.push_back(v);
+  onDevice_[d].push_back(v);
+
+  // Keep the candidates in the order they arrived.
+  candidateFlag_[v] = 0;
+  candidates_.erase(std::find(candidates_.begin(), candidates_.end(), v));
+  for (NodeId w : graph.successors(v)) {
+    if (--unplacedPreds_[w] == 0) {
+      candidates_.push_back(w);
+      candidateFlag_[w] = 1;
+    }
+  }
+  return true;
+}
+
+double PlacementEnvironment::earliestStart(NodeId v, DeviceId d) const {
+  const Graph &graph = *graph_;
+  double ready = free_[d];
+  ArrayView<NodeId> preds = graph.predecessors(v);
+  ArrayView<int32_t> edges = graph.predecessorEdges(v);
+  for (size_t i = 0; i < preds.size(); ++i) {
+    NodeId u = preds[i];
+    double arrival = finish_[u];
+    if (device_[u] != d)
+      arrival += graph.edgeCost(edges[i]);
+    ready = std::max(ready, arrival);
+  }
+  return ready;
+}
+
+void PlacementEnvironment::gatherInputTimes(NodeId v) const {
+  const Graph &graph = *graph_;
+  std::fill(sameDeviceReady_.begin(), sameDeviceReady_.end(), 0.0);
+  std::fill(crossDeviceReady_.begin(), crossDeviceReady_.end(), 0.0);
+  ArrayView<NodeId> preds = graph.predecessors(v);
+  ArrayView<int32_t> edges = graph.predecessorEdges(v);
+  for (size_t i = 0; i < preds.size(); ++i) {
+    NodeId u = preds[i];
+    DeviceId du = device_[u];
+    sameDeviceReady_[du] = std::max(sameDeviceReady_[du], finish_[u]);
+    crossDeviceReady_[du] =
+        std::max(crossDeviceReady_[du], finish_[u] + graph.edgeCost(edges[i]));
+  }
+}
+
+void PlacementEnvironment::earliestStarts(NodeId v, double *out) const {
+  gatherInputTimes(v);
+  // An input on device d' delays a consumer on d != d' by its transfer: keep
+  // the two largest cross-device arrivals so each d can skip its own.
+  double best = 0, second = 0;
+  DeviceId bestDevice = -1;
+  for (DeviceId d = 0; d < numDevices_; ++d) {
+    double arrival = crossDeviceReady_[d];
+    if (arrival > best) {
+      second = best;
+      best = arrival;
+      bestDevice = d;
+    } else if (arrival > second) {
+      second = arrival;
+    }
+  }
+  for (DeviceId d = 0; d < numDevices_; ++d) {
+    double fromElsewhere = d == bestDevice ? second : best;
+    out[d] = std::max({free_[d], sameDeviceReady_[d], fromElsewhere});
+  }
+}
+
+DeviceId PlacementEnvironment::earliestDevice(NodeId v) const {
+  earliestStarts(v, estScratch_.data());
+  return static_cast<DeviceId>(
+      std::min_element(estScratch_.begin(), estScratch_.end()) -
+      estScratch_.begin());
+}
+
+void PlacementEnvironment::deviceFeatures(NodeId v, double *out) const {
+  const Graph &graph = *graph_;
+  constexpr double kNone = std::numeric_limits<double>::infinity();
+  for (DeviceId d = 0; d < numDevices_; ++d) {
+    double *row = out + d * kNumDeviceFeatures;
+    row[kDeviceLoadFeature] = load_[d];
+    row[kInputComputeFeature] = 0;
+    row[kInputMinStartFeature] = kNone;
+    row[kInputMaxFinishFeature] = 0;
+  }
+  for (NodeId u : graph.predecessors(v)) {
+    double *row = out + device_[u] * kNumDeviceFeatures;
+    row[kInputComputeFeature] += graph.computeCost(u);
+    row[kInputMinStartFeature] = std::min(row[kInputMinStartFeature], start_[u]);
+    row[kInputMaxFinishFeature] =
+        std::max(row[kInputMaxFinishFeature], finish_[u]);
+  }
+  for (DeviceId d = 0; d < numDevices_; ++d) {
+    double *row = out + d * kNumDeviceFeatures;
+    if (row[kInputMinStartFeature] == kNone)
+      row[kInputMinStartFeature] = 0;
+  }
+  earliestStarts(v, estScratch_.data());
+  for (DeviceId d = 0; d < numDevices_; ++d)
+    out[d * kNumDeviceFeatures + kEarliestStartFeature] = estScratch_[d];
+}
+
+} // namespace doppler::placement

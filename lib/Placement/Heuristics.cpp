@@ -1,0 +1,325 @@
+//===- Heuristics.cpp - Non-learned placement policies -------------------===//
+
+#include "Doppler/Placement/Heuristics.h"
+
+#include "Doppler/Placement/Analysis.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace doppler::placement {
+
+//===----------------------------------------------------------------------===//
+// SeededRandom
+//===----------------------------------------------------------------------===//
+
+uint64_t SeededRandom::next() {
+  // SplitMix64 (Steele, Lea, Flood 2014): a Weyl sequence through a mixer.
+  uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+uint32_t SeededRandom::below(uint32_t bound) {
+  // Multiply-shift with rejection of the few biased low products (Lemire).
+  uint64_t product = (next() >> 32) * bound;
+  uint32_t low = static_cast<uint32_t>(product);
+  if (low < bound) {
+    uint32_t threshold = static_cast<uint32_t>(-bound) % bound;
+    while (low < threshold) {
+      product = (next() >> 32) * bound;
+      low = static_cast<uint32_t>(product);
+    }
+  }
+  return static_cast<uint32_t>(product >> 32);
+}
+
+double SeededRandom::uniform() {
+  return static_cast<double>(next() >> 11) * 0x1.0p-53;
+}
+
+//===----------------------------------------------------------------------===//
+// The policies as functions
+//===----------------------------------------------------------------------===//
+
+std::vector<DeviceId> placeCriticalPath(const Graph &graph,
+                                        int32_t numDevices,
+                                        StartEstimate estimate) {
+  const std::vector<double> bottom = computeBottomLevels(graph).value;
+  PlacementEnvironment env;
+  env.reset(graph, numDevices, estimate);
+  while (!env.done()) {
+    // Among equal b-levels the oldest candidate wins: it has been ready
+    // longest, as a FIFO engine would serve it (clearly better than lowest
+    // id on the reference graphs, e.g. 13.0e12 vs 17.0e12 on chain_mm).
+    NodeId picked = -1;
+    for (NodeId v : env.candidates())
+      if (picked < 0 || bottom[v] > bottom[picked])
+        picked = v;
+    env.step(picked, env.earliestDevice(picked));
+  }
+  ArrayView<DeviceId> placed = env.assignment();
+  return {placed.begin(), placed.end()};
+}
+
+std::vector<DeviceId> placeCriticalPathReference(const Graph &graph,
+                                                 int32_t numDevices,
+                                                 uint64_t seed) {
+  const std::vector<double> bottom = computeBottomLevels(graph).value;
+  SeededRandom random(seed);
+  PlacementEnvironment env;
+  env.reset(graph, numDevices, StartEstimate::DeviceLoad);
+  std::vector<double> est(numDevices);
+  std::vector<DeviceId> fastest;
+  fastest.reserve(numDevices);
+  while (!env.done()) {
+    ArrayView<NodeId> candidates = env.candidates();
+    double largest = bottom[candidates[0]];
+    for (NodeId v : candidates)
+      largest = std::max(largest, bottom[v]);
+    uint32_t sharing = 0;
+    for (NodeId v : candidates)
+      sharing += bottom[v] == largest;
+    // The slip: the index drawn among the k best is used on the whole list.
+    NodeId picked = candidates[random.below(sharing)];
+
+    env.earliestStarts(picked, est.data());
+    double earliest = *std::min_element(est.begin(), est.end());
+    fastest.clear();
+    for (DeviceId d = 0; d < numDevices; ++d)
+      if (est[d] == earliest)
+        fastest.push_back(d);
+    env.step(picked, fastest[random.below(fastest.size())]);
+  }
+  ArrayView<DeviceId> placed = env.assignment();
+  return {placed.begin(), placed.end()};
+}
+
+std::vector<double> upwardRanks(const Graph &graph) {
+  std::vector<double> rank(graph.numNodes(), 0.0);
+  const std::vector<NodeId> &order = graph.topologicalOrder();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    NodeId v = *it;
+    double tail = 0;
+    for (int32_t e = graph.succBegin(v); e < graph.succEnd(v); ++e)
+      tail = std::max(tail, graph.edgeCost(e) + rank[graph.edgeTarget(e)]);
+    rank[v] = graph.computeCost(v) + tail;
+  }
+  return rank;
+}
+
+HeftSchedule scheduleHeft(const Graph &graph, int32_t numDevices) {
+  const int32_t numNodes = graph.numNodes();
+  const std::vector<double> rank = upwardRanks(graph);
+  // Decreasing rank; equal ranks (zero-cost links) keep topological order so
+  // that producers are always scheduled before consumers.
+  std::vector<int32_t> topoIndex(numNodes);
+  const std::vector<NodeId> &topo = graph.topologicalOrder();
+  for (int32_t i = 0; i < numNodes; ++i)
+    topoIndex[topo[i]] = i;
+  std::vector<NodeId> order(topo.begin(), topo.end());
+  std::stable_sort(order.begin(), order.end(), [&](NodeId a, NodeId b) {
+    if (rank[a] != rank[b])
+      return rank[a] > rank[b];
+    return topoIndex[a] < topoIndex[b];
+  });
+
+  HeftSchedule result;
+  result.assignment.assign(numNodes, -1);
+  result.start.assign(numNodes, 0.0);
+  result.finish.assign(numNodes, 0.0);
+
+  // Busy intervals per device, sorted by start (and so by end too).
+  struct Interval {
+    double start, end;
+  };
+  std::vector<std::vector<Interval>> busy(numDevices);
+  // Earliest start of a node of length `duration`, ready at `ready`, on a
+  // device: the first idle gap that fits, else after the last interval.
+  auto earliestSlot = [](const std::vector<Interval> &intervals, double ready,
+                         double duration, size_t *position) {
+    // Intervals ending before `ready` cannot bound a usable gap.
+    auto first = std::lower_bound(
+        intervals.begin(), intervals.end(), ready,
+        [](const Interval &interval, double t) { return interval.end < t; });
+    size_t i = first - intervals.begin();
+    double gapStart = i == 0 ? ready : std::max(ready, intervals[i - 1].end);
+    for (; i < intervals.size(); ++i) {
+      if (gapStart + duration <= intervals[i].start)
+        break;
+      gapStart = std::max(ready, intervals[i].end);
+    }
+    *position = i;
+    return gapStart;
+  };
+
+  for (NodeId v : order) {
+    const double duration = graph.computeCost(v);
+    DeviceId bestDevice = -1;
+    double bestStart = 0, bestFinish = 0;
+    size_t bestPosition = 0;
+    for (DeviceId d = 0; d < numDevices; ++d) {
+      double ready = 0;
+      ArrayView<NodeId> preds = graph.predecessors(v);
+      ArrayView<int32_t> edges = graph.predecessorEdges(v);
+      for (size_t i = 0; i < preds.size(); ++i) {
+        NodeId u = preds[i];
+        double arrival = result.finish[u];
+        if (result.assignment[u] != d)
+          arrival += graph.edgeCost(edges[i]);
+        ready = std::max(ready, arrival);
+      }
+      size_t position;
+      double start = earliestSlot(busy[d], ready, duration, &position);
+      // Earliest finish time; strict, so equal finishes keep the lowest id.
+      double finish = start + duration;
+      if (bestDevice < 0 || finish < bestFinish) {
+        bestDevice = d;
+        bestStart = start;
+        bestFinish = finish;
+        bestPosition = position;
+      }
+    }
+    result.assignment[v] = bestDevice;
+    result.start[v] = bestStart;
+    result.finish[v] = bestFinish;
+    result.makespan = std::max(result.makespan, result.finish[v]);
+    busy[bestDevice].insert(busy[bestDevice].begin() + bestPosition,
+                            Interval{bestStart, bestStart + duration});
+  }
+  return result;
+}
+
+std::vector<DeviceId> placeHeft(const Graph &graph, int32_t numDevices) {
+  return scheduleHeft(graph, numDevices).assignment;
+}
+
+std::vector<DeviceId> placeRoundRobin(const Graph &graph, int32_t numDevices) {
+  std::vector<DeviceId> assignment(graph.numNodes());
+  for (NodeId v = 0; v < graph.numNodes(); ++v)
+    assignment[v] = v % numDevices;
+  return assignment;
+}
+
+std::vector<DeviceId> placeRandom(const Graph &graph, int32_t numDevices,
+                                  uint64_t seed) {
+  SeededRandom random(seed);
+  std::vector<DeviceId> assignment(graph.numNodes());
+  for (DeviceId &device : assignment)
+    device = static_cast<DeviceId>(random.below(numDevices));
+  return assignment;
+}
+
+std::vector<DeviceId> placeSingle(const Graph &graph, int32_t numDevices) {
+  (void)numDevices;
+  return std::vector<DeviceId>(graph.numNodes(), 0);
+}
+
+//===----------------------------------------------------------------------===//
+// The policies as objects
+//===----------------------------------------------------------------------===//
+
+PlacementPolicy::~PlacementPolicy() = default;
+
+namespace {
+
+enum class HeuristicKind {
+  CriticalPath,
+  Heft,
+  RoundRobin,
+  Random,
+  Single,
+  CriticalPathReference,
+};
+
+struct HeuristicEntry {
+  const char *name;
+  HeuristicKind kind;
+};
+
+// The order of the --help listing.
+constexpr HeuristicEntry kHeuristics[] = {
+    {"critical-path", HeuristicKind::CriticalPath},
+    {"heft", HeuristicKind::Heft},
+    {"round-robin", HeuristicKind::RoundRobin},
+    {"random", HeuristicKind::Random},
+    {"single", HeuristicKind::Single},
+    {"critical-path-reference", HeuristicKind::CriticalPathReference},
+};
+
+class HeuristicPolicy final : public PlacementPolicy {
+public:
+  HeuristicPolicy(const HeuristicEntry &entry, const PolicyOptions &options)
+      : entry_(entry), options_(options) {}
+
+  std::string_view name() const override { return entry_.name; }
+
+  std::optional<std::vector<DeviceId>>
+  place(const Graph &graph, int32_t numDevices, std::string *error) override {
+    if (numDevices < 1) {
+      if (error)
+        *error = "device count must be at least 1, got " +
+                 std::to_string(numDevices);
+      return std::nullopt;
+    }
+    switch (entry_.kind) {
+    case HeuristicKind::CriticalPath:
+      return placeCriticalPath(graph, numDevices, options_.estimate);
+    case HeuristicKind::Heft:
+      return placeHeft(graph, numDevices);
+    case HeuristicKind::RoundRobin:
+      return placeRoundRobin(graph, numDevices);
+    case HeuristicKind::Random:
+      return placeRandom(graph, numDevices, options_.seed);
+    case HeuristicKind::Single:
+      return placeSingle(graph, numDevices);
+    case HeuristicKind::CriticalPathReference:
+      return placeCriticalPathReference(graph, numDevices, options_.seed);
+    }
+    return std::nullopt;
+  }
+
+private:
+  HeuristicEntry entry_;
+  PolicyOptions options_;
+};
+
+} // namespace
+
+const std::vector<std::string> &heuristicPolicyNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> list;
+    for (const HeuristicEntry &entry : kHeuristics)
+      list.emplace_back(entry.name);
+    return list;
+  }();
+  return names;
+}
+
+std::unique_ptr<PlacementPolicy> createPolicy(std::string_view name,
+                                              const PolicyOptions &options,
+                                              std::string *error) {
+  for (const HeuristicEntry &entry : kHeuristics)
+    if (name == entry.name)
+      return std::make_unique<HeuristicPolicy>(entry, options);
+  if (error) {
+    std::string message = "unknown policy '" + std::string(name) + "' (valid: ";
+    const std::vector<std::string> &names = heuristicPolicyNames();
+    for (size_t i = 0; i < names.size(); ++i)
+      message += (i ? ", " : "") + names[i];
+    *error = message + ")";
+  }
+  return nullptr;
+}
+
+std::optional<std::vector<DeviceId>>
+placeWithPolicy(std::string_view name, const Graph &graph, int32_t numDevices,
+                const PolicyOptions &options, std::string *error) {
+  std::unique_ptr<PlacementPolicy> policy = createPolicy(name, options, error);
+  if (!policy)
+    return std::nullopt;
+  return policy->place(graph, numDevices, error);
+}
+
+} // namespace doppler::placement

@@ -1,0 +1,163 @@
+//===- System.cpp - Devices and links a placement targets -----------------===//
+
+#include "Doppler/Placement/System.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+using namespace doppler::placement;
+
+namespace {
+
+std::string formatNumber(double value) {
+  char buffer[32];
+  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, result.ptr);
+}
+
+std::string deviceRange(int32_t numDevices) {
+  return "[0, " + std::to_string(numDevices) + ")";
+}
+
+constexpr double kUnlimited = std::numeric_limits<double>::infinity();
+
+} // namespace
+
+System System::uniform(int32_t numDevices) {
+  std::optional<System> system = SystemBuilder(numDevices).build();
+  // A bad count is a caller bug here; degrade to one device rather than
+  // leave an unusable object behind in builds without assertions.
+  return system ? *system : *SystemBuilder(1).build();
+}
+
+bool System::hasNonUnitSpeeds() const {
+  return std::any_of(speed_.begin(), speed_.end(),
+                     [](double s) { return s != 1.0; });
+}
+
+bool System::hasMemoryLimits() const {
+  return std::any_of(memory_.begin(), memory_.end(),
+                     [](double m) { return m != kUnlimited; });
+}
+
+SystemBuilder::SystemBuilder(int32_t numDevices) : numDevices_(numDevices) {
+  if (numDevices_ < 1)
+    return; // reported by build()
+  speed_.assign(numDevices_, 1.0);
+  memory_.assign(numDevices_, kUnlimited);
+  links_.assign(static_cast<size_t>(numDevices_) * numDevices_, Link{});
+}
+
+// Setters record the first problem and let build() report it, so calls can
+// be chained without checking each one.
+SystemBuilder &SystemBuilder::setSpeed(DeviceId d, double speed) {
+  if (d < 0 || d >= numDevices_) {
+    if (setterError_.empty())
+      setterError_ = "device " + std::to_string(d) + " out of range " +
+                     deviceRange(numDevices_);
+    return *this;
+  }
+  speed_[d] = speed;
+  return *this;
+}
+
+SystemBuilder &SystemBuilder::setSpeeds(std::vector<double> speeds) {
+  if (static_cast<int64_t>(speeds.size()) != numDevices_) {
+    if (setterError_.empty())
+      setterError_ = "expected " + std::to_string(numDevices_) +
+                     " speeds, got " + std::to_string(speeds.size());
+    return *this;
+  }
+  speed_ = std::move(speeds);
+  return *this;
+}
+
+SystemBuilder &SystemBuilder::setMemoryCapacity(DeviceId d, double bytes) {
+  if (d < 0 || d >= numDevices_) {
+    if (setterError_.empty())
+      setterError_ = "device " + std::to_string(d) + " out of range " +
+                     deviceRange(numDevices_);
+    return *this;
+  }
+  memory_[d] = bytes;
+  return *this;
+}
+
+SystemBuilder &SystemBuilder::setMemoryCapacities(std::vector<double> bytes) {
+  if (static_cast<int64_t>(bytes.size()) != numDevices_) {
+    if (setterError_.empty())
+      setterError_ = "expected " + std::to_string(numDevices_) +
+                     " memory capacities, got " + std::to_string(bytes.size());
+    return *this;
+  }
+  memory_ = std::move(bytes);
+  return *this;
+}
+
+SystemBuilder &SystemBuilder::setUniformLink(Link link) {
+  std::fill(links_.begin(), links_.end(), link);
+  return *this;
+}
+
+SystemBuilder &SystemBuilder::setLink(DeviceId from, DeviceId to, Link link) {
+  for (DeviceId d : {from, to}) {
+    if (d < 0 || d >= numDevices_) {
+      if (setterError_.empty())
+        setterError_ = "device " + std::to_string(d) + " out of range " +
+                       deviceRange(numDevices_);
+      return *this;
+    }
+  }
+  if (from == to) {
+    if (setterError_.empty())
+      setterError_ = "link " + std::to_string(from) + " -> " +
+                     std::to_string(to) + ": a device has no link to itself";
+    return *this;
+  }
+  links_[static_cast<size_t>(from) * numDevices_ + to] = link;
+  return *this;
+}
+
+std::optional<System> SystemBuilder::build(std::string *error) const {
+  auto fail = [&](std::string message) -> std::optional<System> {
+    if (error)
+      *error = std::move(message);
+    return std::nullopt;
+  };
+  if (numDevices_ < 1)
+    return fail("device count " + std::to_string(numDevices_) +
+                " is less than 1");
+  if (!setterError_.empty())
+    return fail(setterError_);
+  for (DeviceId d = 0; d < numDevices_; ++d) {
+    // `!(x > 0)` also rejects NaN.
+    if (!(speed_[d] > 0) || !std::isfinite(speed_[d]))
+      return fail("device " + std::to_string(d) + ": speed " +
+                  formatNumber(speed_[d]) + " is not a positive finite number");
+    if (std::isnan(memory_[d]) || memory_[d] < 0)
+      return fail("device " + std::to_string(d) + ": memory capacity " +
+                  formatNumber(memory_[d]) + " is negative or not a number");
+  }
+  for (DeviceId from = 0; from < numDevices_; ++from) {
+    for (DeviceId to = 0; to < numDevices_; ++to) {
+      if (from == to)
+        continue;
+      const Link &link = links_[static_cast<size_t>(from) * numDevices_ + to];
+      std::string where =
+          "link " + std::to_string(from) + " -> " + std::to_string(to) + ": ";
+      if (!(link.bandwidth > 0))
+        return fail(where + "bandwidth " + formatNumber(link.bandwidth) +
+                    " is not positive");
+      if (!std::isfinite(link.latency) || link.latency < 0)
+        return fail(where + "latency " + formatNumber(link.latency) +
+                    " is negative or not finite");
+    }
+  }
+  System system;
+  system.numDevices_ = numDevices_;
+  system.speed_ = speed_;
+  system.memory_ = memory_;
+  system.links_ = links_;
+  return system;
+}

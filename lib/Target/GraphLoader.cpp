@@ -1,0 +1,104 @@
+//===- GraphLoader.cpp - Placement graphs from any supported file ---------===//
+
+#include "Doppler/Target/GraphLoader.h"
+#include "Doppler/Dialect/DopplerOps.h"
+#include "Doppler/Transforms/Passes.h"
+#include "Doppler/Transforms/PlacementGraph.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringRef.h"
+
+using namespace mlir;
+
+namespace {
+
+std::optional<::doppler::placement::Graph>
+loadFromMLIR(const std::string &path, const ::doppler::GraphLoadOptions &options,
+             std::string *error) {
+  DialectRegistry registry;
+  registry.insert<mlir::doppler::DopplerDialect, func::FuncDialect,
+                  arith::ArithDialect, linalg::LinalgDialect,
+                  tensor::TensorDialect>();
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  std::string firstError;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diagnostic) {
+    if (diagnostic.getSeverity() == DiagnosticSeverity::Error &&
+        firstError.empty()) {
+      std::string location;
+      llvm::raw_string_ostream os(location);
+      if (auto file = dyn_cast<FileLineColLoc>(diagnostic.getLocation()))
+        os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+           << file.getColumn();
+      else
+        diagnostic.getLocation().print(os);
+      firstError = location + ": " + diagnostic.str();
+    }
+    return success();
+  });
+  auto fail = [&](const std::string &fallback) {
+    *error = firstError.empty() ? fallback : firstError;
+    return std::nullopt;
+  };
+
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(path, &context);
+  if (!module)
+    return fail("cannot parse '" + path + "'");
+
+  FunctionOpInterface function;
+  module->walk([&](FunctionOpInterface candidate) {
+    if (function || candidate.isExternal())
+      return;
+    if (options.function.empty() || candidate.getName() == options.function)
+      function = candidate;
+  });
+  if (!function)
+    return fail(options.function.empty()
+                    ? path + ": no function with a body"
+                    : path + ": no function named '" + options.function + "'");
+
+  // Cost what has no cost yet (imported graphs carry theirs).
+  bool needsCosts = false;
+  for (Operation &op : function.getFunctionBody().getOps()) {
+    if (op.hasTrait<OpTrait::IsTerminator>() || isa<mlir::doppler::TaskOp>(op))
+      continue;
+    if (!op.hasAttr(mlir::doppler::kComputeCostAttr) ||
+        !op.hasAttr(mlir::doppler::kTransferCostAttr)) {
+      needsCosts = true;
+      break;
+    }
+  }
+  if (needsCosts) {
+    PassManager pm(&context);
+    mlir::doppler::DopplerAnnotateCostsPassOptions costs;
+    costs.system = options.system;
+    pm.addPass(mlir::doppler::createDopplerAnnotateCostsPass(costs));
+    if (failed(pm.run(*module)))
+      return fail("cannot cost '" + path + "'");
+  }
+  FailureOr<mlir::doppler::IRGraph> graph = mlir::doppler::buildPlacementGraph(
+      function, mlir::doppler::TransferHandling::AsEdges);
+  if (failed(graph))
+    return fail("cannot build a graph from '" + path + "'");
+  return std::move(graph->graph);
+}
+
+} // namespace
+
+namespace doppler {
+std::optional<placement::Graph>
+loadPlacementGraph(const std::string &path,
+                            const GraphLoadOptions &options,
+                            std::string *error) {
+  if (llvm::StringRef(path).ends_with(".mlir"))
+    return loadFromMLIR(path, options, error);
+  return placement::readReferenceGraph(path, error);
+}
+} // namespace doppler

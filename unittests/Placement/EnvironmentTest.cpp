@@ -1,0 +1,281 @@
+//===- EnvironmentTest.cpp - The sequential placement process -------------===//
+
+#include "Doppler/Placement/Environment.h"
+#include "Doppler/Placement/Heuristics.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+using namespace doppler::placement;
+
+namespace {
+
+const char *const kSharedGraphs[] = {"chain_mm_112nodes", "ffnn_192nodes",
+                                     "transformer_block_215nodes"};
+
+std::optional<Graph> sharedGraph(const std::string &name) {
+  std::string error;
+  std::optional<Graph> graph = readReferenceGraph(
+      std::string(DOPPLER_SHARED_DATA_DIR) + "/graphs/" + name + ".txt",
+      &error);
+  EXPECT_TRUE(graph) << error;
+  return graph;
+}
+
+std::vector<NodeId> toVector(ArrayView<NodeId> view) {
+  return {view.begin(), view.end()};
+}
+
+/// 0 -> {1, 2} -> 3 with c = 1, 2, 3, 4 and m = 10, 20, 30, 40.
+Graph diamond() {
+  GraphBuilder builder;
+  builder.addNode(1, 10);
+  builder.addNode(2, 20);
+  builder.addNode(3, 30);
+  builder.addNode(4, 40);
+  builder.addEdge(0, 1);
+  builder.addEdge(0, 2);
+  builder.addEdge(1, 3);
+  builder.addEdge(2, 3);
+  return *builder.build();
+}
+
+TEST(EnvironmentTest, ResetRejectsNoDevices) {
+  Graph graph = diamond();
+  PlacementEnvironment env;
+  std::string error;
+  EXPECT_FALSE(env.reset(graph, 0, StartEstimate::EarliestStart, &error));
+  EXPECT_EQ(error, "device count must be at least 1, got 0");
+}
+
+TEST(EnvironmentTest, CandidatesArriveInOrder) {
+  // Sources 0 and 1; 0 -> 3, 0 -> 2, 1 -> 2.
+  GraphBuilder builder;
+  for (int i = 0; i < 4; ++i)
+    builder.addNode(1, 1);
+  builder.addEdge(0, 3);
+  builder.addEdge(0, 2);
+  builder.addEdge(1, 2);
+  Graph graph = *builder.build();
+  PlacementEnvironment env;
+  ASSERT_TRUE(env.reset(graph, 2));
+  EXPECT_EQ(toVector(env.candidates()), (std::vector<NodeId>{0, 1}));
+  ASSERT_TRUE(env.step(0, 1));
+  // 3 is released; 2 still waits for 1.
+  EXPECT_EQ(toVector(env.candidates()), (std::vector<NodeId>{1, 3}));
+  ASSERT_TRUE(env.step(1, 0));
+  EXPECT_EQ(toVector(env.candidates()), (std::vector<NodeId>{3, 2}));
+  EXPECT_TRUE(env.isCandidate(2));
+  EXPECT_FALSE(env.isCandidate(0));
+  ASSERT_TRUE(env.step(2, 0));
+  ASSERT_TRUE(env.step(3, 1));
+  EXPECT_TRUE(env.done());
+  EXPECT_TRUE(env.candidates().empty());
+  EXPECT_EQ(toVector(env.placementOrder()), (std::vector<NodeId>{0, 1, 2, 3}));
+  EXPECT_EQ(toVector(env.nodesOn(0)), (std::vector<NodeId>{1, 2}));
+  EXPECT_EQ(toVector(env.nodesOn(1)), (std::vector<NodeId>{0, 3}));
+}
+
+TEST(EnvironmentTest, StepRejectsBadActionsWithoutChangingState) {
+  Graph graph = diamond();
+  PlacementEnvironment env;
+  ASSERT_TRUE(env.reset(graph, 2));
+  std::string error;
+  EXPECT_FALSE(env.step(1, 0, &error)); // predecessor 0 is unplaced
+  EXPECT_EQ(error, "node 1 is not a candidate");
+  EXPECT_FALSE(env.step(7, 0, &error));
+  EXPECT_FALSE(env.step(-1, 0, &error));
+  EXPECT_FALSE(env.step(0, 2, &error));
+  EXPECT_EQ(error, "device 2 is out of range (2 devices)");
+  EXPECT_FALSE(env.step(0, -1, &error));
+  EXPECT_EQ(env.numPlaced(), 0);
+  EXPECT_EQ(toVector(env.candidates()), (std::vector<NodeId>{0}));
+  ASSERT_TRUE(env.step(0, 0));
+  EXPECT_FALSE(env.step(0, 1, &error)); // already placed
+  EXPECT_EQ(env.deviceOf(0), 0);
+}
+
+TEST(EnvironmentTest, EarliestStartEstimateByHand) {
+  Graph graph = diamond();
+  PlacementEnvironment env;
+  ASSERT_TRUE(env.reset(graph, 2, StartEstimate::EarliestStart));
+  EXPECT_EQ(env.earliestStart(0, 0), 0);
+  ASSERT_TRUE(env.step(0, 0));
+  EXPECT_EQ(env.estimatedStart(0), 0);
+  EXPECT_EQ(env.estimatedFinish(0), 1);
+  // Same device: its finish; elsewhere: finish + m(0).
+  EXPECT_EQ(env.earliestStart(1, 0), 1);
+  EXPECT_EQ(env.earliestStart(1, 1), 11);
+  ASSERT_TRUE(env.step(1, 1));
+  EXPECT_EQ(env.estimatedStart(1), 11);
+  EXPECT_EQ(env.estimatedFinish(1), 13);
+  EXPECT_EQ(env.deviceFreeTime(1), 13);
+  EXPECT_EQ(env.earliestStart(2, 0), 1);
+  EXPECT_EQ(env.earliestStart(2, 1), 13); // the device is busy until 13
+  ASSERT_TRUE(env.step(2, 0));
+  EXPECT_EQ(env.estimatedFinish(2), 4);
+
+  double est[2];
+  env.earliestStarts(3, est);
+  EXPECT_EQ(est[0], 33); // 1's output arrives at 13 + 20
+  EXPECT_EQ(est[1], 34); // 2's output arrives at 4 + 30
+  EXPECT_EQ(env.earliestDevice(3), 0);
+
+  double features[2 * kNumDeviceFeatures];
+  env.deviceFeatures(3, features);
+  const double *d0 = features, *d1 = features + kNumDeviceFeatures;
+  EXPECT_EQ(d0[kDeviceLoadFeature], 1 + 3);
+  EXPECT_EQ(d0[kInputComputeFeature], 3);
+  EXPECT_EQ(d0[kInputMinStartFeature], 1);
+  EXPECT_EQ(d0[kInputMaxFinishFeature], 4);
+  EXPECT_EQ(d0[kEarliestStartFeature], 33);
+  EXPECT_EQ(d1[kDeviceLoadFeature], 2);
+  EXPECT_EQ(d1[kInputComputeFeature], 2);
+  EXPECT_EQ(d1[kInputMinStartFeature], 11);
+  EXPECT_EQ(d1[kInputMaxFinishFeature], 13);
+  EXPECT_EQ(d1[kEarliestStartFeature], 34);
+
+  ASSERT_TRUE(env.step(3, 0));
+  EXPECT_EQ(env.estimatedMakespan(), 37);
+}
+
+TEST(EnvironmentTest, DeviceLoadEstimateIgnoresWaiting) {
+  Graph graph = diamond();
+  PlacementEnvironment env;
+  ASSERT_TRUE(env.reset(graph, 2, StartEstimate::DeviceLoad));
+  ASSERT_TRUE(env.step(0, 0));
+  ASSERT_TRUE(env.step(1, 1));
+  // The reference dates node 1 by its device's load (0), not by its input.
+  EXPECT_EQ(env.estimatedStart(1), 0);
+  EXPECT_EQ(env.estimatedFinish(1), 2);
+  EXPECT_EQ(env.deviceFreeTime(1), 2);
+  EXPECT_EQ(env.earliestStart(2, 1), 11);
+  ASSERT_TRUE(env.step(2, 1));
+  EXPECT_EQ(env.estimatedStart(2), 2);
+  EXPECT_EQ(env.deviceLoad(1), 5);
+
+  double features[2 * kNumDeviceFeatures];
+  env.deviceFeatures(3, features);
+  // Device 0 holds none of 3's inputs: zeros, as the reference reports.
+  EXPECT_EQ(features[kInputComputeFeature], 0);
+  EXPECT_EQ(features[kInputMinStartFeature], 0);
+  EXPECT_EQ(features[kInputMaxFinishFeature], 0);
+  EXPECT_EQ(features[kEarliestStartFeature], 5 + 30);
+}
+
+TEST(EnvironmentTest, EmptyGraphIsDoneAtOnce) {
+  Graph graph = *GraphBuilder().build();
+  PlacementEnvironment env;
+  ASSERT_TRUE(env.reset(graph, 3));
+  EXPECT_TRUE(env.done());
+  EXPECT_TRUE(env.candidates().empty());
+}
+
+/// Random episodes on the shared graphs, checking every invariant at every
+/// step against a from-scratch recomputation.
+TEST(EnvironmentTest, InvariantsHoldThroughRandomEpisodes) {
+  for (const char *name : kSharedGraphs) {
+    std::optional<Graph> graph = sharedGraph(name);
+    ASSERT_TRUE(graph);
+    const int32_t numNodes = graph->numNodes();
+    for (StartEstimate estimate :
+         {StartEstimate::EarliestStart, StartEstimate::DeviceLoad}) {
+      for (int32_t numDevices : {1, 3, 4}) {
+        SeededRandom random(numDevices * 7 + static_cast<int>(estimate));
+        PlacementEnvironment env;
+        ASSERT_TRUE(env.reset(*graph, numDevices, estimate));
+        std::vector<double> est(numDevices);
+        std::vector<double> features(numDevices * kNumDeviceFeatures);
+        while (!env.done()) {
+          // The candidate set is exactly the unplaced nodes whose
+          // predecessors are all placed.
+          int32_t expected = 0;
+          for (NodeId v = 0; v < numNodes; ++v) {
+            ArrayView<NodeId> preds = graph->predecessors(v);
+            bool ready = !env.isPlaced(v) &&
+                         std::all_of(preds.begin(), preds.end(),
+                                     [&](NodeId u) { return env.isPlaced(u); });
+            ASSERT_EQ(ready, env.isCandidate(v)) << name << " node " << v;
+            expected += ready;
+          }
+          ASSERT_EQ(static_cast<int32_t>(env.candidates().size()), expected);
+
+          ArrayView<NodeId> candidates = env.candidates();
+          NodeId v = candidates[random.below(candidates.size())];
+          env.earliestStarts(v, est.data());
+          env.deviceFeatures(v, features.data());
+          for (DeviceId d = 0; d < numDevices; ++d) {
+            ASSERT_EQ(est[d], env.earliestStart(v, d));
+            ASSERT_EQ(features[d * kNumDeviceFeatures + kEarliestStartFeature],
+                      est[d]);
+            ASSERT_EQ(features[d * kNumDeviceFeatures + kDeviceLoadFeature],
+                      env.deviceLoad(d));
+          }
+          DeviceId d = static_cast<DeviceId>(random.below(numDevices));
+          ASSERT_TRUE(env.step(v, d));
+          if (estimate == StartEstimate::EarliestStart) {
+            ASSERT_EQ(env.estimatedStart(v), est[d]);
+          }
+        }
+
+        // Every node placed once; device lists partition the nodes.
+        std::vector<int32_t> seen(numNodes, 0);
+        double totalLoad = 0;
+        for (DeviceId d = 0; d < numDevices; ++d) {
+          double load = 0;
+          double previousFinish = 0;
+          for (NodeId v : env.nodesOn(d)) {
+            ++seen[v];
+            EXPECT_EQ(env.deviceOf(v), d);
+            load += graph->computeCost(v);
+            // Estimated schedules never overlap on a device.
+            EXPECT_GE(env.estimatedStart(v), previousFinish);
+            previousFinish = env.estimatedFinish(v);
+          }
+          EXPECT_EQ(load, env.deviceLoad(d));
+          totalLoad += load;
+        }
+        for (NodeId v = 0; v < numNodes; ++v)
+          EXPECT_EQ(seen[v], 1) << name << " node " << v;
+        EXPECT_DOUBLE_EQ(totalLoad, graph->totalCompute());
+
+        // The placement order is topological; true estimates respect inputs.
+        std::vector<int32_t> position(numNodes);
+        for (int32_t i = 0; i < numNodes; ++i)
+          position[env.placementOrder()[i]] = i;
+        for (NodeId v = 0; v < numNodes; ++v) {
+          for (NodeId u : graph->predecessors(v)) {
+            EXPECT_LT(position[u], position[v]);
+            if (estimate == StartEstimate::EarliestStart) {
+              EXPECT_GE(env.estimatedStart(v), env.estimatedFinish(u));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(EnvironmentTest, ResetStartsAFreshEpisode) {
+  std::optional<Graph> graph = sharedGraph("ffnn_192nodes");
+  ASSERT_TRUE(graph);
+  Graph small = diamond();
+  PlacementEnvironment env;
+  auto episode = [&](const Graph &g, int32_t numDevices) {
+    EXPECT_TRUE(env.reset(g, numDevices));
+    while (!env.done()) {
+      NodeId v = env.candidates()[0];
+      env.step(v, env.earliestDevice(v));
+    }
+    ArrayView<DeviceId> placed = env.assignment();
+    return std::vector<DeviceId>(placed.begin(), placed.end());
+  };
+  std::vector<DeviceId> first = episode(*graph, 4);
+  episode(small, 8);
+  episode(*graph, 2);
+  EXPECT_EQ(episode(*graph, 4), first);
+}
+
+} // namespace

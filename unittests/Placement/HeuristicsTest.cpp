@@ -1,0 +1,283 @@
+//===- HeuristicsTest.cpp - Non-learned placement policies ----------------===//
+
+#include "Doppler/Placement/Heuristics.h"
+
+#include "Doppler/Placement/Analysis.h"
+#include "Doppler/Placement/Simulator.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <string>
+
+using namespace doppler::placement;
+
+namespace {
+
+const char *const kSharedGraphs[] = {"chain_mm_112nodes", "ffnn_192nodes",
+                                     "transformer_block_215nodes"};
+
+std::optional<Graph> sharedGraph(const std::string &name) {
+  std::string error;
+  std::optional<Graph> graph = readReferenceGraph(
+      std::string(DOPPLER_SHARED_DATA_DIR) + "/graphs/" + name + ".txt",
+      &error);
+  EXPECT_TRUE(graph) << error;
+  return graph;
+}
+
+/// Median of the reference critical-path episodes (cp_reference_ep0..4).
+double referenceCriticalPathMedian(const std::string &name) {
+  std::ifstream in(std::string(DOPPLER_SHARED_DATA_DIR) +
+                   "/reference_cases.json");
+  nlohmann::json cases = nlohmann::json::parse(in, nullptr, false);
+  std::vector<double> makespans;
+  if (cases.is_discarded())
+    return 0;
+  for (const nlohmann::json &entry : cases["graphs"][name]["cases"])
+    if (entry["name"].get<std::string>().rfind("cp_reference_ep", 0) == 0)
+      makespans.push_back(entry["env_now"].get<double>());
+  if (makespans.empty())
+    return 0;
+  std::sort(makespans.begin(), makespans.end());
+  return makespans[makespans.size() / 2];
+}
+
+TEST(HeuristicsTest, SeededRandomIsReproducibleAndInRange) {
+  SeededRandom a(42), b(42), c(43);
+  bool differs = false;
+  for (int i = 0; i < 1000; ++i) {
+    uint64_t x = a.next();
+    EXPECT_EQ(x, b.next());
+    differs |= x != c.next();
+  }
+  EXPECT_TRUE(differs);
+  SeededRandom random(7);
+  std::vector<int> counts(5, 0);
+  for (int i = 0; i < 5000; ++i) {
+    uint32_t k = random.below(5);
+    ASSERT_LT(k, 5u);
+    ++counts[k];
+    double u = random.uniform();
+    ASSERT_GE(u, 0.0);
+    ASSERT_LT(u, 1.0);
+  }
+  for (int count : counts)
+    EXPECT_GT(count, 800); // ~1000 each
+  EXPECT_EQ(random.below(1), 0u);
+}
+
+TEST(HeuristicsTest, FactoryKnowsEveryNameAndExplainsUnknownOnes) {
+  const std::vector<std::string> &names = heuristicPolicyNames();
+  EXPECT_EQ(names, (std::vector<std::string>{"critical-path", "heft",
+                                             "round-robin", "random",
+                                             "single",
+                                             "critical-path-reference"}));
+  for (const std::string &name : names) {
+    std::unique_ptr<PlacementPolicy> policy = createPolicy(name);
+    ASSERT_TRUE(policy) << name;
+    EXPECT_EQ(policy->name(), name);
+  }
+  std::string error;
+  EXPECT_FALSE(createPolicy("cp", {}, &error));
+  EXPECT_EQ(error, "unknown policy 'cp' (valid: critical-path, heft, "
+                   "round-robin, random, single, critical-path-reference)");
+}
+
+TEST(HeuristicsTest, PoliciesRejectNoDevices) {
+  std::optional<Graph> graph = sharedGraph("chain_mm_112nodes");
+  ASSERT_TRUE(graph);
+  for (const std::string &name : heuristicPolicyNames()) {
+    std::string error;
+    EXPECT_FALSE(placeWithPolicy(name, *graph, 0, {}, &error)) << name;
+    EXPECT_EQ(error, "device count must be at least 1, got 0");
+  }
+}
+
+TEST(HeuristicsTest, EveryPolicyGivesAValidDeterministicPlacement) {
+  for (const char *graphName : kSharedGraphs) {
+    std::optional<Graph> graph = sharedGraph(graphName);
+    ASSERT_TRUE(graph);
+    for (int32_t numDevices : {1, 2, 4, 8}) {
+      for (const std::string &name : heuristicPolicyNames()) {
+        PolicyOptions options;
+        options.seed = 11;
+        std::string error;
+        std::optional<std::vector<DeviceId>> first =
+            placeWithPolicy(name, *graph, numDevices, options, &error);
+        ASSERT_TRUE(first) << error;
+        EXPECT_TRUE(
+            validateAssignment(*graph, numDevices, *first, &error))
+            << graphName << " " << name << ": " << error;
+        EXPECT_EQ(placeWithPolicy(name, *graph, numDevices, options), first)
+            << graphName << " " << name;
+      }
+    }
+  }
+}
+
+TEST(HeuristicsTest, SeedsChangeTheRandomisedPolicies) {
+  std::optional<Graph> graph = sharedGraph("transformer_block_215nodes");
+  ASSERT_TRUE(graph);
+  EXPECT_NE(placeRandom(*graph, 4, 1), placeRandom(*graph, 4, 2));
+  bool anyDiffers = false;
+  for (uint64_t seed = 1; seed < 5; ++seed)
+    anyDiffers |= placeCriticalPathReference(*graph, 4, 0) !=
+                  placeCriticalPathReference(*graph, 4, seed);
+  EXPECT_TRUE(anyDiffers);
+}
+
+TEST(HeuristicsTest, SimplePolicies) {
+  std::optional<Graph> graph = sharedGraph("chain_mm_112nodes");
+  ASSERT_TRUE(graph);
+  std::vector<DeviceId> roundRobin = placeRoundRobin(*graph, 3);
+  for (NodeId v = 0; v < graph->numNodes(); ++v)
+    EXPECT_EQ(roundRobin[v], v % 3);
+  std::vector<DeviceId> single = placeSingle(*graph, 3);
+  EXPECT_TRUE(std::all_of(single.begin(), single.end(),
+                          [](DeviceId d) { return d == 0; }));
+  // Uniform enough: every device gets some nodes.
+  std::vector<DeviceId> random = placeRandom(*graph, 4, 5);
+  for (DeviceId d = 0; d < 4; ++d)
+    EXPECT_GT(std::count(random.begin(), random.end(), d), 5);
+}
+
+TEST(HeuristicsTest, CriticalPathKeepsChainsTogether) {
+  // Two independent chains whose transfers are dear: one device each.
+  GraphBuilder builder;
+  for (int i = 0; i < 6; ++i)
+    builder.addNode(10, 100);
+  builder.addEdge(0, 1);
+  builder.addEdge(1, 2);
+  builder.addEdge(3, 4);
+  builder.addEdge(4, 5);
+  Graph graph = *builder.build();
+  std::vector<DeviceId> placed = placeCriticalPath(graph, 2);
+  EXPECT_EQ(placed, (std::vector<DeviceId>{0, 0, 0, 1, 1, 1}));
+  Simulator simulator(graph, 2);
+  EXPECT_EQ(simulator.run(placed), 30);
+}
+
+TEST(HeuristicsTest, CriticalPathFollowsLargestBottomLevel) {
+  // Fork: 0 -> {1, 2, 3}; 3 has the longest tail, so it is placed first
+  // among the three and gets 0's device (its input is there, est smallest).
+  GraphBuilder builder;
+  builder.addNode(1, 5);  // 0
+  builder.addNode(2, 5);  // 1
+  builder.addNode(3, 5);  // 2
+  builder.addNode(9, 5);  // 3
+  builder.addEdge(0, 1);
+  builder.addEdge(0, 2);
+  builder.addEdge(0, 3);
+  Graph graph = *builder.build();
+  std::vector<DeviceId> placed = placeCriticalPath(graph, 3);
+  EXPECT_EQ(placed[0], 0);
+  EXPECT_EQ(placed[3], 0);
+  // Then 2 (b-level 3): device 0 is free at 1 + 9 = 10, others at 1 + 5.
+  EXPECT_EQ(placed[2], 1);
+  // Then 1: device 1 is busy until 9, device 2 free at 6.
+  EXPECT_EQ(placed[1], 2);
+}
+
+TEST(HeuristicsTest, UpwardRanksUseEdgeCosts) {
+  GraphBuilder builder;
+  builder.addNode(2, 1);
+  builder.addNode(3, 0);
+  builder.addNode(4, 0);
+  builder.addEdge(0, 1, 10.0);
+  builder.addEdge(0, 2);
+  Graph graph = *builder.build();
+  std::vector<double> rank = upwardRanks(graph);
+  EXPECT_EQ(rank[1], 3);
+  EXPECT_EQ(rank[2], 4);
+  EXPECT_EQ(rank[0], 2 + std::max(10 + 3, 1 + 4));
+}
+
+TEST(HeuristicsTest, HeftInsertsIntoIdleGaps) {
+  // a (c 2, m 1) -> b (c 4), a -> c (c 4), and an independent e (c 3).
+  // Ranks: a 7, b 4, c 4, e 3. HEFT puts a, b on device 0 ([0,2], [2,6]);
+  // c on device 1 at 3 (after the transfer), leaving [0,3) idle there; e,
+  // of the lowest rank, goes into that gap rather than after 6 or 7.
+  GraphBuilder builder;
+  builder.addNode(2, 1); // a
+  builder.addNode(4, 0); // b
+  builder.addNode(4, 0); // c
+  builder.addNode(3, 0); // e
+  builder.addEdge(0, 1);
+  builder.addEdge(0, 2);
+  Graph graph = *builder.build();
+  HeftSchedule heft = scheduleHeft(graph, 2);
+  EXPECT_EQ(heft.assignment, (std::vector<DeviceId>{0, 0, 1, 1}));
+  EXPECT_EQ(heft.start, (std::vector<double>{0, 2, 3, 0}));
+  EXPECT_EQ(heft.finish, (std::vector<double>{2, 6, 7, 3}));
+  EXPECT_EQ(heft.makespan, 7);
+  EXPECT_EQ(placeHeft(graph, 2), heft.assignment);
+}
+
+TEST(HeuristicsTest, HeftSchedulesAreFeasible) {
+  for (const char *graphName : kSharedGraphs) {
+    std::optional<Graph> graph = sharedGraph(graphName);
+    ASSERT_TRUE(graph);
+    for (int32_t numDevices : {2, 4}) {
+      HeftSchedule heft = scheduleHeft(*graph, numDevices);
+      for (NodeId v = 0; v < graph->numNodes(); ++v) {
+        EXPECT_EQ(heft.finish[v], heft.start[v] + graph->computeCost(v));
+        ArrayView<NodeId> preds = graph->predecessors(v);
+        ArrayView<int32_t> edges = graph->predecessorEdges(v);
+        for (size_t i = 0; i < preds.size(); ++i) {
+          NodeId u = preds[i];
+          double arrival = heft.finish[u];
+          if (heft.assignment[u] != heft.assignment[v])
+            arrival += graph->edgeCost(edges[i]);
+          EXPECT_GE(heft.start[v], arrival) << graphName << " " << v;
+        }
+      }
+      // No two nodes overlap on a device.
+      for (DeviceId d = 0; d < numDevices; ++d) {
+        std::vector<std::pair<double, double>> spans;
+        for (NodeId v = 0; v < graph->numNodes(); ++v)
+          if (heft.assignment[v] == d && graph->computeCost(v) > 0)
+            spans.push_back({heft.start[v], heft.finish[v]});
+        std::sort(spans.begin(), spans.end());
+        for (size_t i = 1; i < spans.size(); ++i)
+          EXPECT_GE(spans[i].first, spans[i - 1].second) << graphName;
+      }
+    }
+  }
+}
+
+// The bar: plain critical path is no worse than the median of the
+// reference implementation's critical-path episodes on every shared graph.
+TEST(HeuristicsTest, CriticalPathBeatsReferenceMedian) {
+  for (const char *graphName : kSharedGraphs) {
+    std::optional<Graph> graph = sharedGraph(graphName);
+    ASSERT_TRUE(graph);
+    double median = referenceCriticalPathMedian(graphName);
+    ASSERT_GT(median, 0) << graphName;
+    Simulator simulator(*graph, 4);
+    double makespan = simulator.run(placeCriticalPath(*graph, 4));
+    EXPECT_LE(makespan, median) << graphName;
+    EXPECT_GE(makespan, makespanLowerBound(*graph, 4)) << graphName;
+  }
+}
+
+// Our rendition of the reference heuristic lands where its episodes did:
+// its median over seeds is within 5% of the reference median.
+TEST(HeuristicsTest, ReferenceCriticalPathResemblesTheReference) {
+  for (const char *graphName : kSharedGraphs) {
+    std::optional<Graph> graph = sharedGraph(graphName);
+    ASSERT_TRUE(graph);
+    Simulator simulator(*graph, 4);
+    std::vector<double> makespans;
+    for (uint64_t seed = 0; seed < 9; ++seed)
+      makespans.push_back(
+          simulator.run(placeCriticalPathReference(*graph, 4, seed)));
+    std::sort(makespans.begin(), makespans.end());
+    double median = referenceCriticalPathMedian(graphName);
+    EXPECT_NEAR(makespans[4] / median, 1.0, 0.05) << graphName;
+  }
+}
+
+} // namespace
