@@ -1,0 +1,93 @@
+//===- Backend.h - What a device backend provides ---------------*- C++ -*-===//
+//
+// The executor owns scheduling (readiness, queues, memory accounting,
+// timing); a backend owns devices: their memory and how a task runs on them.
+// The executor gives each virtual device one compute worker thread and one
+// or more copy worker threads and calls the backend from them:
+//
+//   prepare(graph)        once per graph, before the clock starts: check
+//                         support, build per-task plans;
+//   attachWorker(...)     once on every worker thread (a CUDA backend binds
+//                         the thread to its GPU and stream here);
+//   allocate/deallocate   output buffers as tasks start / values die;
+//   execute(launch)       runs one task and returns when it is done, on the
+//                         worker of the task's device (copy worker for
+//                         transfers, on the destination device).
+//
+// So a worker thread plays the role of a CUDA stream: tasks on one worker
+// are ordered, tasks on different workers overlap.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_RUNTIME_BACKEND_H
+#define DOPPLER_RUNTIME_BACKEND_H
+
+#include "doppler/runtime/Status.h"
+#include "doppler/runtime/TaskGraph.h"
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+namespace doppler::runtime {
+
+/// A buffer in some device's memory (host memory on the CPU backend).
+struct DeviceBuffer {
+  void *data = nullptr;
+  uint64_t bytes = 0;
+};
+
+/// The kind of worker thread that runs a task.
+enum class WorkerKind : uint8_t { Compute, Copy };
+
+/// Per-graph state a backend builds in prepare() (e.g. einsum plans).
+class PreparedGraph {
+public:
+  virtual ~PreparedGraph() = default;
+};
+
+/// Everything execute() needs for one task.
+struct TaskLaunch {
+  const TaskGraph *graph = nullptr;
+  PreparedGraph *prepared = nullptr;
+  ValueId id = -1;
+  const Task *task = nullptr;
+  /// One buffer per entry of task->inputs (repeats included).
+  const DeviceBuffer *inputs = nullptr;
+  DeviceBuffer output;
+  /// Worker index among the device's workers of its kind.
+  int lane = 0;
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+
+  virtual std::string_view name() const = 0;
+  /// Virtual devices; valid ids are 0..numDevices()-1.
+  virtual int numDevices() const = 0;
+
+  /// Checks that every task of `graph` can run here and builds whatever the
+  /// backend wants to reuse across runs of the same graph.
+  virtual Result<std::unique_ptr<PreparedGraph>>
+  prepare(const TaskGraph &graph) = 0;
+
+  /// Called once on each worker thread before it runs any task.
+  virtual Status attachWorker(int device, WorkerKind kind, int lane) {
+    (void)device, (void)kind, (void)lane;
+    return Status();
+  }
+
+  /// Device memory. A zero-byte request may return a null pointer.
+  virtual Result<DeviceBuffer> allocate(int device, uint64_t bytes) = 0;
+  virtual void deallocate(int device, DeviceBuffer buffer) = 0;
+  /// Host <-> device copies of whole buffers, outside the timed run.
+  virtual Status upload(int device, DeviceBuffer dst, const void *src) = 0;
+  virtual Status download(int device, DeviceBuffer src, void *dst) = 0;
+
+  /// Runs one task to completion on the calling worker thread.
+  virtual Status execute(const TaskLaunch &launch) = 0;
+};
+
+} // namespace doppler::runtime
+
+#endif // DOPPLER_RUNTIME_BACKEND_H

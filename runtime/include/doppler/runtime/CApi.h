@@ -1,0 +1,141 @@
+/*===- CApi.h - Plain C interface to the runtime ----------------*- C -*-===*/
+/*
+ * The target of the MLIR lowering (doppler-lower-to-runtime): build a task
+ * graph, run it on an executor, read times and outputs back. Handles are
+ * opaque; nothing here throws or aborts.
+ *
+ *   DopplerRtGraph *g = dopplerRtGraphCreate();
+ *   int64_t shape[2] = {64, 64};
+ *   DopplerRtValue ab[2];
+ *   ab[0] = dopplerRtGraphAddInput(g, 0, DOPPLER_RT_F32, shape, 2);
+ *   ab[1] = dopplerRtGraphAddInput(g, 0, DOPPLER_RT_F32, shape, 2);
+ *   DopplerRtValue c =
+ *       dopplerRtGraphAddEinsum(g, 0, "ij,jk->ik", "mul", "add", 0.0, ab, 2);
+ *   dopplerRtGraphMarkOutput(g, c);
+ *   DopplerRtExecutor *e = dopplerRtCpuExecutorCreate(1, 0.0, 0.0);
+ *   const void *data[2] = {aData, bData};
+ *   DopplerRtRun *r = dopplerRtExecutorRun(e, g, ab, data, 2);
+ *   if (!dopplerRtRunError(r))
+ *     dopplerRtRunReadOutput(r, c, cData, 64 * 64 * sizeof(float));
+ *   dopplerRtRunDestroy(r);
+ *   dopplerRtExecutorDestroy(e);
+ *   dopplerRtGraphDestroy(g);
+ */
+/*===----------------------------------------------------------------------===*/
+#ifndef DOPPLER_RUNTIME_CAPI_H
+#define DOPPLER_RUNTIME_CAPI_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct DopplerRtGraph DopplerRtGraph;
+typedef struct DopplerRtExecutor DopplerRtExecutor;
+typedef struct DopplerRtRun DopplerRtRun;
+
+/* A value (buffer) of a graph; the task producing it has the same id.
+ * Builders return a negative id on failure: see dopplerRtGraphError. */
+typedef int64_t DopplerRtValue;
+
+enum {
+  DOPPLER_RT_F32 = 0,
+  DOPPLER_RT_F64 = 1,
+  DOPPLER_RT_F16 = 2,
+};
+
+/*===-- Graphs
+ * -------------------------------------------------------------===*/
+
+DopplerRtGraph *dopplerRtGraphCreate(void);
+void dopplerRtGraphDestroy(DopplerRtGraph *graph);
+/* Message of the last failed call on `graph`; "" after a successful one. */
+const char *dopplerRtGraphError(const DopplerRtGraph *graph);
+
+DopplerRtValue dopplerRtGraphAddInput(DopplerRtGraph *graph, int32_t device,
+                                      int32_t elementType, const int64_t *shape,
+                                      int32_t rank);
+/* `join`: an EinsumSpec join name ("mul", "exp", "scale", ...).
+ * `aggregation`: "add", "mul", "max", "min", or NULL/"" for none.
+ * `scalar` feeds the scale and shift joins. */
+DopplerRtValue dopplerRtGraphAddEinsum(DopplerRtGraph *graph, int32_t device,
+                                       const char *spec, const char *join,
+                                       const char *aggregation, double scalar,
+                                       const DopplerRtValue *inputs,
+                                       int32_t numInputs);
+DopplerRtValue dopplerRtGraphAddTransfer(DopplerRtGraph *graph,
+                                         DopplerRtValue input, int32_t device);
+DopplerRtValue dopplerRtGraphAddFill(DopplerRtGraph *graph, int32_t device,
+                                     int32_t elementType, const int64_t *shape,
+                                     int32_t rank, double value);
+DopplerRtValue dopplerRtGraphAddSlice(DopplerRtGraph *graph, int32_t device,
+                                      DopplerRtValue input,
+                                      const int64_t *offsets,
+                                      const int64_t *sizes, int32_t rank);
+/* `gridShape[d]` blocks along dimension d; `blockExtents` lists the extents
+ * of dimension 0's grid coordinates, then dimension 1's, and so on
+ * (sum of gridShape entries). `blocks` are in row-major grid order. */
+DopplerRtValue dopplerRtGraphAddAssemble(DopplerRtGraph *graph, int32_t device,
+                                         const int64_t *gridShape, int32_t rank,
+                                         const int64_t *blockExtents,
+                                         const DopplerRtValue *blocks,
+                                         int32_t numBlocks);
+/* Busies `device` for `seconds` after `inputs`; its output holds no data. */
+DopplerRtValue dopplerRtGraphAddDelay(DopplerRtGraph *graph, int32_t device,
+                                      double seconds,
+                                      const DopplerRtValue *inputs,
+                                      int32_t numInputs);
+/* These return 0 on success, -1 on failure. */
+int32_t dopplerRtGraphMarkOutput(DopplerRtGraph *graph, DopplerRtValue value);
+int32_t dopplerRtGraphSetPriority(DopplerRtGraph *graph, DopplerRtValue value,
+                                  int64_t priority);
+
+/*===-- Executors
+ * ----------------------------------------------------------===*/
+
+/* `numDevices` virtual CPU devices; transfers between them take
+ * linkLatency + bytes / linkBandwidth seconds (0 disables either).
+ * NULL on invalid arguments. */
+DopplerRtExecutor *dopplerRtCpuExecutorCreate(int32_t numDevices,
+                                              double linkBandwidth,
+                                              double linkLatency);
+void dopplerRtExecutorDestroy(DopplerRtExecutor *executor);
+/* 0 (default) means unlimited. Returns 0, or -1 for a bad device. */
+int32_t dopplerRtExecutorSetMemoryLimit(DopplerRtExecutor *executor,
+                                        int32_t device, uint64_t bytes);
+/* Nonzero: devices serve ready tasks by priority; 0: by readiness (FIFO). */
+void dopplerRtExecutorSetPriorityOrder(DopplerRtExecutor *executor,
+                                       int32_t byPriority);
+
+/*===-- Runs
+ * ---------------------------------------------------------------===*/
+
+/* Runs `graph` with `data[i]` bound to graph input `inputs[i]`. Always
+ * returns a run (NULL only for NULL handles); check dopplerRtRunError. */
+DopplerRtRun *dopplerRtExecutorRun(DopplerRtExecutor *executor,
+                                   const DopplerRtGraph *graph,
+                                   const DopplerRtValue *inputs,
+                                   const void *const *data, int32_t numInputs);
+/* NULL when the run succeeded, else its error message. */
+const char *dopplerRtRunError(const DopplerRtRun *run);
+/* Seconds from the run's start to its last task's end. */
+double dopplerRtRunMakespan(const DopplerRtRun *run);
+/* Start and end of `value`'s task in seconds since the run started.
+ * Returns 0, or -1 when the task did not run (e.g. a graph input). */
+int32_t dopplerRtRunTaskTime(const DopplerRtRun *run, DopplerRtValue value,
+                             double *start, double *end);
+uint64_t dopplerRtRunPeakBytes(const DopplerRtRun *run, int32_t device);
+/* Copies an output marked with dopplerRtGraphMarkOutput; `bytes` must be
+ * its exact size. Returns 0, or -1. */
+int32_t dopplerRtRunReadOutput(const DopplerRtRun *run, DopplerRtValue value,
+                               void *dst, uint64_t bytes);
+/* Writes a Chrome trace JSON file. Returns 0, or -1. */
+int32_t dopplerRtRunWriteTrace(const DopplerRtRun *run, const char *path);
+void dopplerRtRunDestroy(DopplerRtRun *run);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DOPPLER_RUNTIME_CAPI_H */

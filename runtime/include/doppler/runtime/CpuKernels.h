@@ -1,0 +1,86 @@
+//===- CpuKernels.h - CPU kernels for the runtime's tasks -------*- C++ -*-===//
+//
+// Single-threaded kernels on dense row-major host buffers; the CPU backend
+// runs them on each virtual device's worker thread. Exposed so that tests
+// and benchmarks can call them without an executor.
+//
+// Einsums take one of two paths, chosen once when the kernel is built:
+//  - contraction: join mul + aggregation add over two inputs with at least
+//    one index shared by both inputs and absent from the output. Indices
+//    contracted in only one input are summed out first; the operands are
+//    viewed (or, when their layout does not allow it, permuted) as batched
+//    matrices and multiplied with OpenBLAS, one GEMM per batch element.
+//  - loop: everything else (elementwise, broadcast, reductions, contractions
+//    with other joins or aggregations). A strided loop nest whose innermost
+//    loop follows the largest operand's contiguous dimension, with adjacent
+//    dimensions merged and pointer offsets stepped incrementally (no index
+//    decoding per element).
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_RUNTIME_CPUKERNELS_H
+#define DOPPLER_RUNTIME_CPUKERNELS_H
+
+#include "doppler/runtime/Status.h"
+#include "doppler/runtime/Types.h"
+
+#include "Doppler/Support/EinsumSpec.h"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace doppler::runtime::cpu {
+
+struct EinsumPlan;
+
+/// An einsum bound to input shapes and an element type (f32 or f64).
+class EinsumKernel {
+public:
+  static Result<EinsumKernel> create(const EinsumSpec &spec, JoinKind join,
+                                     std::optional<AggKind> aggregation,
+                                     double scalar,
+                                     const std::vector<Shape> &inputShapes,
+                                     ElementType type);
+
+  /// `inputs` has one pointer per spec input; buffers are dense row-major.
+  /// Temporary storage (permuted operands) comes from a per-thread cache.
+  void run(const void *const *inputs, void *output) const;
+
+  const Shape &outputShape() const;
+  /// True when the contraction path (BLAS) is used.
+  bool usesGemm() const;
+
+private:
+  explicit EinsumKernel(std::shared_ptr<const EinsumPlan> plan)
+      : plan_(std::move(plan)) {}
+  std::shared_ptr<const EinsumPlan> plan_;
+};
+
+/// Sets `count` elements of `out` to `value`.
+void fill(void *out, ElementType type, int64_t count, double value);
+
+/// Copies the box `offsets` + `outShape` of `in` (shape `inShape`) into the
+/// dense `out`. Arguments must have been validated (the task graph does).
+void slice(const void *in, const Shape &inShape,
+           const std::vector<int64_t> &offsets, void *out,
+           const Shape &outShape, ElementType type);
+
+/// Writes the dense `block` (shape `blockShape`) into `out` (shape
+/// `outShape`) at `offsets`: the inverse of slice.
+void insertBlock(const void *block, const Shape &blockShape, void *out,
+                 const Shape &outShape, const std::vector<int64_t> &offsets,
+                 ElementType type);
+
+/// Concatenates a row-major grid of dense blocks (see
+/// TaskGraph::addAssemble) into the dense `out`.
+void assemble(const std::vector<const void *> &blocks,
+              const std::vector<std::vector<int64_t>> &blockExtents, void *out,
+              ElementType type);
+
+/// Limits OpenBLAS to one thread per call: every virtual device is one
+/// worker, so parallelism comes from devices, not from inside a GEMM.
+void useSingleThreadedBlas();
+
+} // namespace doppler::runtime::cpu
+
+#endif // DOPPLER_RUNTIME_CPUKERNELS_H

@@ -1,0 +1,138 @@
+//===- Executor.h - Work-conserving task-graph executor ---------*- C++ -*-===//
+//
+// Runs a TaskGraph on a Backend the way shared/METHOD.md section 2 describes
+// the engine, with no barriers:
+//  - a task becomes ready when every input it reads is available on its
+//    device (graph inputs at once, others when their producer finishes);
+//  - each device serves its ready tasks one at a time per worker, in the
+//    order they became ready (FIFO), or by priority when asked;
+//  - transfers run on the destination device's copy worker(s), so copies
+//    overlap compute;
+//  - a buffer is freed as soon as its last reader finishes (graph outputs
+//    are kept and returned), and per-device memory in use is tracked
+//    against an optional limit.
+// Worker threads persist across runs. Every task's start and end (steady
+// clock, relative to the run's start) are recorded and can be written as a
+// Chrome trace.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_RUNTIME_EXECUTOR_H
+#define DOPPLER_RUNTIME_EXECUTOR_H
+
+#include "doppler/runtime/Backend.h"
+#include "doppler/runtime/Status.h"
+#include "doppler/runtime/TaskGraph.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace doppler::runtime {
+
+/// Order in which a device serves its ready tasks.
+enum class ReadyOrder : uint8_t {
+  Fifo,     ///< Readiness order (METHOD.md section 2); the default.
+  Priority, ///< Smallest Task::priority first, ties in readiness order.
+};
+
+struct ExecutorOptions {
+  ReadyOrder order = ReadyOrder::Fifo;
+  /// Copy worker threads per device (concurrent incoming transfers).
+  int copyWorkersPerDevice = 1;
+  /// Bytes of live buffers allowed per device (index = device id); 0 or a
+  /// missing entry means unlimited. Exceeding it fails the run cleanly.
+  std::vector<uint64_t> memoryLimits;
+  /// How long an idle worker polls its queue before sleeping. Polling cuts
+  /// the hand-off latency between devices from a futex wake-up (several us)
+  /// to well under one, but burns a core while it lasts. Negative: automatic
+  /// (20 us when every worker thread can have a hardware thread, else 0).
+  int idleSpinMicroseconds = -1;
+};
+
+/// When and where one task ran. Times are seconds since the run started.
+struct TaskTiming {
+  double start = 0;
+  double end = 0;
+  int device = -1;
+  WorkerKind worker = WorkerKind::Compute;
+  int lane = 0;
+  /// False for graph inputs (and for tasks skipped after a failure).
+  bool ran = false;
+};
+
+struct DeviceStats {
+  double computeBusy = 0; ///< Seconds the compute worker ran tasks.
+  double copyBusy = 0;    ///< Seconds copy workers ran transfers (summed).
+  double utilization = 0; ///< computeBusy / makespan.
+  int64_t computeTasks = 0;
+  int64_t copyTasks = 0;
+  uint64_t peakBytes = 0; ///< Largest sum of live buffers on the device.
+};
+
+/// A graph output copied back to the host.
+struct HostTensor {
+  ElementType type = ElementType::F32;
+  Shape shape;
+  std::vector<unsigned char> bytes;
+
+  const float *f32() const {
+    return reinterpret_cast<const float *>(bytes.data());
+  }
+  const double *f64() const {
+    return reinterpret_cast<const double *>(bytes.data());
+  }
+};
+
+struct RunResult {
+  /// Seconds from the run's start to the end of its last task.
+  double makespan = 0;
+  /// Indexed by ValueId.
+  std::vector<TaskTiming> tasks;
+  /// Indexed by device id.
+  std::vector<DeviceStats> devices;
+  std::map<ValueId, HostTensor> outputs;
+
+  /// Chrome trace (chrome://tracing, Perfetto): a process per device, a
+  /// thread per worker (tid 0 compute, tid 1.. copy workers), one complete
+  /// ("X") event per task in microseconds.
+  std::string chromeTrace(const TaskGraph &graph) const;
+  Status writeChromeTrace(const TaskGraph &graph,
+                          const std::string &path) const;
+};
+
+/// Host data for graph inputs: one dense row-major buffer per input value.
+using InputBindings = std::unordered_map<ValueId, const void *>;
+
+class Executor {
+public:
+  /// Starts the worker threads. `backend` must not be null.
+  explicit Executor(std::unique_ptr<Backend> backend,
+                    ExecutorOptions options = {});
+  ~Executor();
+  Executor(const Executor &) = delete;
+  Executor &operator=(const Executor &) = delete;
+
+  /// Runs `graph` once. Every graph input needs a binding. Runs of one
+  /// executor are serialised. Fails (and frees everything) on invalid
+  /// graphs, unsupported tasks, memory limits and backend errors.
+  Result<RunResult> run(const TaskGraph &graph, const InputBindings &inputs);
+
+  /// Options may be changed between runs.
+  void setReadyOrder(ReadyOrder order);
+  void setMemoryLimit(int device, uint64_t bytes);
+  const ExecutorOptions &options() const;
+
+  Backend &backend();
+  int numDevices() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace doppler::runtime
+
+#endif // DOPPLER_RUNTIME_EXECUTOR_H

@@ -1,0 +1,169 @@
+//===- TaskGraph.h - The runtime's task graph -------------------*- C++ -*-===//
+//
+// A task graph is a DAG of values. Every value is one buffer on one device:
+// either a graph input (bound by the caller at run time) or the output of
+// exactly one task. A task reads values that live on its own device (moves
+// between devices are explicit transfer tasks) and writes one new buffer.
+// Ids are dense and handed out in insertion order; a task may only read
+// values added before it, so the id order is a topological order.
+//
+// Every builder validates its arguments at once (spec, arity, shapes,
+// devices) and returns an error message instead of adding a broken task.
+// Device ids are checked against the backend when the graph runs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_RUNTIME_TASKGRAPH_H
+#define DOPPLER_RUNTIME_TASKGRAPH_H
+
+#include "doppler/runtime/Status.h"
+#include "doppler/runtime/Types.h"
+
+#include "Doppler/Support/EinsumSpec.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace doppler::runtime {
+
+/// Index of a value (buffer) in its graph; the task producing it shares it.
+using ValueId = int64_t;
+
+enum class TaskKind : uint8_t {
+  Input,    ///< Bound by the caller; no task runs.
+  Einsum,   ///< out[o] = AGG over contracted idx of JOIN(in0[..], in1[..]).
+  Transfer, ///< Copy of a value to another device (runs on a copy worker).
+  Fill,     ///< Every element set to a constant.
+  Slice,    ///< A static box of the input.
+  Assemble, ///< A row-major grid of blocks concatenated into one tensor.
+  Delay,    ///< Opaque: busies its device for a fixed time (cost-only graphs).
+};
+std::string_view taskKindName(TaskKind kind);
+
+/// One value and the task that produces it. Fields a kind does not use keep
+/// their defaults.
+struct Task {
+  TaskKind kind = TaskKind::Input;
+  int device = 0;
+  ElementType type = ElementType::F32;
+  Shape shape;
+  /// Operands in the order the task reads them (may repeat a value).
+  std::vector<ValueId> inputs;
+  /// `inputs` without repeats: the dependencies.
+  std::vector<ValueId> uniqueInputs;
+  /// Ready-queue key when the executor orders by priority (smaller first).
+  int64_t priority = 0;
+  /// Free-form name shown in traces (e.g. the MLIR op it came from).
+  std::string label;
+
+  // Einsum.
+  EinsumSpec spec;
+  JoinKind join = JoinKind::Identity;
+  std::optional<AggKind> aggregation;
+  /// Einsum: the join's scalar (scale/shift). Fill: the value.
+  double scalar = 0;
+
+  /// Slice: the box's offset per dimension (its sizes are `shape`).
+  std::vector<int64_t> sliceOffsets;
+  /// Assemble: per dimension, the extent of the blocks at each grid
+  /// coordinate; the grid shape is the sizes of these vectors.
+  std::vector<std::vector<int64_t>> blockExtents;
+
+  /// Delay: busy time. Transfer: a fixed duration that replaces the
+  /// backend's bandwidth model (negative: use the model).
+  double seconds = -1;
+
+  bool runsOnCopyWorker() const { return kind == TaskKind::Transfer; }
+};
+
+class TaskGraph {
+public:
+  /// A buffer the caller provides at run time on `device`.
+  Result<ValueId> addInput(int device, Shape shape,
+                           ElementType type = ElementType::F32);
+
+  /// An einsum over 1 or 2 inputs (as many as `join` takes), e.g.
+  /// ("ij,jk->ik", Mul, Add). `aggregation` is required exactly when the
+  /// spec contracts an index. `scalar` feeds the scale/shift joins. Every
+  /// input must live on `device` and share one element type (f32 or f64).
+  Result<ValueId> addEinsum(int device, std::string_view spec, JoinKind join,
+                            std::optional<AggKind> aggregation,
+                            std::vector<ValueId> inputs, double scalar = 0);
+
+  /// A copy of `input` on `device`. `fixedSeconds` >= 0 makes the copy take
+  /// that long regardless of size (cost-only graphs).
+  Result<ValueId> addTransfer(ValueId input, int device,
+                              double fixedSeconds = -1);
+  /// `value` itself when it lives on `device`, otherwise a transfer of it
+  /// there, created once per (value, device) and reused afterwards.
+  Result<ValueId> onDevice(ValueId value, int device);
+
+  Result<ValueId> addFill(int device, Shape shape, double value,
+                          ElementType type = ElementType::F32);
+
+  /// input[offsets[d] : offsets[d] + sizes[d]] on every dimension d.
+  Result<ValueId> addSlice(int device, ValueId input,
+                           std::vector<int64_t> offsets,
+                           std::vector<int64_t> sizes);
+
+  /// Concatenates `blocks` (row-major over the grid) into one tensor. The
+  /// grid has blockExtents[d].size() blocks along dimension d, and the block
+  /// at grid coordinate (g0, g1, ...) must have shape
+  /// (blockExtents[0][g0], blockExtents[1][g1], ...).
+  Result<ValueId> addAssemble(int device,
+                              std::vector<std::vector<int64_t>> blockExtents,
+                              std::vector<ValueId> blocks);
+
+  /// An opaque task that keeps `device` busy for `seconds` once `inputs`
+  /// are available, and produces an uninitialised buffer of `shape` (by
+  /// default empty, so it costs no memory) that later tasks may depend on.
+  Result<ValueId> addDelay(int device, double seconds,
+                           std::vector<ValueId> inputs = {}, Shape shape = {0},
+                           ElementType type = ElementType::F32);
+
+  /// Keeps `value` alive after the run and returns its contents.
+  Status markOutput(ValueId value);
+  Status setPriority(ValueId value, int64_t priority);
+  Status setLabel(ValueId value, std::string label);
+
+  int64_t size() const { return static_cast<int64_t>(tasks_.size()); }
+  bool contains(ValueId value) const { return value >= 0 && value < size(); }
+  const Task &task(ValueId value) const { return tasks_[value]; }
+  /// Tasks reading `value`, without repeats, in id order.
+  const std::vector<ValueId> &consumers(ValueId value) const {
+    return consumers_[value];
+  }
+  bool isOutput(ValueId value) const { return isOutput_[value]; }
+  const std::vector<ValueId> &inputs() const { return inputIds_; }
+  const std::vector<ValueId> &outputs() const { return outputIds_; }
+  uint64_t byteSize(ValueId value) const;
+  /// One more than the largest device id used (0 for an empty graph).
+  int numDevicesUsed() const { return numDevicesUsed_; }
+  /// Short description for messages and traces: "einsum ij,jk->ik mul/add"
+  /// or the label when one was set.
+  std::string describe(ValueId value) const;
+  /// Changes on every mutation; lets executors cache per-graph plans.
+  uint64_t version() const { return version_; }
+
+private:
+  Result<ValueId> add(Task task);
+  Status checkValue(ValueId value, const char *role) const;
+  Status checkOnDevice(ValueId value, int device, size_t operand) const;
+
+  std::vector<Task> tasks_;
+  std::vector<std::vector<ValueId>> consumers_;
+  std::vector<bool> isOutput_;
+  std::vector<ValueId> inputIds_;
+  std::vector<ValueId> outputIds_;
+  std::map<std::pair<ValueId, int>, ValueId> transferCache_;
+  int numDevicesUsed_ = 0;
+  uint64_t version_ = 0;
+};
+
+} // namespace doppler::runtime
+
+#endif // DOPPLER_RUNTIME_TASKGRAPH_H

@@ -1,0 +1,357 @@
+//===- CApi.cpp - Plain C interface to the runtime ------------------------===//
+//
+// Thin wrappers: each call converts its arguments, forwards to the C++ API
+// and turns a failure into a negative return plus a stored message. No C++
+// exception crosses the boundary.
+//
+//===----------------------------------------------------------------------===//
+
+#include "doppler/runtime/CApi.h"
+#include "doppler/runtime/CpuBackend.h"
+#include "doppler/runtime/Executor.h"
+
+#include <cstring>
+#include <exception>
+#include <memory>
+
+using namespace doppler;
+using namespace doppler::runtime;
+
+struct DopplerRtGraph {
+  // Shared with runs, which need the graph to name tasks in traces.
+  std::shared_ptr<TaskGraph> graph = std::make_shared<TaskGraph>();
+  std::string error;
+};
+
+struct DopplerRtExecutor {
+  std::unique_ptr<Executor> executor;
+};
+
+struct DopplerRtRun {
+  std::shared_ptr<const TaskGraph> graph;
+  std::optional<RunResult> result;
+  std::string error;
+};
+
+namespace {
+
+/// Runs `body` (returning Result<ValueId>) and records its error on `graph`.
+template <typename Body>
+DopplerRtValue buildValue(DopplerRtGraph *graph, Body &&body) {
+  if (!graph)
+    return -1;
+  try {
+    Result<ValueId> value = body(*graph->graph);
+    if (!value) {
+      graph->error = value.message();
+      return -1;
+    }
+    graph->error.clear();
+    return *value;
+  } catch (const std::exception &e) {
+    graph->error = e.what();
+  } catch (...) {
+    graph->error = "unknown exception";
+  }
+  return -1;
+}
+
+int32_t recordStatus(DopplerRtGraph *graph, const Status &status) {
+  graph->error = status.message();
+  return status.ok() ? 0 : -1;
+}
+
+Result<ElementType> toElementType(int32_t code) {
+  switch (code) {
+  case DOPPLER_RT_F32:
+    return ElementType::F32;
+  case DOPPLER_RT_F64:
+    return ElementType::F64;
+  case DOPPLER_RT_F16:
+    return ElementType::F16;
+  default:
+    break;
+  }
+  return Status::failure("unknown element type code " + std::to_string(code));
+}
+
+Result<std::vector<int64_t>> toVector(const int64_t *data, int32_t count,
+                                      const char *what) {
+  if (count < 0 || (count > 0 && !data))
+    return Status::failure(std::string("invalid ") + what + " array");
+  return std::vector<int64_t>(data, data + count);
+}
+
+} // namespace
+
+extern "C" {
+
+DopplerRtGraph *dopplerRtGraphCreate(void) {
+  try {
+    return new DopplerRtGraph();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void dopplerRtGraphDestroy(DopplerRtGraph *graph) { delete graph; }
+
+const char *dopplerRtGraphError(const DopplerRtGraph *graph) {
+  return graph ? graph->error.c_str() : "null graph";
+}
+
+DopplerRtValue dopplerRtGraphAddInput(DopplerRtGraph *graph, int32_t device,
+                                      int32_t elementType, const int64_t *shape,
+                                      int32_t rank) {
+  return buildValue(graph, [&](TaskGraph &g) -> Result<ValueId> {
+    Result<ElementType> type = toElementType(elementType);
+    if (!type)
+      return type.status();
+    Result<std::vector<int64_t>> dims = toVector(shape, rank, "shape");
+    if (!dims)
+      return dims.status();
+    return g.addInput(device, std::move(*dims), *type);
+  });
+}
+
+DopplerRtValue dopplerRtGraphAddEinsum(DopplerRtGraph *graph, int32_t device,
+                                       const char *spec, const char *join,
+                                       const char *aggregation, double scalar,
+                                       const DopplerRtValue *inputs,
+                                       int32_t numInputs) {
+  return buildValue(graph, [&](TaskGraph &g) -> Result<ValueId> {
+    if (!spec || !join)
+      return Status::failure("einsum needs a spec and a join");
+    std::optional<JoinKind> joinKind = parseJoinKind(join);
+    if (!joinKind)
+      return Status::failure("unknown join '" + std::string(join) + "'");
+    std::optional<AggKind> aggKind;
+    if (aggregation && *aggregation) {
+      aggKind = parseAggKind(aggregation);
+      if (!aggKind)
+        return Status::failure("unknown aggregation '" +
+                               std::string(aggregation) + "'");
+    }
+    Result<std::vector<int64_t>> operands =
+        toVector(inputs, numInputs, "inputs");
+    if (!operands)
+      return operands.status();
+    return g.addEinsum(device, spec, *joinKind, aggKind, std::move(*operands),
+                       scalar);
+  });
+}
+
+DopplerRtValue dopplerRtGraphAddTransfer(DopplerRtGraph *graph,
+                                         DopplerRtValue input, int32_t device) {
+  return buildValue(graph,
+                    [&](TaskGraph &g) { return g.addTransfer(input, device); });
+}
+
+DopplerRtValue dopplerRtGraphAddFill(DopplerRtGraph *graph, int32_t device,
+                                     int32_t elementType, const int64_t *shape,
+                                     int32_t rank, double value) {
+  return buildValue(graph, [&](TaskGraph &g) -> Result<ValueId> {
+    Result<ElementType> type = toElementType(elementType);
+    if (!type)
+      return type.status();
+    Result<std::vector<int64_t>> dims = toVector(shape, rank, "shape");
+    if (!dims)
+      return dims.status();
+    return g.addFill(device, std::move(*dims), value, *type);
+  });
+}
+
+DopplerRtValue dopplerRtGraphAddSlice(DopplerRtGraph *graph, int32_t device,
+                                      DopplerRtValue input,
+                                      const int64_t *offsets,
+                                      const int64_t *sizes, int32_t rank) {
+  return buildValue(graph, [&](TaskGraph &g) -> Result<ValueId> {
+    Result<std::vector<int64_t>> starts = toVector(offsets, rank, "offsets");
+    Result<std::vector<int64_t>> extents = toVector(sizes, rank, "sizes");
+    if (!starts)
+      return starts.status();
+    if (!extents)
+      return extents.status();
+    return g.addSlice(device, input, std::move(*starts), std::move(*extents));
+  });
+}
+
+DopplerRtValue dopplerRtGraphAddAssemble(DopplerRtGraph *graph, int32_t device,
+                                         const int64_t *gridShape, int32_t rank,
+                                         const int64_t *blockExtents,
+                                         const DopplerRtValue *blocks,
+                                         int32_t numBlocks) {
+  return buildValue(graph, [&](TaskGraph &g) -> Result<ValueId> {
+    Result<std::vector<int64_t>> grid = toVector(gridShape, rank, "grid");
+    if (!grid)
+      return grid.status();
+    int64_t totalExtents = 0;
+    for (int64_t count : *grid) {
+      if (count < 0 || count > (int64_t(1) << 30))
+        return Status::failure("invalid grid shape");
+      totalExtents += count;
+    }
+    Result<std::vector<int64_t>> flat = toVector(
+        blockExtents, static_cast<int32_t>(totalExtents), "block extents");
+    if (!flat)
+      return flat.status();
+    std::vector<std::vector<int64_t>> extents;
+    size_t next = 0;
+    for (int64_t count : *grid) {
+      extents.emplace_back(flat->begin() + next, flat->begin() + next + count);
+      next += count;
+    }
+    Result<std::vector<int64_t>> operands =
+        toVector(blocks, numBlocks, "blocks");
+    if (!operands)
+      return operands.status();
+    return g.addAssemble(device, std::move(extents), std::move(*operands));
+  });
+}
+
+DopplerRtValue dopplerRtGraphAddDelay(DopplerRtGraph *graph, int32_t device,
+                                      double seconds,
+                                      const DopplerRtValue *inputs,
+                                      int32_t numInputs) {
+  return buildValue(graph, [&](TaskGraph &g) -> Result<ValueId> {
+    Result<std::vector<int64_t>> operands =
+        toVector(inputs, numInputs, "inputs");
+    if (!operands)
+      return operands.status();
+    return g.addDelay(device, seconds, std::move(*operands));
+  });
+}
+
+int32_t dopplerRtGraphMarkOutput(DopplerRtGraph *graph, DopplerRtValue value) {
+  if (!graph)
+    return -1;
+  return recordStatus(graph, graph->graph->markOutput(value));
+}
+
+int32_t dopplerRtGraphSetPriority(DopplerRtGraph *graph, DopplerRtValue value,
+                                  int64_t priority) {
+  if (!graph)
+    return -1;
+  return recordStatus(graph, graph->graph->setPriority(value, priority));
+}
+
+DopplerRtExecutor *dopplerRtCpuExecutorCreate(int32_t numDevices,
+                                              double linkBandwidth,
+                                              double linkLatency) {
+  try {
+    CpuBackendOptions options;
+    options.numDevices = numDevices;
+    options.linkBandwidth = linkBandwidth;
+    options.linkLatency = linkLatency;
+    Result<std::unique_ptr<Backend>> backend = createCpuBackend(options);
+    if (!backend)
+      return nullptr;
+    auto *handle = new DopplerRtExecutor();
+    handle->executor = std::make_unique<Executor>(std::move(*backend));
+    return handle;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void dopplerRtExecutorDestroy(DopplerRtExecutor *executor) { delete executor; }
+
+int32_t dopplerRtExecutorSetMemoryLimit(DopplerRtExecutor *executor,
+                                        int32_t device, uint64_t bytes) {
+  if (!executor || device < 0 || device >= executor->executor->numDevices())
+    return -1;
+  executor->executor->setMemoryLimit(device, bytes);
+  return 0;
+}
+
+void dopplerRtExecutorSetPriorityOrder(DopplerRtExecutor *executor,
+                                       int32_t byPriority) {
+  if (executor)
+    executor->executor->setReadyOrder(byPriority ? ReadyOrder::Priority
+                                                 : ReadyOrder::Fifo);
+}
+
+DopplerRtRun *dopplerRtExecutorRun(DopplerRtExecutor *executor,
+                                   const DopplerRtGraph *graph,
+                                   const DopplerRtValue *inputs,
+                                   const void *const *data, int32_t numInputs) {
+  if (!executor || !graph)
+    return nullptr;
+  try {
+    auto *run = new DopplerRtRun();
+    run->graph = graph->graph;
+    if (numInputs < 0 || (numInputs > 0 && (!inputs || !data))) {
+      run->error = "invalid input bindings";
+      return run;
+    }
+    InputBindings bindings;
+    for (int32_t i = 0; i < numInputs; ++i)
+      bindings[inputs[i]] = data[i];
+    Result<RunResult> result = executor->executor->run(*graph->graph, bindings);
+    if (result)
+      run->result = std::move(*result);
+    else
+      run->error = result.message();
+    return run;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+const char *dopplerRtRunError(const DopplerRtRun *run) {
+  if (!run)
+    return "null run";
+  return run->result ? nullptr : run->error.c_str();
+}
+
+double dopplerRtRunMakespan(const DopplerRtRun *run) {
+  return run && run->result ? run->result->makespan : 0.0;
+}
+
+int32_t dopplerRtRunTaskTime(const DopplerRtRun *run, DopplerRtValue value,
+                             double *start, double *end) {
+  if (!run || !run->result || value < 0 ||
+      value >= static_cast<DopplerRtValue>(run->result->tasks.size()))
+    return -1;
+  const TaskTiming &timing = run->result->tasks[value];
+  if (!timing.ran)
+    return -1;
+  if (start)
+    *start = timing.start;
+  if (end)
+    *end = timing.end;
+  return 0;
+}
+
+uint64_t dopplerRtRunPeakBytes(const DopplerRtRun *run, int32_t device) {
+  if (!run || !run->result || device < 0 ||
+      device >= static_cast<int32_t>(run->result->devices.size()))
+    return 0;
+  return run->result->devices[device].peakBytes;
+}
+
+int32_t dopplerRtRunReadOutput(const DopplerRtRun *run, DopplerRtValue value,
+                               void *dst, uint64_t bytes) {
+  if (!run || !run->result || (!dst && bytes))
+    return -1;
+  auto it = run->result->outputs.find(value);
+  if (it == run->result->outputs.end() || it->second.bytes.size() != bytes)
+    return -1;
+  if (bytes)
+    std::memcpy(dst, it->second.bytes.data(), bytes);
+  return 0;
+}
+
+int32_t dopplerRtRunWriteTrace(const DopplerRtRun *run, const char *path) {
+  if (!run || !run->result || !path)
+    return -1;
+  try {
+    return run->result->writeChromeTrace(*run->graph, path).ok() ? 0 : -1;
+  } catch (...) {
+    return -1;
+  }
+}
+
+void dopplerRtRunDestroy(DopplerRtRun *run) { delete run; }
+
+} // extern "C"

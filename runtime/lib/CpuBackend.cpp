@@ -1,0 +1,246 @@
+//===- CpuBackend.cpp - Virtual devices on the host CPU -------------------===//
+
+#include "doppler/runtime/CpuBackend.h"
+#include "doppler/runtime/CpuKernels.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace doppler::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+void waitUntil(Clock::time_point deadline, WaitMode mode) {
+  // Sleeping overshoots by the kernel's timer slack; the hybrid mode sleeps
+  // through all but this margin and spins the rest.
+  constexpr auto kSpinMargin = std::chrono::microseconds(100);
+  if (mode == WaitMode::Sleep) {
+    std::this_thread::sleep_until(deadline);
+    return;
+  }
+  if (mode == WaitMode::Hybrid && deadline - Clock::now() > kSpinMargin)
+    std::this_thread::sleep_until(deadline - kSpinMargin);
+  while (Clock::now() < deadline)
+    cpuRelax();
+}
+
+Clock::duration toDuration(double seconds) {
+  return std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(seconds));
+}
+
+/// One device's memory: 64-byte aligned host blocks, with freed blocks
+/// cached by exact size so repeated runs of a graph reuse warm pages.
+class CpuArena {
+public:
+  explicit CpuArena(uint64_t cacheLimit) : cacheLimit_(cacheLimit) {}
+  ~CpuArena() {
+    for (auto &entry : cache_)
+      std::free(entry.second);
+  }
+
+  void *allocate(uint64_t bytes) {
+    uint64_t rounded = roundUp(bytes);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = cache_.find(rounded);
+      if (it != cache_.end()) {
+        void *block = it->second;
+        cache_.erase(it);
+        cachedBytes_ -= rounded;
+        return block;
+      }
+    }
+    return std::aligned_alloc(64, rounded);
+  }
+
+  void release(void *block, uint64_t bytes) {
+    uint64_t rounded = roundUp(bytes);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (cachedBytes_ + rounded <= cacheLimit_) {
+        cache_.emplace(rounded, block);
+        cachedBytes_ += rounded;
+        return;
+      }
+    }
+    std::free(block);
+  }
+
+private:
+  static uint64_t roundUp(uint64_t bytes) { return (bytes + 63) / 64 * 64; }
+
+  std::mutex mutex_;
+  std::multimap<uint64_t, void *> cache_;
+  uint64_t cachedBytes_ = 0;
+  uint64_t cacheLimit_;
+};
+
+/// Einsum kernels of one graph, indexed by ValueId (empty for other tasks).
+struct CpuPreparedGraph : PreparedGraph {
+  std::vector<std::optional<cpu::EinsumKernel>> kernels;
+};
+
+class CpuBackend final : public Backend {
+public:
+  explicit CpuBackend(const CpuBackendOptions &options) : options_(options) {
+    for (int d = 0; d < options.numDevices; ++d)
+      arenas_.push_back(
+          std::make_unique<CpuArena>(options.cachedBytesPerDevice));
+    cpu::useSingleThreadedBlas();
+  }
+
+  std::string_view name() const override { return "cpu"; }
+  int numDevices() const override { return options_.numDevices; }
+
+  Result<std::unique_ptr<PreparedGraph>>
+  prepare(const TaskGraph &graph) override {
+    auto prepared = std::make_unique<CpuPreparedGraph>();
+    prepared->kernels.resize(graph.size());
+    for (ValueId id = 0; id < graph.size(); ++id) {
+      const Task &task = graph.task(id);
+      if (task.kind != TaskKind::Einsum)
+        continue;
+      std::vector<Shape> shapes;
+      for (ValueId input : task.inputs)
+        shapes.push_back(graph.task(input).shape);
+      Result<cpu::EinsumKernel> kernel =
+          cpu::EinsumKernel::create(task.spec, task.join, task.aggregation,
+                                    task.scalar, shapes, task.type);
+      if (!kernel)
+        return kernel.status().withContext(graph.describe(id));
+      prepared->kernels[id] = std::move(*kernel);
+    }
+    return std::unique_ptr<PreparedGraph>(std::move(prepared));
+  }
+
+  Result<DeviceBuffer> allocate(int device, uint64_t bytes) override {
+    if (bytes == 0)
+      return DeviceBuffer{};
+    void *data = arenas_[device]->allocate(bytes);
+    if (!data)
+      return Status::failure("host allocation of " + std::to_string(bytes) +
+                             " bytes failed");
+    return DeviceBuffer{data, bytes};
+  }
+
+  void deallocate(int device, DeviceBuffer buffer) override {
+    if (buffer.data)
+      arenas_[device]->release(buffer.data, buffer.bytes);
+  }
+
+  Status upload(int, DeviceBuffer dst, const void *src) override {
+    if (dst.bytes)
+      std::memcpy(dst.data, src, dst.bytes);
+    return Status();
+  }
+
+  Status download(int, DeviceBuffer src, void *dst) override {
+    if (src.bytes)
+      std::memcpy(dst, src.data, src.bytes);
+    return Status();
+  }
+
+  Status execute(const TaskLaunch &launch) override {
+    const Task &task = *launch.task;
+    switch (task.kind) {
+    case TaskKind::Einsum: {
+      auto *prepared = static_cast<CpuPreparedGraph *>(launch.prepared);
+      const std::optional<cpu::EinsumKernel> &kernel =
+          prepared->kernels[launch.id];
+      if (!kernel)
+        return Status::failure("einsum was not prepared");
+      const void *inputs[2] = {launch.inputs[0].data,
+                               task.inputs.size() > 1 ? launch.inputs[1].data
+                                                      : nullptr};
+      kernel->run(inputs, launch.output.data);
+      return Status();
+    }
+    case TaskKind::Transfer:
+      return transfer(launch);
+    case TaskKind::Fill:
+      cpu::fill(launch.output.data, task.type, numElements(task.shape),
+                task.scalar);
+      return Status();
+    case TaskKind::Slice:
+      cpu::slice(launch.inputs[0].data,
+                 launch.graph->task(task.inputs[0]).shape, task.sliceOffsets,
+                 launch.output.data, task.shape, task.type);
+      return Status();
+    case TaskKind::Assemble: {
+      std::vector<const void *> blocks;
+      blocks.reserve(task.inputs.size());
+      for (size_t i = 0; i < task.inputs.size(); ++i)
+        blocks.push_back(launch.inputs[i].data);
+      cpu::assemble(blocks, task.blockExtents, launch.output.data, task.type);
+      return Status();
+    }
+    case TaskKind::Delay:
+      if (task.seconds > 0)
+        waitUntil(Clock::now() + toDuration(task.seconds), options_.waitMode);
+      return Status();
+    case TaskKind::Input:
+      break;
+    }
+    return Status::failure("task kind '" +
+                           std::string(taskKindName(task.kind)) +
+                           "' cannot be executed");
+  }
+
+private:
+  Status transfer(const TaskLaunch &launch) {
+    Clock::time_point start = Clock::now();
+    const Task &task = *launch.task;
+    uint64_t bytes = launch.output.bytes;
+    if (bytes)
+      std::memcpy(launch.output.data, launch.inputs[0].data, bytes);
+    // Emulate the link: the copy is done once latency + bytes / bandwidth
+    // (or the task's fixed duration) has passed since it started.
+    double seconds = 0;
+    if (task.seconds >= 0) {
+      seconds = task.seconds;
+    } else if (launch.graph->task(task.inputs[0]).device != task.device) {
+      seconds = options_.linkLatency;
+      if (options_.linkBandwidth > 0)
+        seconds += static_cast<double>(bytes) / options_.linkBandwidth;
+    }
+    if (seconds > 0)
+      waitUntil(start + toDuration(seconds), options_.waitMode);
+    return Status();
+  }
+
+  CpuBackendOptions options_;
+  std::vector<std::unique_ptr<CpuArena>> arenas_;
+};
+
+} // namespace
+
+Result<std::unique_ptr<Backend>>
+createCpuBackend(const CpuBackendOptions &options) {
+  if (options.numDevices < 1)
+    return Status::failure("the CPU backend needs at least one device, got " +
+                           std::to_string(options.numDevices));
+  if (!(options.linkBandwidth >= 0) || !std::isfinite(options.linkBandwidth))
+    return Status::failure("link bandwidth must be finite and >= 0");
+  if (!(options.linkLatency >= 0) || !std::isfinite(options.linkLatency))
+    return Status::failure("link latency must be finite and >= 0");
+  return std::unique_ptr<Backend>(std::make_unique<CpuBackend>(options));
+}
+
+} // namespace doppler::runtime

@@ -1,0 +1,572 @@
+//===- Executor.cpp - Work-conserving task-graph executor -----------------===//
+//
+// Scheduling state is a set of atomic counters per run: per task, how many
+// of its inputs are still missing; per value, how many readers have not
+// finished. The worker that finishes a task decrements them, frees values
+// whose last reader it was, and pushes newly ready tasks onto their device's
+// queue. Nothing waits for anything but its own inputs, so there are no
+// barriers; each queue is served in push (= readiness) order or by
+// priority.
+//
+//===----------------------------------------------------------------------===//
+
+#include "doppler/runtime/Executor.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace doppler::runtime {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+double secondsBetween(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+/// Ready tasks of one device and worker kind.
+class ReadyQueue {
+public:
+  bool empty() const { return fifo_.empty() && heap_.empty(); }
+
+  // push and pop are called with `mutex` held.
+  void push(ValueId id, int64_t priority, bool byPriority) {
+    if (!byPriority) {
+      fifo_.push_back(id);
+    } else {
+      heap_.push_back({priority, nextSequence_++, id});
+      std::push_heap(heap_.begin(), heap_.end(), Entry::later);
+    }
+    queued.store(queued.load(std::memory_order_relaxed) + 1,
+                 std::memory_order_release);
+  }
+
+  ValueId pop() {
+    queued.store(queued.load(std::memory_order_relaxed) - 1,
+                 std::memory_order_relaxed);
+    if (!fifo_.empty()) {
+      ValueId id = fifo_.front();
+      fifo_.pop_front();
+      return id;
+    }
+    std::pop_heap(heap_.begin(), heap_.end(), Entry::later);
+    ValueId id = heap_.back().id;
+    heap_.pop_back();
+    return id;
+  }
+
+  std::mutex mutex;
+  std::condition_variable wakeUp;
+  /// Workers blocked on `wakeUp` (pushers notify only when there are some).
+  int sleepers = 0;
+  /// Number of queued tasks, readable without the mutex by polling workers.
+  std::atomic<int64_t> queued{0};
+
+private:
+  struct Entry {
+    int64_t priority;
+    uint64_t sequence; ///< Readiness order among equal priorities.
+    ValueId id;
+    /// Max-heap comparator that puts the entry to serve first on top.
+    static bool later(const Entry &x, const Entry &y) {
+      return x.priority != y.priority ? x.priority > y.priority
+                                      : x.sequence > y.sequence;
+    }
+  };
+  std::deque<ValueId> fifo_;
+  std::vector<Entry> heap_;
+  uint64_t nextSequence_ = 0;
+};
+
+struct DeviceMemory {
+  std::atomic<uint64_t> inUse{0};
+  std::atomic<uint64_t> peak{0};
+  uint64_t limit = 0;
+};
+
+/// Everything one run mutates; workers reach it through Impl::current.
+struct RunState {
+  RunState(const TaskGraph &graph, int numDevices)
+      : graph(graph), pendingInputs(new std::atomic<int32_t>[graph.size()]),
+        pendingReaders(new std::atomic<int32_t>[graph.size()]),
+        buffers(graph.size()), allocated(graph.size(), 0),
+        timings(graph.size()), memory(new DeviceMemory[numDevices]) {}
+
+  const TaskGraph &graph;
+  PreparedGraph *prepared = nullptr;
+  bool byPriority = false;
+  Clock::time_point start;
+  std::unique_ptr<std::atomic<int32_t>[]> pendingInputs;
+  std::unique_ptr<std::atomic<int32_t>[]> pendingReaders;
+  std::vector<DeviceBuffer> buffers;
+  std::vector<uint8_t> allocated;
+  std::vector<TaskTiming> timings;
+  std::unique_ptr<DeviceMemory[]> memory;
+  std::atomic<int64_t> remaining{0};
+  std::atomic<bool> failed{false};
+  std::mutex errorMutex;
+  std::string error;
+};
+
+} // namespace
+
+struct Executor::Impl {
+  Impl(std::unique_ptr<Backend> backendIn, ExecutorOptions optionsIn)
+      : backend(std::move(backendIn)), options(std::move(optionsIn)) {
+    numDevices = backend ? backend->numDevices() : 0;
+    options.copyWorkersPerDevice = std::max(1, options.copyWorkersPerDevice);
+    int threads = numDevices * (1 + options.copyWorkersPerDevice);
+    if (options.idleSpinMicroseconds < 0)
+      options.idleSpinMicroseconds =
+          threads <= static_cast<int>(std::thread::hardware_concurrency()) ? 20
+                                                                           : 0;
+    idleSpin = std::chrono::microseconds(options.idleSpinMicroseconds);
+    for (int d = 0; d < numDevices; ++d) {
+      computeQueues.push_back(std::make_unique<ReadyQueue>());
+      copyQueues.push_back(std::make_unique<ReadyQueue>());
+    }
+    for (int d = 0; d < numDevices; ++d) {
+      workers.emplace_back([this, d] {
+        workerLoop(*computeQueues[d], d, WorkerKind::Compute, 0);
+      });
+      for (int lane = 0; lane < options.copyWorkersPerDevice; ++lane)
+        workers.emplace_back([this, d, lane] {
+          workerLoop(*copyQueues[d], d, WorkerKind::Copy, lane);
+        });
+    }
+    // Wait until every worker attached, so the first run sees any failure.
+    std::unique_lock<std::mutex> lock(workerStartMutex);
+    workerStarted.wait(lock, [&] { return startedWorkers == workers.size(); });
+  }
+
+  ~Impl() {
+    shutdown.store(true);
+    for (auto *queues : {&computeQueues, &copyQueues})
+      for (auto &queue : *queues) {
+        std::lock_guard<std::mutex> lock(queue->mutex);
+        queue->wakeUp.notify_all();
+      }
+    for (std::thread &worker : workers)
+      worker.join();
+  }
+
+  void workerLoop(ReadyQueue &queue, int device, WorkerKind kind, int lane);
+  void runTask(RunState &run, ValueId id, WorkerKind kind, int lane);
+  Status executeTask(RunState &run, ValueId id, WorkerKind kind, int lane);
+  void finishTask(RunState &run, ValueId id);
+  void enqueue(RunState &run, ValueId id);
+  Status allocateValue(RunState &run, ValueId id);
+  void freeValue(RunState &run, ValueId id);
+  void fail(RunState &run, std::string message);
+  Status validate(const TaskGraph &graph, const InputBindings &inputs) const;
+  Result<PreparedGraph *> prepare(const TaskGraph &graph);
+  Result<RunResult> run(const TaskGraph &graph, const InputBindings &inputs);
+
+  std::unique_ptr<Backend> backend;
+  ExecutorOptions options;
+  int numDevices = 0;
+  std::vector<std::unique_ptr<ReadyQueue>> computeQueues, copyQueues;
+  std::vector<std::thread> workers;
+  std::atomic<bool> shutdown{false};
+  Clock::duration idleSpin{0};
+
+  std::mutex workerStartMutex; ///< Guards the two fields below.
+  std::condition_variable workerStarted;
+  size_t startedWorkers = 0;
+  std::string workerError;
+
+  std::mutex runMutex; ///< Serialises runs.
+  /// The run in progress. Written before its first task is queued; workers
+  /// read it only after popping a task (the queue mutex orders the two).
+  RunState *current = nullptr;
+  std::mutex doneMutex;
+  std::condition_variable done;
+
+  // Backend plans of the last graph run, reused while it is unchanged.
+  const TaskGraph *preparedGraph = nullptr;
+  uint64_t preparedVersion = 0;
+  std::unique_ptr<PreparedGraph> prepared;
+};
+
+void Executor::Impl::workerLoop(ReadyQueue &queue, int device, WorkerKind kind,
+                                int lane) {
+  Status attached = backend->attachWorker(device, kind, lane);
+  {
+    std::lock_guard<std::mutex> lock(workerStartMutex);
+    if (!attached && workerError.empty())
+      workerError = "device " + std::to_string(device) +
+                    " worker failed to start: " + attached.message();
+    ++startedWorkers;
+  }
+  workerStarted.notify_all();
+  while (true) {
+    if (idleSpin.count() > 0 &&
+        queue.queued.load(std::memory_order_acquire) == 0) {
+      Clock::time_point deadline = Clock::now() + idleSpin;
+      // Yield between polls: when workers outnumber cores, the thread that
+      // will produce our next task may need this core.
+      while (queue.queued.load(std::memory_order_acquire) == 0 &&
+             !shutdown.load(std::memory_order_relaxed) &&
+             Clock::now() < deadline) {
+        cpuRelax();
+        std::this_thread::yield();
+      }
+    }
+    ValueId id;
+    {
+      std::unique_lock<std::mutex> lock(queue.mutex);
+      while (queue.empty() && !shutdown.load(std::memory_order_relaxed)) {
+        ++queue.sleepers;
+        queue.wakeUp.wait(lock);
+        --queue.sleepers;
+      }
+      if (queue.empty())
+        return; // Shutting down.
+      id = queue.pop();
+    }
+    runTask(*current, id, kind, lane);
+  }
+}
+
+void Executor::Impl::fail(RunState &run, std::string message) {
+  std::lock_guard<std::mutex> lock(run.errorMutex);
+  if (run.error.empty())
+    run.error = std::move(message);
+  run.failed.store(true);
+}
+
+Status Executor::Impl::allocateValue(RunState &run, ValueId id) {
+  const Task &task = run.graph.task(id);
+  uint64_t bytes = run.graph.byteSize(id);
+  DeviceMemory &memory = run.memory[task.device];
+  uint64_t inUse = memory.inUse.fetch_add(bytes) + bytes;
+  if (memory.limit && inUse > memory.limit) {
+    memory.inUse.fetch_sub(bytes);
+    return Status::failure(
+        "out of memory on device " + std::to_string(task.device) + ": needs " +
+        std::to_string(bytes) + " bytes with " + std::to_string(inUse - bytes) +
+        " in use and a limit of " + std::to_string(memory.limit));
+  }
+  uint64_t peak = memory.peak.load();
+  while (inUse > peak && !memory.peak.compare_exchange_weak(peak, inUse)) {
+  }
+  Result<DeviceBuffer> buffer = backend->allocate(task.device, bytes);
+  if (!buffer) {
+    memory.inUse.fetch_sub(bytes);
+    return buffer.status();
+  }
+  run.buffers[id] = *buffer;
+  run.allocated[id] = 1;
+  return Status();
+}
+
+void Executor::Impl::freeValue(RunState &run, ValueId id) {
+  if (!run.allocated[id])
+    return;
+  const Task &task = run.graph.task(id);
+  backend->deallocate(task.device, run.buffers[id]);
+  run.memory[task.device].inUse.fetch_sub(run.graph.byteSize(id));
+  run.buffers[id] = DeviceBuffer{};
+  run.allocated[id] = 0;
+}
+
+void Executor::Impl::enqueue(RunState &run, ValueId id) {
+  const Task &task = run.graph.task(id);
+  ReadyQueue &queue = task.runsOnCopyWorker() ? *copyQueues[task.device]
+                                              : *computeQueues[task.device];
+  bool wake;
+  {
+    std::lock_guard<std::mutex> lock(queue.mutex);
+    queue.push(id, task.priority, run.byPriority);
+    wake = queue.sleepers > 0;
+  }
+  // A worker that is not asleep will find the task without a wake-up; this
+  // keeps chains on one device free of system calls.
+  if (wake)
+    queue.wakeUp.notify_one();
+}
+
+Status Executor::Impl::executeTask(RunState &run, ValueId id, WorkerKind kind,
+                                   int lane) {
+  const Task &task = run.graph.task(id);
+  if (Status status = allocateValue(run, id); !status)
+    return status;
+  // Reused per worker thread: no allocation per task.
+  thread_local std::vector<DeviceBuffer> inputBuffers;
+  inputBuffers.clear();
+  for (ValueId input : task.inputs)
+    inputBuffers.push_back(run.buffers[input]);
+  TaskLaunch launch;
+  launch.graph = &run.graph;
+  launch.prepared = run.prepared;
+  launch.id = id;
+  launch.task = &task;
+  launch.inputs = inputBuffers.data();
+  launch.output = run.buffers[id];
+  launch.lane = lane;
+  Clock::time_point start = Clock::now();
+  Status status = backend->execute(launch);
+  Clock::time_point end = Clock::now();
+  TaskTiming &timing = run.timings[id];
+  timing.start = secondsBetween(run.start, start);
+  timing.end = secondsBetween(run.start, end);
+  timing.device = task.device;
+  timing.worker = kind;
+  timing.lane = lane;
+  timing.ran = status.ok();
+  return status;
+}
+
+void Executor::Impl::runTask(RunState &run, ValueId id, WorkerKind kind,
+                             int lane) {
+  if (!run.failed.load(std::memory_order_relaxed)) {
+    Status status;
+    // An exception (e.g. bad_alloc in a backend) must not end the worker
+    // thread: it fails the run like any other error.
+    try {
+      status = executeTask(run, id, kind, lane);
+    } catch (const std::exception &error) {
+      status = Status::failure(std::string("exception: ") + error.what());
+    } catch (...) {
+      status = Status::failure("unknown exception");
+    }
+    if (!status)
+      fail(run, run.graph.describe(id) + " on device " +
+                    std::to_string(run.graph.task(id).device) + ": " +
+                    status.message());
+  }
+  finishTask(run, id);
+}
+
+void Executor::Impl::finishTask(RunState &run, ValueId id) {
+  const TaskGraph &graph = run.graph;
+  // Free first, so that the tasks woken below find the memory available.
+  for (ValueId input : graph.task(id).uniqueInputs)
+    if (run.pendingReaders[input].fetch_sub(1, std::memory_order_acq_rel) ==
+            1 &&
+        !graph.isOutput(input))
+      freeValue(run, input);
+  const std::vector<ValueId> &consumers = graph.consumers(id);
+  if (consumers.empty() && !graph.isOutput(id))
+    freeValue(run, id);
+  for (ValueId consumer : consumers)
+    if (run.pendingInputs[consumer].fetch_sub(1, std::memory_order_acq_rel) ==
+        1)
+      enqueue(run, consumer);
+  if (run.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    // The lock pairs with the waiter's predicate check: no lost wake-up.
+    std::lock_guard<std::mutex> lock(doneMutex);
+    done.notify_all();
+  }
+}
+
+Status Executor::Impl::validate(const TaskGraph &graph,
+                                const InputBindings &inputs) const {
+  if (graph.numDevicesUsed() > numDevices)
+    return Status::failure(
+        "the graph uses device " + std::to_string(graph.numDevicesUsed() - 1) +
+        " but backend '" + std::string(backend->name()) + "' has " +
+        std::to_string(numDevices) + " device(s)");
+  for (ValueId input : graph.inputs()) {
+    auto it = inputs.find(input);
+    if (it == inputs.end() || (!it->second && graph.byteSize(input) > 0))
+      return Status::failure("graph input %" + std::to_string(input) +
+                             " has no data bound");
+  }
+  for (const auto &binding : inputs)
+    if (!graph.contains(binding.first) ||
+        graph.task(binding.first).kind != TaskKind::Input)
+      return Status::failure("binding for %" + std::to_string(binding.first) +
+                             ", which is not a graph input");
+  return Status();
+}
+
+Result<PreparedGraph *> Executor::Impl::prepare(const TaskGraph &graph) {
+  if (prepared && preparedGraph == &graph && preparedVersion == graph.version())
+    return prepared.get();
+  prepared.reset();
+  Result<std::unique_ptr<PreparedGraph>> fresh = backend->prepare(graph);
+  if (!fresh)
+    return fresh.status();
+  prepared = std::move(*fresh);
+  preparedGraph = &graph;
+  preparedVersion = graph.version();
+  return prepared.get();
+}
+
+Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
+                                      const InputBindings &inputs) {
+  std::lock_guard<std::mutex> runLock(runMutex);
+  {
+    std::lock_guard<std::mutex> lock(workerStartMutex);
+    if (!workerError.empty())
+      return Status::failure(workerError);
+  }
+  if (Status status = validate(graph, inputs); !status)
+    return status;
+  Result<PreparedGraph *> preparedGraph = prepare(graph);
+  if (!preparedGraph)
+    return preparedGraph.status();
+
+  RunState run(graph, numDevices);
+  run.prepared = *preparedGraph;
+  run.byPriority = options.order == ReadyOrder::Priority;
+  for (int d = 0; d < numDevices; ++d)
+    run.memory[d].limit = d < static_cast<int>(options.memoryLimits.size())
+                              ? options.memoryLimits[d]
+                              : 0;
+
+  auto releaseAll = [&] {
+    for (ValueId id = 0; id < graph.size(); ++id)
+      freeValue(run, id);
+  };
+
+  // Graph inputs are available from the start: upload those anyone reads.
+  for (ValueId id = 0; id < graph.size(); ++id) {
+    run.pendingReaders[id].store(
+        static_cast<int32_t>(graph.consumers(id).size()));
+    const Task &task = graph.task(id);
+    if (task.kind == TaskKind::Input) {
+      if (graph.consumers(id).empty() && !graph.isOutput(id))
+        continue;
+      Status status = allocateValue(run, id);
+      if (status)
+        status = backend->upload(task.device, run.buffers[id],
+                                 inputs.find(id)->second);
+      if (!status) {
+        releaseAll();
+        return status.withContext("graph input %" + std::to_string(id));
+      }
+      continue;
+    }
+    int32_t pending = 0;
+    for (ValueId input : task.uniqueInputs)
+      pending += graph.task(input).kind != TaskKind::Input;
+    run.pendingInputs[id].store(pending);
+    run.remaining.fetch_add(1);
+  }
+
+  // Tasks ready at time 0 queue in id order. Collect them before the first
+  // push: once workers run, counters reach 0 for tasks they enqueue
+  // themselves.
+  std::vector<ValueId> readyAtStart;
+  for (ValueId id = 0; id < graph.size(); ++id)
+    if (graph.task(id).kind != TaskKind::Input &&
+        run.pendingInputs[id].load(std::memory_order_relaxed) == 0)
+      readyAtStart.push_back(id);
+
+  current = &run;
+  run.start = Clock::now();
+  if (run.remaining.load() > 0) {
+    for (ValueId id : readyAtStart)
+      enqueue(run, id);
+    std::unique_lock<std::mutex> lock(doneMutex);
+    done.wait(lock, [&] { return run.remaining.load() == 0; });
+  }
+  current = nullptr;
+
+  if (run.failed.load()) {
+    releaseAll();
+    return Status::failure(run.error);
+  }
+
+  RunResult result;
+  result.devices.resize(numDevices);
+  for (ValueId output : graph.outputs()) {
+    HostTensor tensor;
+    tensor.type = graph.task(output).type;
+    tensor.shape = graph.task(output).shape;
+    tensor.bytes.resize(graph.byteSize(output));
+    if (run.allocated[output]) {
+      Status status = backend->download(
+          graph.task(output).device, run.buffers[output], tensor.bytes.data());
+      if (!status) {
+        releaseAll();
+        return status.withContext("output %" + std::to_string(output));
+      }
+    }
+    result.outputs.emplace(output, std::move(tensor));
+  }
+  releaseAll();
+
+  for (ValueId id = 0; id < graph.size(); ++id) {
+    const TaskTiming &timing = run.timings[id];
+    if (!timing.ran)
+      continue;
+    result.makespan = std::max(result.makespan, timing.end);
+    DeviceStats &stats = result.devices[timing.device];
+    double busy = timing.end - timing.start;
+    if (timing.worker == WorkerKind::Compute) {
+      stats.computeBusy += busy;
+      ++stats.computeTasks;
+    } else {
+      stats.copyBusy += busy;
+      ++stats.copyTasks;
+    }
+  }
+  for (int d = 0; d < numDevices; ++d) {
+    DeviceStats &stats = result.devices[d];
+    stats.peakBytes = run.memory[d].peak.load();
+    stats.utilization =
+        result.makespan > 0 ? stats.computeBusy / result.makespan : 0;
+  }
+  result.tasks = std::move(run.timings);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Executor
+//===----------------------------------------------------------------------===//
+
+Executor::Executor(std::unique_ptr<Backend> backend, ExecutorOptions options)
+    : impl_(std::make_unique<Impl>(std::move(backend), std::move(options))) {}
+
+Executor::~Executor() = default;
+
+Result<RunResult> Executor::run(const TaskGraph &graph,
+                                const InputBindings &inputs) {
+  if (!impl_->backend)
+    return Status::failure("executor has no backend");
+  try {
+    return impl_->run(graph, inputs);
+  } catch (const std::exception &error) {
+    return Status::failure(std::string("exception: ") + error.what());
+  }
+}
+
+void Executor::setReadyOrder(ReadyOrder order) {
+  std::lock_guard<std::mutex> lock(impl_->runMutex);
+  impl_->options.order = order;
+}
+
+void Executor::setMemoryLimit(int device, uint64_t bytes) {
+  if (device < 0)
+    return;
+  std::lock_guard<std::mutex> lock(impl_->runMutex);
+  std::vector<uint64_t> &limits = impl_->options.memoryLimits;
+  if (static_cast<int>(limits.size()) <= device)
+    limits.resize(device + 1, 0);
+  limits[device] = bytes;
+}
+
+const ExecutorOptions &Executor::options() const { return impl_->options; }
+Backend &Executor::backend() { return *impl_->backend; }
+int Executor::numDevices() const { return impl_->numDevices; }
+
+} // namespace doppler::runtime

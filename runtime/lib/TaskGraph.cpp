@@ -1,0 +1,380 @@
+//===- TaskGraph.cpp - The runtime's task graph ---------------------------===//
+
+#include "doppler/runtime/TaskGraph.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+
+namespace doppler::runtime {
+namespace {
+
+// Graph versions are unique process-wide, so a cache keyed by version can
+// never confuse two graphs (even one reallocated at the same address).
+uint64_t nextVersion() {
+  static std::atomic<uint64_t> counter{0};
+  return ++counter;
+}
+
+Status checkShape(const Shape &shape) {
+  for (int64_t extent : shape)
+    if (extent < 0)
+      return Status::failure("negative extent in shape " +
+                             shapeToString(shape));
+  return Status();
+}
+
+Status checkDevice(int device) {
+  if (device < 0)
+    return Status::failure("device id " + std::to_string(device) +
+                           " is negative");
+  return Status();
+}
+
+} // namespace
+
+std::string_view taskKindName(TaskKind kind) {
+  switch (kind) {
+  case TaskKind::Input:
+    return "input";
+  case TaskKind::Einsum:
+    return "einsum";
+  case TaskKind::Transfer:
+    return "transfer";
+  case TaskKind::Fill:
+    return "fill";
+  case TaskKind::Slice:
+    return "slice";
+  case TaskKind::Assemble:
+    return "assemble";
+  case TaskKind::Delay:
+    return "delay";
+  }
+  return "?";
+}
+
+Status TaskGraph::checkValue(ValueId value, const char *role) const {
+  if (!contains(value))
+    return Status::failure(std::string(role) + " %" + std::to_string(value) +
+                           " does not exist (graph has " +
+                           std::to_string(size()) + " values)");
+  return Status();
+}
+
+Status TaskGraph::checkOnDevice(ValueId value, int device,
+                                size_t operand) const {
+  if (Status status = checkValue(value, "operand"); !status)
+    return status;
+  if (tasks_[value].device != device)
+    return Status::failure("operand " + std::to_string(operand) + " (%" +
+                           std::to_string(value) + ") lives on device " +
+                           std::to_string(tasks_[value].device) +
+                           ", not on the task's device " +
+                           std::to_string(device) + " (add a transfer)");
+  return Status();
+}
+
+uint64_t TaskGraph::byteSize(ValueId value) const {
+  const Task &task = tasks_[value];
+  return runtime::byteSize(task.shape, task.type);
+}
+
+Result<ValueId> TaskGraph::add(Task task) {
+  ValueId id = size();
+  for (ValueId input : task.inputs)
+    if (std::find(task.uniqueInputs.begin(), task.uniqueInputs.end(), input) ==
+        task.uniqueInputs.end())
+      task.uniqueInputs.push_back(input);
+  for (ValueId input : task.uniqueInputs)
+    consumers_[input].push_back(id);
+  numDevicesUsed_ = std::max(numDevicesUsed_, task.device + 1);
+  if (task.kind == TaskKind::Input)
+    inputIds_.push_back(id);
+  tasks_.push_back(std::move(task));
+  consumers_.emplace_back();
+  isOutput_.push_back(false);
+  version_ = nextVersion();
+  return id;
+}
+
+Result<ValueId> TaskGraph::addInput(int device, Shape shape, ElementType type) {
+  if (Status status = checkDevice(device); !status)
+    return status.withContext("input");
+  if (Status status = checkShape(shape); !status)
+    return status.withContext("input");
+  Task task;
+  task.kind = TaskKind::Input;
+  task.device = device;
+  task.type = type;
+  task.shape = std::move(shape);
+  return add(std::move(task));
+}
+
+Result<ValueId> TaskGraph::addEinsum(int device, std::string_view specText,
+                                     JoinKind join,
+                                     std::optional<AggKind> aggregation,
+                                     std::vector<ValueId> inputs,
+                                     double scalar) {
+  std::string context = "einsum '" + std::string(specText) + "'";
+  if (Status status = checkDevice(device); !status)
+    return status.withContext(context);
+  std::string error;
+  std::optional<EinsumSpec> spec = EinsumSpec::parse(specText, &error);
+  if (!spec)
+    return Status::failure(error);
+  if (spec->numInputs() != joinArity(join))
+    return Status::failure(
+        context + ": join '" + std::string(joinKindName(join)) + "' takes " +
+        std::to_string(joinArity(join)) + " input(s) but the spec has " +
+        std::to_string(spec->numInputs()));
+  if (inputs.size() != spec->numInputs())
+    return Status::failure(context + ": expects " +
+                           std::to_string(spec->numInputs()) +
+                           " operand(s), got " + std::to_string(inputs.size()));
+  if (spec->contracts() && !aggregation)
+    return Status::failure(context + ": contracts '" +
+                           spec->contractedIndices() +
+                           "' but no aggregation was given");
+  if (!joinTakesScalar(join))
+    scalar = 0;
+
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (Status status = checkOnDevice(inputs[i], device, i); !status)
+      return status.withContext(context);
+    shapes.push_back(tasks_[inputs[i]].shape);
+  }
+  ElementType type = tasks_[inputs[0]].type;
+  for (size_t i = 1; i < inputs.size(); ++i)
+    if (tasks_[inputs[i]].type != type)
+      return Status::failure(
+          context + ": operands have different element types (" +
+          std::string(elementTypeName(type)) + " and " +
+          std::string(elementTypeName(tasks_[inputs[i]].type)) + ")");
+  std::optional<IndexSizes> sizes = inferIndexSizes(*spec, shapes, &error);
+  if (!sizes)
+    return Status::failure(context + ": " + error);
+
+  Task task;
+  task.kind = TaskKind::Einsum;
+  task.device = device;
+  task.type = type;
+  task.shape = outputShape(*spec, *sizes);
+  task.inputs = std::move(inputs);
+  task.spec = std::move(*spec);
+  task.join = join;
+  // Aggregating over nothing is the identity; keep "has aggregation" to mean
+  // "reduces something".
+  task.aggregation = task.spec.contracts() ? aggregation : std::nullopt;
+  task.scalar = scalar;
+  return add(std::move(task));
+}
+
+Result<ValueId> TaskGraph::addTransfer(ValueId input, int device,
+                                       double fixedSeconds) {
+  if (Status status = checkDevice(device); !status)
+    return status.withContext("transfer");
+  if (Status status = checkValue(input, "transfer source"); !status)
+    return status;
+  if (std::isnan(fixedSeconds))
+    return Status::failure("transfer: fixed duration is NaN");
+  Task task;
+  task.kind = TaskKind::Transfer;
+  task.device = device;
+  task.type = tasks_[input].type;
+  task.shape = tasks_[input].shape;
+  task.inputs = {input};
+  task.seconds = fixedSeconds < 0 ? -1 : fixedSeconds;
+  return add(std::move(task));
+}
+
+Result<ValueId> TaskGraph::onDevice(ValueId value, int device) {
+  if (Status status = checkValue(value, "value"); !status)
+    return status;
+  if (tasks_[value].device == device)
+    return value;
+  auto key = std::make_pair(value, device);
+  if (auto it = transferCache_.find(key); it != transferCache_.end())
+    return it->second;
+  Result<ValueId> moved = addTransfer(value, device);
+  if (moved)
+    transferCache_[key] = *moved;
+  return moved;
+}
+
+Result<ValueId> TaskGraph::addFill(int device, Shape shape, double value,
+                                   ElementType type) {
+  if (Status status = checkDevice(device); !status)
+    return status.withContext("fill");
+  if (Status status = checkShape(shape); !status)
+    return status.withContext("fill");
+  Task task;
+  task.kind = TaskKind::Fill;
+  task.device = device;
+  task.type = type;
+  task.shape = std::move(shape);
+  task.scalar = value;
+  return add(std::move(task));
+}
+
+Result<ValueId> TaskGraph::addSlice(int device, ValueId input,
+                                    std::vector<int64_t> offsets,
+                                    std::vector<int64_t> sizes) {
+  if (Status status = checkDevice(device); !status)
+    return status.withContext("slice");
+  if (Status status = checkOnDevice(input, device, 0); !status)
+    return status.withContext("slice");
+  const Shape &inShape = tasks_[input].shape;
+  if (offsets.size() != inShape.size() || sizes.size() != inShape.size())
+    return Status::failure("slice: input has rank " +
+                           std::to_string(inShape.size()) + " but " +
+                           std::to_string(offsets.size()) + " offsets and " +
+                           std::to_string(sizes.size()) + " sizes were given");
+  for (size_t d = 0; d < inShape.size(); ++d)
+    if (offsets[d] < 0 || sizes[d] < 0 || offsets[d] + sizes[d] > inShape[d])
+      return Status::failure("slice: dimension " + std::to_string(d) +
+                             " range [" + std::to_string(offsets[d]) + ", " +
+                             std::to_string(offsets[d] + sizes[d]) +
+                             ") is outside [0, " + std::to_string(inShape[d]) +
+                             ")");
+  Task task;
+  task.kind = TaskKind::Slice;
+  task.device = device;
+  task.type = tasks_[input].type;
+  task.shape = std::move(sizes);
+  task.inputs = {input};
+  task.sliceOffsets = std::move(offsets);
+  return add(std::move(task));
+}
+
+Result<ValueId>
+TaskGraph::addAssemble(int device,
+                       std::vector<std::vector<int64_t>> blockExtents,
+                       std::vector<ValueId> blocks) {
+  if (Status status = checkDevice(device); !status)
+    return status.withContext("assemble");
+  size_t rank = blockExtents.size();
+  int64_t numBlocks = 1;
+  Shape shape(rank, 0);
+  for (size_t d = 0; d < rank; ++d) {
+    if (blockExtents[d].empty())
+      return Status::failure("assemble: dimension " + std::to_string(d) +
+                             " has no blocks");
+    numBlocks *= static_cast<int64_t>(blockExtents[d].size());
+    for (int64_t extent : blockExtents[d]) {
+      if (extent < 0)
+        return Status::failure("assemble: negative block extent on "
+                               "dimension " +
+                               std::to_string(d));
+      shape[d] += extent;
+    }
+  }
+  if (static_cast<int64_t>(blocks.size()) != numBlocks)
+    return Status::failure("assemble: the grid has " +
+                           std::to_string(numBlocks) + " blocks but " +
+                           std::to_string(blocks.size()) + " were given");
+  std::vector<size_t> coord(rank, 0);
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    if (Status status = checkOnDevice(blocks[b], device, b); !status)
+      return status.withContext("assemble");
+    const Task &block = tasks_[blocks[b]];
+    if (block.type != tasks_[blocks[0]].type)
+      return Status::failure("assemble: blocks have different element types");
+    Shape expected(rank);
+    for (size_t d = 0; d < rank; ++d)
+      expected[d] = blockExtents[d][coord[d]];
+    if (block.shape != expected)
+      return Status::failure("assemble: block " + std::to_string(b) + " (%" +
+                             std::to_string(blocks[b]) + ") has shape " +
+                             shapeToString(block.shape) + ", expected " +
+                             shapeToString(expected));
+    // Next grid coordinate, row-major.
+    for (size_t d = rank; d-- > 0;) {
+      if (++coord[d] < blockExtents[d].size())
+        break;
+      coord[d] = 0;
+    }
+  }
+  Task task;
+  task.kind = TaskKind::Assemble;
+  task.device = device;
+  task.type = tasks_[blocks[0]].type;
+  task.shape = std::move(shape);
+  task.inputs = std::move(blocks);
+  task.blockExtents = std::move(blockExtents);
+  return add(std::move(task));
+}
+
+Result<ValueId> TaskGraph::addDelay(int device, double seconds,
+                                    std::vector<ValueId> inputs, Shape shape,
+                                    ElementType type) {
+  if (Status status = checkDevice(device); !status)
+    return status.withContext("delay");
+  if (!(seconds >= 0) || !std::isfinite(seconds))
+    return Status::failure("delay: duration must be finite and >= 0");
+  if (Status status = checkShape(shape); !status)
+    return status.withContext("delay");
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (Status status = checkOnDevice(inputs[i], device, i); !status)
+      return status.withContext("delay");
+  Task task;
+  task.kind = TaskKind::Delay;
+  task.device = device;
+  task.type = type;
+  task.shape = std::move(shape);
+  task.inputs = std::move(inputs);
+  task.seconds = seconds;
+  return add(std::move(task));
+}
+
+Status TaskGraph::markOutput(ValueId value) {
+  if (Status status = checkValue(value, "output"); !status)
+    return status;
+  if (!isOutput_[value]) {
+    isOutput_[value] = true;
+    outputIds_.push_back(value);
+    version_ = nextVersion();
+  }
+  return Status();
+}
+
+Status TaskGraph::setPriority(ValueId value, int64_t priority) {
+  if (Status status = checkValue(value, "value"); !status)
+    return status;
+  tasks_[value].priority = priority;
+  version_ = nextVersion();
+  return Status();
+}
+
+Status TaskGraph::setLabel(ValueId value, std::string label) {
+  if (Status status = checkValue(value, "value"); !status)
+    return status;
+  tasks_[value].label = std::move(label);
+  return Status();
+}
+
+std::string TaskGraph::describe(ValueId value) const {
+  if (!contains(value))
+    return "%" + std::to_string(value);
+  const Task &task = tasks_[value];
+  std::string text = "%" + std::to_string(value) + " ";
+  if (!task.label.empty())
+    return text + task.label;
+  text += taskKindName(task.kind);
+  switch (task.kind) {
+  case TaskKind::Einsum:
+    text += " " + task.spec.str() + " " + std::string(joinKindName(task.join));
+    if (task.aggregation)
+      text += "/" + std::string(aggKindName(*task.aggregation));
+    break;
+  case TaskKind::Transfer:
+    text += " " + std::to_string(tasks_[task.inputs[0]].device) + "->" +
+            std::to_string(task.device);
+    break;
+  default:
+    break;
+  }
+  return text;
+}
+
+} // namespace doppler::runtime

@@ -1,0 +1,108 @@
+//===- TaskGraphTests.cpp - Graph construction and validation -------------===//
+
+#include "doppler/runtime/TaskGraph.h"
+
+#include <gtest/gtest.h>
+
+using namespace doppler;
+using namespace doppler::runtime;
+
+namespace {
+
+bool mentions(const Status &status, const std::string &text) {
+  return status.message().find(text) != std::string::npos;
+}
+
+TEST(TaskGraph, InfersShapesAndTracksConsumers) {
+  TaskGraph g;
+  ValueId a = *g.addInput(0, {4, 5});
+  ValueId b = *g.addInput(0, {5, 6});
+  Result<ValueId> c =
+      g.addEinsum(0, "ij,jk->ik", JoinKind::Mul, AggKind::Add, {a, b});
+  ASSERT_TRUE(c) << c.message();
+  EXPECT_EQ(g.task(*c).shape, (Shape{4, 6}));
+  ValueId square =
+      *g.addEinsum(0, "ij,ij->ij", JoinKind::Mul, std::nullopt, {a, a});
+  EXPECT_EQ(g.task(square).uniqueInputs, (std::vector<ValueId>{a}));
+  EXPECT_EQ(g.consumers(a), (std::vector<ValueId>{*c, square}));
+  EXPECT_EQ(g.byteSize(*c), 4u * 6u * 4u);
+  EXPECT_EQ(g.inputs(), (std::vector<ValueId>{a, b}));
+  EXPECT_EQ(g.describe(*c), "%2 einsum ij,jk->ik mul/add");
+  ValueId moved = *g.addTransfer(*c, 3);
+  EXPECT_EQ(g.numDevicesUsed(), 4);
+  EXPECT_EQ(g.describe(moved), "%4 transfer 0->3");
+}
+
+TEST(TaskGraph, EinsumValidation) {
+  TaskGraph g;
+  ValueId a = *g.addInput(0, {4, 5});
+  ValueId onOther = *g.addInput(1, {5, 6});
+  ValueId wide = *g.addInput(0, {6, 6});
+  ValueId f64 = *g.addInput(0, {5, 6}, ElementType::F64);
+
+  EXPECT_TRUE(mentions(
+      g.addEinsum(0, "ij,jk", JoinKind::Mul, AggKind::Add, {a, a}).status(),
+      "no '->'"));
+  EXPECT_TRUE(mentions(
+      g.addEinsum(0, "ij->ij", JoinKind::Add, std::nullopt, {a}).status(),
+      "takes 2 input(s)"));
+  EXPECT_TRUE(mentions(
+      g.addEinsum(0, "ij,jk->ik", JoinKind::Mul, std::nullopt, {a, wide})
+          .status(),
+      "no aggregation"));
+  EXPECT_TRUE(mentions(
+      g.addEinsum(0, "ij,jk->ik", JoinKind::Mul, AggKind::Add, {a, wide})
+          .status(),
+      "bound to both"));
+  EXPECT_TRUE(mentions(
+      g.addEinsum(0, "ij,jk->ik", JoinKind::Mul, AggKind::Add, {a, onOther})
+          .status(),
+      "lives on device 1"));
+  EXPECT_TRUE(mentions(
+      g.addEinsum(0, "ij,jk->ik", JoinKind::Mul, AggKind::Add, {a, f64})
+          .status(),
+      "element types"));
+  EXPECT_TRUE(mentions(
+      g.addEinsum(0, "ij->ij", JoinKind::Exp, std::nullopt, {42}).status(),
+      "does not exist"));
+  EXPECT_TRUE(mentions(
+      g.addEinsum(-1, "ij->ij", JoinKind::Exp, std::nullopt, {a}).status(),
+      "negative"));
+  // Nothing was added by the failures.
+  EXPECT_EQ(g.size(), 4);
+}
+
+TEST(TaskGraph, SliceAssembleFillDelayValidation) {
+  TaskGraph g;
+  ValueId x = *g.addInput(0, {4, 6});
+  EXPECT_TRUE(mentions(g.addSlice(0, x, {0}, {4}).status(), "rank 2"));
+  EXPECT_TRUE(
+      mentions(g.addSlice(0, x, {2, 0}, {3, 6}).status(), "outside [0, 4)"));
+  ValueId top = *g.addSlice(0, x, {0, 0}, {2, 6});
+  ValueId bottom = *g.addSlice(0, x, {2, 0}, {2, 6});
+  Result<ValueId> whole = g.addAssemble(0, {{2, 2}, {6}}, {top, bottom});
+  ASSERT_TRUE(whole) << whole.message();
+  EXPECT_EQ(g.task(*whole).shape, (Shape{4, 6}));
+  EXPECT_TRUE(mentions(g.addAssemble(0, {{2, 2}, {6}}, {top}).status(),
+                       "has 2 blocks"));
+  EXPECT_TRUE(mentions(g.addAssemble(0, {{3, 1}, {6}}, {top, bottom}).status(),
+                       "expected [3, 6]"));
+  EXPECT_TRUE(mentions(g.addFill(0, {2, -1}, 0.0).status(), "negative"));
+  EXPECT_TRUE(mentions(g.addDelay(0, -1.0).status(), ">= 0"));
+  EXPECT_TRUE(mentions(g.markOutput(99), "does not exist"));
+}
+
+TEST(TaskGraph, VersionChangesOnEveryMutation) {
+  TaskGraph g;
+  uint64_t empty = g.version();
+  ValueId x = *g.addInput(0, {1});
+  uint64_t added = g.version();
+  EXPECT_NE(empty, added);
+  ASSERT_TRUE(g.markOutput(x));
+  EXPECT_NE(g.version(), added);
+  TaskGraph other;
+  ASSERT_TRUE(other.addInput(0, {1}));
+  EXPECT_NE(other.version(), g.version());
+}
+
+} // namespace
