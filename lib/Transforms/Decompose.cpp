@@ -92,7 +92,8 @@ Tiling gridCuts(AssembleOp assemble) {
   for (int64_t d = rank - 1; d >= 0; --d) {
     cuts[d].push_back(0);
     for (int64_t c = 0; c < grid[d]; ++c) {
-      auto type = cast<RankedTensorType>(assemble.getBlocks()[c * stride].getType());
+      auto type =
+          cast<RankedTensorType>(assemble.getBlocks()[c * stride].getType());
       cuts[d].push_back(cuts[d].back() + type.getDimSize(d));
     }
     stride *= grid[d];
@@ -177,7 +178,7 @@ double alignedFraction(ArrayRef<int64_t> consumer, ArrayRef<int64_t> producer) {
 /// What the cost model needs to know about one einsum.
 struct EinsumShape {
   ::doppler::EinsumSpec spec;
-  std::string indices;         ///< allIndices()
+  std::string indices;          ///< allIndices()
   SmallVector<int64_t> extents; ///< per index
   /// Per input: position in `indices` of each of its dimensions.
   SmallVector<SmallVector<unsigned>> inputDims;
@@ -229,8 +230,8 @@ double partitionCost(const EinsumShape &shape, ArrayRef<int64_t> parts) {
     if (const std::optional<Tiling> &tiling = shape.inputTilings[t]) {
       double aligned = 1;
       for (auto [d, index] : llvm::enumerate(dims))
-        aligned *= alignedFraction(cutPoints(shape.extents[index], parts[index]),
-                                   (*tiling)[d]);
+        aligned *= alignedFraction(
+            cutPoints(shape.extents[index], parts[index]), (*tiling)[d]);
       cost += shape.inputElements[t] * (1 - aligned);
     }
   }
@@ -274,24 +275,29 @@ void forEachFactorisation(ArrayRef<int64_t> extents, int64_t total,
 /// one without aggregation, then to the first enumerated.
 SmallVector<int64_t> choosePartition(const EinsumShape &shape, int64_t blocks) {
   SmallVector<int64_t> best(shape.indices.size(), 1);
-  for (int64_t total = blocks; total > 1; --total) {
+  // No more blocks than the extents allow (saturating at `blocks`).
+  int64_t capacity = 1;
+  for (int64_t extent : shape.extents)
+    capacity =
+        std::min(blocks, capacity * std::clamp<int64_t>(extent, 1, blocks));
+  for (int64_t total = capacity; total > 1; --total) {
     bool found = false;
     double bestCost = 0;
     int64_t bestPartials = 0;
     SmallVector<int64_t> parts(shape.indices.size(), 1);
-    forEachFactorisation(shape.extents, total, parts, 0,
-                         [&](ArrayRef<int64_t> candidate) {
-      double cost = partitionCost(shape, candidate);
-      int64_t partials = contractedBlocks(shape, candidate);
-      double slack = 1e-9 * std::max(1.0, bestCost);
-      if (!found || cost < bestCost - slack ||
-          (cost <= bestCost + slack && partials < bestPartials)) {
-        found = true;
-        bestCost = cost;
-        bestPartials = partials;
-        best.assign(candidate.begin(), candidate.end());
-      }
-    });
+    forEachFactorisation(
+        shape.extents, total, parts, 0, [&](ArrayRef<int64_t> candidate) {
+          double cost = partitionCost(shape, candidate);
+          int64_t partials = contractedBlocks(shape, candidate);
+          double slack = 1e-9 * std::max(1.0, bestCost);
+          if (!found || cost < bestCost - slack ||
+              (cost <= bestCost + slack && partials < bestPartials)) {
+            found = true;
+            bestCost = cost;
+            bestPartials = partials;
+            best.assign(candidate.begin(), candidate.end());
+          }
+        });
     if (found)
       return best;
   }
@@ -302,18 +308,19 @@ SmallVector<int64_t> choosePartition(const EinsumShape &shape, int64_t blocks) {
 // Rewriting
 //===----------------------------------------------------------------------===//
 
-::doppler::JoinKind aggregationJoin(AggKind kind) {
+/// The binary join that combines two partial results of an aggregation.
+JoinKind aggregationJoin(AggKind kind) {
   switch (kind) {
-  case AggKind::Add: return ::doppler::JoinKind::Add;
-  case AggKind::Mul: return ::doppler::JoinKind::Mul;
-  case AggKind::Max: return ::doppler::JoinKind::Max;
-  case AggKind::Min: return ::doppler::JoinKind::Min;
+  case AggKind::Add:
+    return JoinKind::Add;
+  case AggKind::Mul:
+    return JoinKind::Mul;
+  case AggKind::Max:
+    return JoinKind::Max;
+  case AggKind::Min:
+    return JoinKind::Min;
   }
-  return ::doppler::JoinKind::Add;
-}
-
-JoinKind toDialect(::doppler::JoinKind kind) {
-  return *symbolizeJoinKind(::doppler::joinKindName(kind));
+  return JoinKind::Add;
 }
 
 struct Counters {
@@ -391,7 +398,10 @@ Value Decomposer::getRegion(Value value, ArrayRef<int64_t> lo,
     whole &= lo[d] == 0 && hi[d] == type.getDimSize(d);
     empty |= lo[d] == hi[d];
   }
-  if (whole)
+  // A whole value is itself, unless it is a slice: then the region of its
+  // source (often one block, with no op at all) replaces it.
+  if (whole &&
+      (empty || depth >= kMaxLookThrough || !value.getDefiningOp<SliceOp>()))
     return value;
 
   std::vector<intptr_t> key;
@@ -438,7 +448,6 @@ Value Decomposer::getRegion(Value value, ArrayRef<int64_t> lo,
         count[d] = b - a + 1;
       }
       SmallVector<Value> pieces;
-      SmallVector<int64_t> coord(rank, 0);
       int64_t numPieces = 1;
       for (int64_t c : count)
         numPieces *= c;
@@ -481,7 +490,7 @@ Value Decomposer::aggregate(EinsumOp op, SmallVector<Value> partials,
     return partials.front();
   std::string term = op.getParsedSpec().output;
   std::string spec = term + "," + term + "->" + term;
-  JoinKind join = toDialect(aggregationJoin(*op.getAggregation()));
+  JoinKind join = aggregationJoin(*op.getAggregation());
   while (partials.size() > 1) {
     SmallVector<Value> next;
     for (size_t i = 0; i + 1 < partials.size(); i += 2) {
@@ -511,7 +520,8 @@ void Decomposer::decompose(EinsumOp op, const EinsumShape &shape,
   for (NamedAttribute attr : op->getDiscardableAttrs())
     if (!isStaleAfterSplit(attr.getName().strref()))
       kept.push_back(attr);
-  Attribute device = op->getDiscardableAttr(DopplerDialect::getDeviceAttrName());
+  Attribute device =
+      op->getDiscardableAttr(DopplerDialect::getDeviceAttrName());
 
   SmallVector<SmallVector<int64_t>> cuts;
   for (auto [extent, count] : llvm::zip_equal(shape.extents, parts))
@@ -581,8 +591,12 @@ void Decomposer::decompose(EinsumOp op, const EinsumShape &shape,
     noteGlue(assemble);
     whole = assemble;
   }
-  // Glue that used the old result may become dead once its users are
-  // decomposed too.
+  // Glue that fed the op may now be dead, and glue that used its result
+  // may become dead once its own users are decomposed.
+  for (Value input : op.getInputs())
+    if (Operation *def = input.getDefiningOp();
+        isa_and_present<SliceOp, AssembleOp>(def))
+      worklist.insert(def);
   for (Operation *user : op->getUsers())
     if (isa<SliceOp, AssembleOp>(user))
       worklist.insert(user);
@@ -627,8 +641,8 @@ LogicalResult verifyInput(EinsumOp op) {
     return success();
   auto parts = dyn_cast<DenseI64ArrayAttr>(attr);
   if (!parts)
-    return op.emitOpError() << "'" << kPartsAttr
-                            << "' must be an array<i64>, got " << attr;
+    return op.emitOpError()
+           << "'" << kPartsAttr << "' must be an array<i64>, got " << attr;
   ::doppler::IndexSizes sizes = op.getIndexSizes();
   if (parts.size() != static_cast<int64_t>(sizes.indices.size()))
     return op.emitOpError()
@@ -658,13 +672,13 @@ public:
     if (parts < 1 || parts > kMaxParts) {
       module.emitError() << "doppler-decompose: option 'parts' must be "
                             "between 1 and "
-                         << kMaxParts << ", got " << parts;
+                         << kMaxParts << ", got " << parts.getValue();
       return signalPassFailure();
     }
     if (minPoints < 0) {
       module.emitError() << "doppler-decompose: option 'min-points' must be "
                             "non-negative, got "
-                         << minPoints;
+                         << minPoints.getValue();
       return signalPassFailure();
     }
 

@@ -190,7 +190,9 @@ def DopplerDecomposePass : Pass<"doppler-decompose", "::mlir::ModuleOp"> {
       - re-partitioning (glue): for inputs whose partition is known (results
         of einsums already decomposed, slices and assembles), the fraction of
         the input a block cannot take from the one producer block it
-        overlaps most (0 when the grids match).
+        overlaps most (0 when the grids match or the consumer's blocks nest
+        in the producer's); function arguments and other values count as
+        free to distribute.
     Ties go to partitions without aggregation, then to splitting earlier
     indices. Einsums are visited once in program order (a greedy pass in
     topological order, where EinDecomp runs a dynamic program over the

@@ -1,0 +1,61 @@
+// RUN: doppler-opt %s --split-input-file --verify-diagnostics --doppler-decompose
+// Bad options are reported once, on the module, and change nothing.
+// RUN: not doppler-opt %s --split-input-file --doppler-decompose=parts=0 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: error: doppler-decompose: option 'parts' must be between 1 and 4096, got 0
+// RUN: not doppler-opt %s --split-input-file --doppler-decompose=parts=5000 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: error: doppler-decompose: option 'parts' must be between 1 and 4096, got 5000
+// RUN: not doppler-opt %s --split-input-file --doppler-decompose=min-points=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// NEGATIVE: error: doppler-decompose: option 'min-points' must be non-negative, got -1
+
+func.func @too_few_parts(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error@+1 {{'doppler.parts' has 2 entries but spec 'ij,jk->ik' has 3 indices ('ijk'); give one partition count per index, in that order}}
+  %c = doppler.einsum "ij,jk->ik" join(mul) agg(add) (%a, %b) {doppler.parts = array<i64: 2, 2>}
+      : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %c : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @too_many_parts(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error@+1 {{'doppler.parts' has 2 entries but spec 'i->i' has 1 indices ('i')}}
+  %y = doppler.einsum "i->i" join(exp) (%x) {doppler.parts = array<i64: 2, 2>} : (tensor<8xf32>) -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+// Nothing is rewritten when one einsum is invalid: the first stays whole.
+func.func @beyond_extent(%x: tensor<3x8xf32>) -> tensor<3x8xf32> {
+  %y = doppler.einsum "ij->ij" join(exp) (%x) {doppler.parts = array<i64: 1, 2>} : (tensor<3x8xf32>) -> tensor<3x8xf32>
+  // expected-error@+1 {{'doppler.parts' splits index 'i' of extent 3 into 4 parts; between 1 and 3 are possible}}
+  %z = doppler.einsum "ij->ij" join(neg) (%y) {doppler.parts = array<i64: 4, 1>} : (tensor<3x8xf32>) -> tensor<3x8xf32>
+  return %z : tensor<3x8xf32>
+}
+
+// -----
+
+// Entries below 1 and values that are not array<i64> are rejected by the
+// dialect before the pass runs.
+func.func @zero_parts(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error@+1 {{'doppler.parts' entries must be >= 1, got 0}}
+  %y = doppler.einsum "i->i" join(exp) (%x) {doppler.parts = array<i64: 0>} : (tensor<8xf32>) -> tensor<8xf32>
+  return %y : tensor<8xf32>
+}
+
+// -----
+
+// So are dynamic shapes: einsums are static by construction.
+func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
+  // expected-error@+1 {{has a dynamic shape}}
+  %y = doppler.einsum "i->i" join(exp) (%x) : (tensor<?xf32>) -> tensor<?xf32>
+  return %y : tensor<?xf32>
+}
+
+// -----
+
+// The attribute means nothing on other ops: a warning, and the pass goes on.
+func.func @parts_elsewhere(%x: tensor<8xf32>) -> tensor<4xf32> {
+  // expected-warning@+1 {{'doppler.parts' is only read on doppler.einsum ops; ignored}}
+  %y = doppler.slice %x [0] {doppler.parts = array<i64: 2>} : tensor<8xf32> to tensor<4xf32>
+  return %y : tensor<4xf32>
+}
