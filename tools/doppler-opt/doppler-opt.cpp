@@ -23,6 +23,7 @@ int main(int argc, char **argv) {
                   mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
                   mlir::tensor::TensorDialect>();
   mlir::doppler::registerDopplerPasses();
+  mlir::doppler::registerDopplerPipeline();
   // Generic cleanups users chain with ours (canonicalize, cse, ...).
   mlir::registerTransformsPasses();
   return mlir::asMainReturnCode(

@@ -16,6 +16,10 @@ namespace mlir::doppler {
 #define GEN_PASS_REGISTRATION
 #include "Doppler/Transforms/Passes.h.inc"
 
+/// Registers `doppler-pipeline`: annotate costs, decompose, re-cost, place,
+/// insert transfers, simulate (with verification between the phases).
+void registerDopplerPipeline();
+
 } // namespace mlir::doppler
 
 #endif // DOPPLER_TRANSFORMS_PASSES_H

@@ -1,0 +1,74 @@
+//===- Pipeline.cpp - doppler-pipeline: the whole chain -------------------===//
+
+#include "Doppler/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::doppler;
+
+namespace {
+
+struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  Option<std::string> system{*this, "system",
+                             llvm::cl::desc("System preset or JSON file"),
+                             llvm::cl::init("h100x4")};
+  Option<int> devices{*this, "devices",
+                      llvm::cl::desc("Devices to place on (>= 1)"),
+                      llvm::cl::init(4)};
+  Option<unsigned> parts{
+      *this, "parts",
+      llvm::cl::desc("Blocks per einsum in decomposition (1: no decomposition)"),
+      llvm::cl::init(4)};
+  Option<std::string> policy{*this, "policy",
+                             llvm::cl::desc("Placement policy"),
+                             llvm::cl::init("critical-path")};
+  Option<uint64_t> seed{*this, "seed", llvm::cl::desc("Seed"),
+                        llvm::cl::init(0)};
+  Option<double> refineSeconds{
+      *this, "refine-seconds",
+      llvm::cl::desc("Refinement budget in seconds (0: none)"),
+      llvm::cl::init(0.0)};
+  Option<int64_t> refineEvaluations{
+      *this, "refine-evaluations",
+      llvm::cl::desc("Refinement budget in simulator runs (0: none)"),
+      llvm::cl::init(0)};
+};
+
+void buildDopplerPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  DopplerAnnotateCostsPassOptions costs;
+  costs.system = options.system;
+  // Costs before decomposition guide its choice of splits; the blocks are
+  // then costed anew.
+  pm.addPass(createDopplerAnnotateCostsPass(costs));
+  if (options.parts > 1) {
+    DopplerDecomposePassOptions decompose;
+    decompose.parts = options.parts;
+    pm.addPass(createDopplerDecomposePass(decompose));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createDopplerAnnotateCostsPass(costs));
+  }
+  DopplerPlacePassOptions place;
+  place.devices = options.devices;
+  place.policy = options.policy;
+  place.seed = options.seed;
+  place.refineSeconds = options.refineSeconds;
+  place.refineEvaluations = options.refineEvaluations;
+  pm.addPass(createDopplerPlacePass(place));
+  pm.addPass(createDopplerVerifyPlacedPass());
+  pm.addPass(createDopplerInsertTransfersPass());
+  pm.addPass(createDopplerVerifyTransfersPass());
+  pm.addPass(createDopplerSimulatePass());
+}
+
+} // namespace
+
+void mlir::doppler::registerDopplerPipeline() {
+  PassPipelineRegistration<PipelineOptions>(
+      "doppler-pipeline",
+      "Annotate costs, decompose, re-cost, place, insert transfers, simulate",
+      buildDopplerPipeline);
+}
