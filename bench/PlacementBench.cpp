@@ -24,6 +24,8 @@
 #include "Doppler/Placement/Heuristics.h"
 #include "Doppler/Placement/Simulator.h"
 
+#include "MedianCollector.h"
+
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -120,17 +122,6 @@ void benchBottomLevels(benchmark::State &state, const Workload *workload) {
   label(state, *workload);
 }
 
-/// Prints as usual and keeps each benchmark's median time per iteration.
-class MedianCollector : public benchmark::ConsoleReporter {
-public:
-  void ReportRuns(const std::vector<Run> &runs) override {
-    for (const Run &run : runs)
-      if (run.run_type == Run::RT_Aggregate && run.aggregate_name == "median")
-        mediansUs[run.run_name.function_name] = run.GetAdjustedRealTime();
-    ConsoleReporter::ReportRuns(runs);
-  }
-  std::map<std::string, double> mediansUs;
-};
 
 } // namespace
 
@@ -161,7 +152,7 @@ int main(int argc, char **argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;
-  MedianCollector reporter;
+  doppler::bench::MedianCollector reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
 
@@ -174,9 +165,7 @@ int main(int argc, char **argv) {
   std::printf("\n");
   for (const Workload &workload : workloads) {
     auto median = [&](const char *kind) {
-      auto it = reporter.mediansUs.find(std::string(kind) + "/" +
-                                        workload.name);
-      return it == reporter.mediansUs.end() ? 0.0 : it->second;
+      return reporter.get(std::string(kind) + "/" + workload.name).real;
     };
     const double baseline = median("BottomLevels");
     std::printf("%-28s", workload.name.c_str());

@@ -21,6 +21,8 @@
 
 #include "../unittests/Placement/NaiveSimulator.h"
 
+#include "MedianCollector.h"
+
 #include <benchmark/benchmark.h>
 #include <cstdio>
 #include <map>
@@ -131,21 +133,6 @@ void benchNaive(benchmark::State &state, const Workload *workload) {
   reportRate(state, *workload);
 }
 
-/// Prints as usual and keeps each benchmark's median times per iteration.
-class MedianCollector : public benchmark::ConsoleReporter {
-public:
-  struct Medians {
-    double realUs = 0, cpuUs = 0; // microseconds (the time unit)
-  };
-  void ReportRuns(const std::vector<Run> &runs) override {
-    for (const Run &run : runs)
-      if (run.run_type == Run::RT_Aggregate && run.aggregate_name == "median")
-        medians[run.run_name.function_name] = {run.GetAdjustedRealTime(),
-                                               run.GetAdjustedCPUTime()};
-    ConsoleReporter::ReportRuns(runs);
-  }
-  std::map<std::string, Medians> medians;
-};
 
 } // namespace
 
@@ -173,7 +160,7 @@ int main(int argc, char **argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv))
     return 1;
-  MedianCollector reporter;
+  doppler::bench::MedianCollector reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
 
@@ -185,20 +172,17 @@ int main(int argc, char **argv) {
               "ExtendedEngine", "NaivePort", "speed-up");
   for (const Workload &workload : workloads) {
     auto median = [&](const char *engine) {
-      auto it =
-          reporter.medians.find(std::string(engine) + "/" + workload.name);
-      return it == reporter.medians.end() ? MedianCollector::Medians()
-                                          : it->second;
+      return reporter.get(std::string(engine) + "/" + workload.name);
     };
     auto fast = median("Simulator"), extended = median("ExtendedEngine"),
          naive = median("NaivePort");
     auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
     std::printf("%-28s %8.2f (%6.2f) %8.2f (%6.2f) %8.2f (%6.2f) %5.1fx "
                 "(%4.1fx)\n",
-                workload.name.c_str(), fast.realUs, fast.cpuUs, extended.realUs,
-                extended.cpuUs, naive.realUs, naive.cpuUs,
-                ratio(naive.realUs, fast.realUs),
-                ratio(naive.cpuUs, fast.cpuUs));
+                workload.name.c_str(), fast.real, fast.cpu, extended.real,
+                extended.cpu, naive.real, naive.cpu,
+                ratio(naive.real, fast.real),
+                ratio(naive.cpu, fast.cpu));
   }
   return 0;
 }
