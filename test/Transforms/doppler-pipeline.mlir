@@ -1,0 +1,22 @@
+// The whole pipeline on small examples: every op ends up placed, every
+// cross-device use goes through a transfer, the function has a makespan,
+// and the result still computes what the input did.
+// RUN: %python %doppler_src/examples/generate_examples.py llama --seq 16 --d-model 32 --heads 4 --ffn 48 > %t.mlir
+// RUN: doppler-opt %t.mlir --doppler-pipeline="devices=4 parts=4 system=h100x4" -o %t.placed.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
+// Every op placed, every cross-device use through a transfer:
+// RUN: doppler-opt %t.placed.mlir --doppler-verify-transfers -o /dev/null
+// RUN: FileCheck %s < %t.placed.mlir
+// RUN: doppler-interpret %t.placed.mlir --compare %t.mlir | FileCheck %s --check-prefix=SAME
+// Placement is deterministic for a seed.
+// RUN: doppler-opt %t.mlir --doppler-pipeline="devices=4 parts=4 policy=random seed=5 refine-evaluations=100" -o %t.a 2>/dev/null
+// RUN: doppler-opt %t.mlir --doppler-pipeline="devices=4 parts=4 policy=random seed=5 refine-evaluations=100" -o %t.b 2>/dev/null
+// RUN: diff %t.a %t.b
+// Without decomposition (parts=1) the ops stay whole.
+// RUN: doppler-opt %t.mlir --doppler-pipeline="devices=2 parts=1" 2>&1 >/dev/null | FileCheck %s --check-prefix=WHOLE
+
+// REMARK: remark: placed {{[0-9]+}} ops on 4 devices with critical-path: predicted makespan
+// CHECK-LABEL: func.func @llama_block
+// CHECK-SAME: doppler.makespan =
+// CHECK: doppler.transfer {{.*}}doppler.device = #doppler.device<
+// SAME: ok
+// WHOLE: remark: placed 50 ops on 2 devices
