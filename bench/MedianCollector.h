@@ -39,6 +39,17 @@ public:
   std::map<std::string, Medians> medians;
 };
 
+/// Runs the registered benchmarks (after benchmark::Initialize) through
+/// `reporter`. Returns false, after saying why, on unknown arguments.
+inline bool runBenchmarks(int &argc, char **argv, MedianCollector &reporter) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv))
+    return false;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return true;
+}
+
 } // namespace doppler::bench
 
 #endif // DOPPLER_BENCH_MEDIANCOLLECTOR_H

@@ -118,12 +118,9 @@ BENCHMARK(BM_PipelineNoDecomposition)->Unit(benchmark::kMillisecond)->Repetition
 BENCHMARK(BM_PipelineParts4)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5)->ReportAggregatesOnly(true);
 
 int main(int argc, char **argv) {
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv))
-    return 1;
   doppler::bench::MedianCollector reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
+  if (!doppler::bench::runBenchmarks(argc, argv, reporter))
+    return 1;
 
   double parse = reporter.get("BM_ParseAndVerify").real;
   std::printf("\nMedian milliseconds on the 10,000-einsum module (wall), and "

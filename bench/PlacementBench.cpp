@@ -149,12 +149,9 @@ int main(int argc, char **argv) {
           ->Repetitions(kRepetitions)
           ->ReportAggregatesOnly(true);
 
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv))
-    return 1;
   doppler::bench::MedianCollector reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
+  if (!doppler::bench::runBenchmarks(argc, argv, reporter))
+    return 1;
 
   std::printf("\nMedian microseconds (%d repetitions, %d devices) and, in "
               "brackets, multiples of the BottomLevels baseline:\n",

@@ -157,12 +157,9 @@ int main(int argc, char **argv) {
           ->Repetitions(10)
           ->ReportAggregatesOnly(true);
 
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv))
-    return 1;
   doppler::bench::MedianCollector reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
+  if (!doppler::bench::runBenchmarks(argc, argv, reporter))
+    return 1;
 
   // Wall time is what the brief asks for; CPU time is printed beside it
   // because shared machines inflate wall time.

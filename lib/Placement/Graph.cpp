@@ -6,6 +6,8 @@
 
 #include "Doppler/Placement/Graph.h"
 
+#include "NumberFormat.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -18,12 +20,7 @@ using namespace doppler::placement;
 
 namespace {
 
-/// Shortest text that reads back as `value` ("-1", "0.5", "nan", "inf").
-std::string formatNumber(double value) {
-  char buffer[32];
-  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  return std::string(buffer, result.ptr);
-}
+using detail::formatNumber;
 
 void setError(std::string *error, std::string message) {
   if (error)

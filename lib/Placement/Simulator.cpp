@@ -44,6 +44,8 @@
 
 #include "Doppler/Placement/Simulator.h"
 
+#include "NumberFormat.h"
+
 #include <algorithm>
 #include <cassert>
 #include <charconv>
@@ -79,11 +81,7 @@ inline uint32_t packEvent(EventKind kind, int32_t id) {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-std::string formatNumber(double value) {
-  char buffer[32];
-  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  return std::string(buffer, result.ptr);
-}
+using detail::formatNumber;
 
 } // namespace
 

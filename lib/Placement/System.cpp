@@ -2,6 +2,8 @@
 
 #include "Doppler/Placement/System.h"
 
+#include "NumberFormat.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -10,11 +12,7 @@ using namespace doppler::placement;
 
 namespace {
 
-std::string formatNumber(double value) {
-  char buffer[32];
-  auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  return std::string(buffer, result.ptr);
-}
+using detail::formatNumber;
 
 std::string deviceRange(int32_t numDevices) {
   return "[0, " + std::to_string(numDevices) + ")";

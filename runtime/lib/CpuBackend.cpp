@@ -1,6 +1,8 @@
 //===- CpuBackend.cpp - Virtual devices on the host CPU -------------------===//
 
 #include "doppler/runtime/CpuBackend.h"
+
+#include "CpuRelax.h"
 #include "doppler/runtime/CpuKernels.h"
 
 #include <chrono>
@@ -11,20 +13,12 @@
 #include <mutex>
 #include <thread>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
 namespace doppler::runtime {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void cpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#endif
-}
+using detail::cpuRelax;
 
 void waitUntil(Clock::time_point deadline, WaitMode mode) {
   // Sleeping overshoots by the kernel's timer slack; the hybrid mode sleeps

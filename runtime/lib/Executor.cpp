@@ -12,6 +12,8 @@
 
 #include "doppler/runtime/Executor.h"
 
+#include "CpuRelax.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -21,20 +23,12 @@
 #include <mutex>
 #include <thread>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
-
 namespace doppler::runtime {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void cpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#endif
-}
+using detail::cpuRelax;
 
 double secondsBetween(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
