@@ -2,6 +2,8 @@
 
 #include "doppler/runtime/CpuKernels.h"
 
+#include "ContractionPlan.h"
+
 #include <cblas.h>
 
 #include <algorithm>
@@ -218,33 +220,10 @@ struct LoopNest {
 /// Tile edge in elements for tiled nests: a few cache lines per row.
 constexpr int64_t kTileEdge = 16;
 
-/// Describes one tensor operand of a nest: the index letter of each of its
-/// dimensions and their strides.
-struct OperandLayout {
-  std::string term;
-  std::vector<int64_t> strides;
-
-  int64_t strideOf(char index) const {
-    size_t pos = term.find(index);
-    return pos == std::string::npos ? 0 : strides[pos];
-  }
-};
-
-OperandLayout denseLayout(const std::string &term, const std::string &indices,
-                          const std::vector<int64_t> &extents) {
-  Shape shape;
-  for (char c : term)
-    shape.push_back(extents[indices.find(c)]);
-  return {term, rowMajorStrides(shape)};
-}
-
-int64_t elementsOf(const OperandLayout &layout, const std::string &indices,
-                   const std::vector<int64_t> &extents) {
-  int64_t count = 1;
-  for (char c : layout.term)
-    count *= extents[indices.find(c)];
-  return count;
-}
+// Operand layouts are shared with the GEMM planner (ContractionPlan.h).
+using contraction::denseLayout;
+using contraction::elementsOf;
+using contraction::OperandLayout;
 
 /// Builds a nest over `indices` (with `extents`). `operands[0]` is the output
 /// and the rest the inputs (1 or 2). Indices absent from the output are
@@ -496,139 +475,47 @@ struct GemmPlan {
   uint64_t tempBytes = 0;
 };
 
-bool hasIndex(const std::string &term, char c) {
-  return term.find(c) != std::string::npos;
-}
-
-/// Stride of a group of dimensions walked as one (its last index varies
-/// fastest), or nullopt when the operand's layout does not allow it. Extent-1
-/// dimensions are ignored; a group of total extent 1 reports stride 0.
-std::optional<int64_t> mergedStride(const OperandLayout &layout,
-                                    const std::string &group,
-                                    const std::string &indices,
-                                    const std::vector<int64_t> &extents) {
-  bool first = true;
-  int64_t innerStride = 0, expected = 0;
-  for (size_t i = group.size(); i-- > 0;) {
-    int64_t extent = extents[indices.find(group[i])];
-    if (extent == 1)
-      continue;
-    int64_t stride = layout.strideOf(group[i]);
-    if (first) {
-      innerStride = stride;
-      first = false;
-    } else if (stride != expected) {
-      return std::nullopt;
-    }
-    expected = stride * extent;
-  }
-  return innerStride;
-}
-
-int64_t groupExtent(const std::string &group, const std::string &indices,
-                    const std::vector<int64_t> &extents) {
-  int64_t extent = 1;
-  for (char c : group)
-    extent *= extents[indices.find(c)];
-  return extent;
-}
-
-struct MatrixView {
-  bool transposed = false;
-  int64_t leadingDim = 1;
-};
-
-/// A rows x cols matrix with the given strides as BLAS sees it (row-major,
-/// optionally transposed), or nullopt when neither dimension is unit-stride.
-std::optional<MatrixView> matrixView(int64_t rows, int64_t cols,
-                                     int64_t rowStride, int64_t colStride,
-                                     bool allowTranspose) {
-  if (cols == 1 || colStride == 1) {
-    int64_t ld = rows == 1 ? std::max<int64_t>(1, cols) : rowStride;
-    if (ld >= std::max<int64_t>(1, cols))
-      return MatrixView{false, ld};
-  }
-  if (allowTranspose && (rows == 1 || rowStride == 1)) {
-    int64_t ld = cols == 1 ? std::max<int64_t>(1, rows) : colStride;
-    if (ld >= std::max<int64_t>(1, rows))
-      return MatrixView{true, ld};
-  }
-  return std::nullopt;
-}
-
-/// Plans one operand of C[batch][m][n] = A[batch][m][k] * B[batch][k][n]:
-/// `rows`/`cols` are the index groups of its matrix dimensions.
-GemmOperand
-planGemmOperand(ElementType type, int input, const std::string &term,
-                const std::string &other, const std::string &output,
-                const std::string &batchGroup, const std::string &rowGroup,
-                const std::string &colGroup, const std::string &indices,
-                const std::vector<int64_t> &extents) {
+/// The CPU side of one operand of a contraction plan: loop nests for its
+/// reduction and permutation.
+GemmOperand lowerGemmOperand(ElementType type,
+                             const contraction::GemmOperandPlan &planned,
+                             const std::string &indices,
+                             const std::vector<int64_t> &extents) {
   GemmOperand operand;
-  operand.input = input;
-  OperandLayout layout = denseLayout(term, indices, extents);
-
-  // Indices that only this operand has are summed out first: the product
-  // distributes over them.
-  std::string ownOnly;
-  for (char c : term)
-    if (!hasIndex(output, c) && !hasIndex(other, c))
-      ownOnly.push_back(c);
-  if (!ownOnly.empty()) {
-    std::string reducedTerm;
-    for (char c : term)
-      if (!hasIndex(ownOnly, c))
-        reducedTerm.push_back(c);
-    OperandLayout reduced = denseLayout(reducedTerm, indices, extents);
+  operand.input = planned.input;
+  OperandLayout layout = denseLayout(planned.term, indices, extents);
+  if (planned.preReduce()) {
+    OperandLayout reduced = denseLayout(planned.reducedTerm, indices, extents);
     // The nest iterates over this operand's indices only.
     std::vector<int64_t> termExtents;
-    for (char c : term)
+    for (char c : planned.term)
       termExtents.push_back(extents[indices.find(c)]);
     operand.preReduce = true;
     operand.preReduceNest =
-        buildLoopNest(type, term, termExtents, {reduced, layout},
+        buildLoopNest(type, planned.term, termExtents, {reduced, layout},
                       JoinKind::Identity, true, AggKind::Add, 0);
     operand.preReduceBytes =
         static_cast<uint64_t>(elementsOf(reduced, indices, extents)) *
         elementSize(type);
     layout = reduced;
   }
-
-  int64_t rows = groupExtent(rowGroup, indices, extents);
-  int64_t cols = groupExtent(colGroup, indices, extents);
-  std::optional<int64_t> batchStride =
-      mergedStride(layout, batchGroup, indices, extents);
-  std::optional<int64_t> rowStride =
-      mergedStride(layout, rowGroup, indices, extents);
-  std::optional<int64_t> colStride =
-      mergedStride(layout, colGroup, indices, extents);
-  std::optional<MatrixView> view;
-  if (batchStride && rowStride && colStride)
-    view = matrixView(rows, cols, *rowStride, *colStride, true);
-  if (view) {
-    operand.transposed = view->transposed;
-    operand.leadingDim = view->leadingDim;
-    operand.batchStride = *batchStride;
-    return operand;
+  if (planned.permute) {
+    const std::string &canonical = planned.canonical;
+    std::vector<int64_t> canonicalExtents;
+    for (char c : canonical)
+      canonicalExtents.push_back(extents[indices.find(c)]);
+    OperandLayout dense = denseLayout(canonical, indices, extents);
+    operand.permute = true;
+    operand.permuteNest =
+        buildLoopNest(type, canonical, canonicalExtents, {dense, layout},
+                      JoinKind::Identity, false, AggKind::Add, 0);
+    operand.permuteBytes =
+        static_cast<uint64_t>(elementsOf(dense, indices, extents)) *
+        elementSize(type);
   }
-
-  // Layout BLAS cannot read: permute into a dense [batch][rows][cols].
-  std::string canonical = batchGroup + rowGroup + colGroup;
-  std::vector<int64_t> canonicalExtents;
-  for (char c : canonical)
-    canonicalExtents.push_back(extents[indices.find(c)]);
-  OperandLayout dense = denseLayout(canonical, indices, extents);
-  operand.permute = true;
-  operand.permuteNest =
-      buildLoopNest(type, canonical, canonicalExtents, {dense, layout},
-                    JoinKind::Identity, false, AggKind::Add, 0);
-  operand.permuteBytes =
-      static_cast<uint64_t>(rows * cols *
-                            groupExtent(batchGroup, indices, extents)) *
-      elementSize(type);
-  operand.transposed = false;
-  operand.leadingDim = std::max<int64_t>(1, cols);
-  operand.batchStride = rows * cols;
+  operand.transposed = planned.transposed;
+  operand.leadingDim = planned.leadingDim;
+  operand.batchStride = planned.batchStride;
   return operand;
 }
 
@@ -638,76 +525,36 @@ planGemmOperand(ElementType type, int input, const std::string &term,
 std::optional<GemmPlan> planGemm(ElementType type, const EinsumSpec &spec,
                                  const std::string &indices,
                                  const std::vector<int64_t> &extents) {
-  const std::string &output = spec.output;
-  for (int first = 0; first < 2; ++first) {
-    const std::string &termA = spec.inputs[first];
-    const std::string &termB = spec.inputs[1 - first];
-    std::string batch, m, n, k;
-    for (char c : output) {
-      bool inA = hasIndex(termA, c), inB = hasIndex(termB, c);
-      (inA && inB ? batch : inA ? m : n).push_back(c);
-    }
-    for (char c : termA)
-      if (!hasIndex(output, c) && hasIndex(termB, c))
-        k.push_back(c);
-    if (k.empty())
-      return std::nullopt;
-
-    GemmPlan plan;
-    plan.batch = groupExtent(batch, indices, extents);
-    plan.m = groupExtent(m, indices, extents);
-    plan.n = groupExtent(n, indices, extents);
-    plan.k = groupExtent(k, indices, extents);
-    if (std::max({plan.m, plan.n, plan.k}) > INT_MAX / 2)
-      return std::nullopt;
-    // Batched dot products and tiny matrices: one BLAS call per batch
-    // element costs more than the loop nest's register reduction.
-    if ((plan.m == 1 && plan.n == 1) ||
-        plan.m * plan.n * plan.k < kMinGemmVolume)
-      return std::nullopt;
-
-    // C must be a plain (untransposed) row-major matrix per batch element.
-    // When it is transposed, the other role assignment (C^T = B^T A^T)
-    // fits; when neither does, C goes through scratch.
-    OperandLayout outLayout = denseLayout(output, indices, extents);
-    std::optional<int64_t> batchStrideC =
-        mergedStride(outLayout, batch, indices, extents);
-    std::optional<int64_t> rowStrideC =
-        mergedStride(outLayout, m, indices, extents);
-    std::optional<int64_t> colStrideC =
-        mergedStride(outLayout, n, indices, extents);
-    std::optional<MatrixView> viewC;
-    if (batchStrideC && rowStrideC && colStrideC)
-      viewC = matrixView(plan.m, plan.n, *rowStrideC, *colStrideC, false);
-    if (!viewC && first == 0)
-      continue;
-    if (viewC) {
-      plan.ldc = viewC->leadingDim;
-      plan.batchStrideC = *batchStrideC;
-    } else {
-      plan.outDirect = false;
-      std::string canonical = batch + m + n;
-      std::vector<int64_t> canonicalExtents;
-      for (char c : canonical)
-        canonicalExtents.push_back(extents[indices.find(c)]);
-      OperandLayout temp = denseLayout(canonical, indices, extents);
-      plan.permuteOut =
-          buildLoopNest(type, canonical, canonicalExtents, {outLayout, temp},
-                        JoinKind::Identity, false, AggKind::Add, 0);
-      plan.ldc = std::max<int64_t>(1, plan.n);
-      plan.batchStrideC = plan.m * plan.n;
-      plan.tempBytes = static_cast<uint64_t>(plan.batch * plan.m * plan.n) *
-                       elementSize(type);
-    }
-    plan.a = planGemmOperand(type, first, termA, termB, output, batch, m, k,
-                             indices, extents);
-    plan.b = planGemmOperand(type, 1 - first, termB, termA, output, batch, k, n,
-                             indices, extents);
-    if (std::max({plan.a.leadingDim, plan.b.leadingDim, plan.ldc}) > INT_MAX)
-      return std::nullopt;
-    return plan;
+  contraction::GemmLimits limits;
+  limits.minVolume = kMinGemmVolume;
+  std::optional<contraction::GemmPlan> planned =
+      contraction::planGemm(spec, indices, extents, limits);
+  if (!planned)
+    return std::nullopt;
+  GemmPlan plan;
+  plan.batch = planned->batch;
+  plan.m = planned->m;
+  plan.n = planned->n;
+  plan.k = planned->k;
+  plan.outDirect = planned->outDirect;
+  plan.ldc = planned->ldc;
+  plan.batchStrideC = planned->batchStrideC;
+  if (!plan.outDirect) {
+    const std::string &canonical = planned->outCanonical;
+    std::vector<int64_t> canonicalExtents;
+    for (char c : canonical)
+      canonicalExtents.push_back(extents[indices.find(c)]);
+    OperandLayout temp = denseLayout(canonical, indices, extents);
+    plan.permuteOut =
+        buildLoopNest(type, canonical, canonicalExtents,
+                      {denseLayout(spec.output, indices, extents), temp},
+                      JoinKind::Identity, false, AggKind::Add, 0);
+    plan.tempBytes =
+        static_cast<uint64_t>(plan.batch * plan.m * plan.n) * elementSize(type);
   }
-  return std::nullopt;
+  plan.a = lowerGemmOperand(type, planned->a, indices, extents);
+  plan.b = lowerGemmOperand(type, planned->b, indices, extents);
+  return plan;
 }
 
 const void *prepareGemmOperand(const GemmOperand &operand,

@@ -1,0 +1,33 @@
+//===- CudaKernels.h - Launchers of the CUDA backend's kernels --*- C++ -*-===//
+//
+// One launcher per step kind of CudaSteps.h. Pointers are the step's buffers
+// with their offsets applied; each launcher picks the kernel instantiation
+// (element type, index width, group size), enqueues it on `stream` and
+// returns the launch's error code (cudaSuccess when nothing was enqueued).
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_RUNTIME_CUDA_CUDAKERNELS_H
+#define DOPPLER_RUNTIME_CUDA_CUDAKERNELS_H
+
+#include "CudaSteps.h"
+
+#include <cuda_runtime.h>
+
+namespace doppler::runtime::cuda {
+
+cudaError_t launchMap(const MapStep &step, ElementType type, void *out,
+                      const void *in0, const void *in1, cudaStream_t stream);
+cudaError_t launchReduce(const ReduceStep &step, ElementType type, void *out,
+                         const void *in0, const void *in1, cudaStream_t stream);
+/// Contiguous copies become cudaMemcpyAsync.
+cudaError_t launchCopy(const CopyStep &step, void *dst, const void *src,
+                       cudaStream_t stream);
+/// All-zero patterns become cudaMemsetAsync.
+cudaError_t launchFill(const FillStep &step, void *dst, cudaStream_t stream);
+/// Keeps one thread of the GPU busy for `seconds` (delay tasks): stream
+/// order is kept, and other streams on the GPU keep running.
+cudaError_t launchDelay(double seconds, cudaStream_t stream);
+
+} // namespace doppler::runtime::cuda
+
+#endif // DOPPLER_RUNTIME_CUDA_CUDAKERNELS_H
