@@ -20,8 +20,16 @@ config.substitutions.append(("%doppler_src", config.doppler_src_root))
 # Our tools first, then LLVM's (FileCheck lives in /usr/lib/llvm-22/bin).
 llvm_config.with_environment("PATH", config.doppler_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-tools = ["doppler-opt", "doppler-place", "doppler-interpret"]
+tools = ["doppler-opt", "doppler-place", "doppler-interpret", "doppler-run",
+         "doppler-run-plan", "doppler-calibrate"]
 llvm_config.add_tool_substitutions(tools, [config.doppler_tools_dir])
+
+# The runtime's C API as a shared library (mlir-runner --shared-libs=...).
+config.substitutions.append(
+    ("%doppler_rt_c_lib",
+     os.path.join(config.doppler_obj_root, "lib", "libDopplerRuntimeC.so")))
+if os.path.exists(os.path.join(config.llvm_tools_dir, "mlir-runner")):
+    config.available_features.add("mlir-runner")
 
 if config.doppler_has_cuda:
     config.available_features.add("cuda")

@@ -9,9 +9,11 @@
 #include "doppler/runtime/CApi.h"
 #include "doppler/runtime/CpuBackend.h"
 #include "doppler/runtime/Executor.h"
+#include "doppler/runtime/Plan.h"
 
 #include <cstring>
 #include <exception>
+#include <iostream>
 #include <memory>
 
 using namespace doppler;
@@ -21,6 +23,9 @@ struct DopplerRtGraph {
   // Shared with runs, which need the graph to name tasks in traces.
   std::shared_ptr<TaskGraph> graph = std::make_shared<TaskGraph>();
   std::string error;
+  // The function's signature (dopplerRtGraphAddArgument and friends): a
+  // Plan whose graph stays empty until one is needed.
+  Plan signature;
 };
 
 struct DopplerRtExecutor {
@@ -59,6 +64,13 @@ DopplerRtValue buildValue(DopplerRtGraph *graph, Body &&body) {
 int32_t recordStatus(DopplerRtGraph *graph, const Status &status) {
   graph->error = status.message();
   return status.ok() ? 0 : -1;
+}
+
+/// The graph with its signature, as a plan (a copy of the graph).
+Plan toPlan(const DopplerRtGraph &graph) {
+  Plan plan = graph.signature;
+  plan.graph = *graph.graph;
+  return plan;
 }
 
 Result<ElementType> toElementType(int32_t code) {
@@ -220,6 +232,139 @@ DopplerRtValue dopplerRtGraphAddDelay(DopplerRtGraph *graph, int32_t device,
       return operands.status();
     return g.addDelay(device, seconds, std::move(*operands));
   });
+}
+
+int32_t dopplerRtGraphAddArgument(DopplerRtGraph *graph, int32_t elementType,
+                                  const int64_t *shape, int32_t rank) {
+  if (!graph)
+    return -1;
+  try {
+    Result<ElementType> type = toElementType(elementType);
+    if (!type)
+      return recordStatus(graph, type.status());
+    Result<std::vector<int64_t>> dims = toVector(shape, rank, "shape");
+    if (!dims)
+      return recordStatus(graph, dims.status());
+    for (int64_t extent : *dims)
+      if (extent < 0)
+        return recordStatus(graph,
+                            Status::failure("negative extent in argument"));
+    graph->error.clear();
+    return static_cast<int32_t>(
+        graph->signature.addArgument(*type, std::move(*dims)));
+  } catch (...) {
+    graph->error = "out of memory";
+    return -1;
+  }
+}
+
+int32_t dopplerRtGraphBindArgument(DopplerRtGraph *graph, DopplerRtValue input,
+                                   int32_t argument) {
+  if (!graph)
+    return -1;
+  const TaskGraph &g = *graph->graph;
+  std::vector<PlanArgument> &arguments = graph->signature.arguments;
+  if (!g.contains(input) || g.task(input).kind != TaskKind::Input)
+    return recordStatus(graph, Status::failure("%" + std::to_string(input) +
+                                               " is not a graph input"));
+  if (argument < 0 || argument >= static_cast<int32_t>(arguments.size()))
+    return recordStatus(graph,
+                        Status::failure("argument " + std::to_string(argument) +
+                                        " was not declared"));
+  const PlanArgument &arg = arguments[argument];
+  if (g.task(input).type != arg.type || g.task(input).shape != arg.shape)
+    return recordStatus(
+        graph, Status::failure("graph input %" + std::to_string(input) +
+                               " and argument " + std::to_string(argument) +
+                               " differ in type or shape"));
+  graph->signature.inputArgument[input] = argument;
+  graph->error.clear();
+  return 0;
+}
+
+int32_t dopplerRtGraphAddResult(DopplerRtGraph *graph, DopplerRtValue value) {
+  if (!graph)
+    return -1;
+  if (Status status = graph->graph->markOutput(value); !status)
+    return recordStatus(graph, status);
+  graph->signature.results.push_back(value);
+  graph->error.clear();
+  return 0;
+}
+
+void dopplerRtGraphSetFunction(DopplerRtGraph *graph, const char *name,
+                               double predictedMakespan) {
+  if (!graph)
+    return;
+  graph->signature.function = name ? name : "";
+  if (predictedMakespan >= 0)
+    graph->signature.predictedMakespan = predictedMakespan;
+  else
+    graph->signature.predictedMakespan.reset();
+}
+
+DopplerRtValue dopplerRtGraphAddTimedTransfer(DopplerRtGraph *graph,
+                                              DopplerRtValue input,
+                                              int32_t device, double seconds) {
+  return buildValue(graph, [&](TaskGraph &g) -> Result<ValueId> {
+    if (!(seconds >= 0))
+      return Status::failure("timed transfer: seconds must be >= 0");
+    return g.addTransfer(input, device, seconds);
+  });
+}
+
+int32_t dopplerRtGraphWritePlan(DopplerRtGraph *graph, const char *path) {
+  if (!graph)
+    return -1;
+  if (!path)
+    return recordStatus(graph, Status::failure("no plan path"));
+  try {
+    Plan plan = toPlan(*graph);
+    if (Status status = plan.verify(); !status)
+      return recordStatus(graph, status);
+    return recordStatus(graph, savePlan(plan, path));
+  } catch (const std::exception &e) {
+    return recordStatus(graph, Status::failure(e.what()));
+  }
+}
+
+int32_t dopplerRtGraphRunSeeded(DopplerRtGraph *graph, int32_t numDevices,
+                                uint64_t seed, const char *outputsPath) {
+  if (!graph)
+    return -1;
+  auto failWith = [&](const Status &status) {
+    std::cerr << "doppler runtime: error: " << status.message() << "\n";
+    return recordStatus(graph, status);
+  };
+  try {
+    Plan plan = toPlan(*graph);
+    if (Status status = plan.verify(); !status)
+      return failWith(status);
+    CpuBackendOptions options;
+    options.numDevices = numDevices;
+    Result<std::unique_ptr<Backend>> backend = createCpuBackend(options);
+    if (!backend)
+      return failWith(backend.status());
+    Executor executor(std::move(*backend));
+    HostArguments arguments = makeSeededArguments(plan.arguments, seed);
+    Result<RunResult> run =
+        executor.run(plan.graph, bindArguments(plan, arguments));
+    if (!run)
+      return failWith(run.status());
+    Result<std::vector<HostTensor>> results = collectResults(plan, *run);
+    if (!results)
+      return failWith(results.status());
+    for (size_t i = 0; i < results->size(); ++i)
+      std::cout << describeOutput(i, (*results)[i]) << "\n";
+    std::cout.flush();
+    if (outputsPath && *outputsPath)
+      if (Status status = saveOutputs(*results, outputsPath); !status)
+        return failWith(status);
+    graph->error.clear();
+    return 0;
+  } catch (const std::exception &e) {
+    return failWith(Status::failure(e.what()));
+  }
 }
 
 int32_t dopplerRtGraphMarkOutput(DopplerRtGraph *graph, DopplerRtValue value) {

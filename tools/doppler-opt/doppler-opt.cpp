@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -22,6 +23,8 @@ int main(int argc, char **argv) {
   registry.insert<mlir::doppler::DopplerDialect, mlir::arith::ArithDialect,
                   mlir::func::FuncDialect, mlir::linalg::LinalgDialect,
                   mlir::tensor::TensorDialect>();
+  // What doppler-lower-to-runtime produces, so that its output parses again.
+  registry.insert<mlir::LLVM::LLVMDialect>();
   mlir::doppler::registerDopplerPasses();
   mlir::doppler::registerDopplerPipeline();
   // Generic cleanups users chain with ours (canonicalize, cse, ...).

@@ -235,4 +235,59 @@ def DopplerDecomposePass : Pass<"doppler-decompose", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::doppler::DopplerDialect"];
 }
 
+def DopplerLowerToRuntimePass : Pass<"doppler-lower-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lower placed functions to calls of the runtime's C API";
+  let description = [{
+    Replaces every placed function `@f` (every op has `doppler.device`,
+    every use across devices goes through a `doppler.transfer`) by an LLVM
+    dialect function `@doppler_build_f(%graph: !llvm.ptr) -> i32` that adds
+    the same tasks to a runtime graph through the C API of
+    `runtime/include/doppler/runtime/CApi.h` (`dopplerRtGraphAddInput`,
+    `...AddEinsum`, `...AddTransfer`, ...; specs and shapes are
+    `llvm.mlir.global` constants) and returns 0, or -1 at the first call
+    that fails (message: `dopplerRtGraphError`). The graph is the one
+    `doppler-run` builds from the same function (RuntimeProgram): arguments
+    become one graph input per device that reads them (with
+    `inputs=first-user`, one on the first user's device), results become
+    outputs, simulated start times become priorities.
+
+    With `entry=main`, also emits `llvm.func @main() -> i32` that creates a
+    graph, builds it, optionally writes it as a plan (`plan=FILE`), runs it
+    on `devices` CPU devices with the seeded inputs of `doppler-run` and
+    `doppler-interpret` (`seed`), prints one line per output
+    (`output 0: f32[16x24] sum ... l2 ...`), optionally writes the outputs
+    as JSON (`outputs=FILE`, for `doppler-run --compare-outputs`), and
+    returns 0 (1 on failure). The result is pure LLVM dialect:
+
+    ```sh
+    doppler-opt placed.mlir --doppler-lower-to-runtime="entry=main" -o lowered.mlir
+    mlir-runner lowered.mlir -e main -entry-point-result=i32 \
+        --shared-libs=build/lib/libDopplerRuntimeC.so
+    ```
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "Also emit this entry point (e.g. main); empty: none">,
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "The function the entry point runs (default: the first lowered)">,
+    Option<"devices", "devices", "int", /*default=*/"0",
+           "Entry point: CPU devices (0: the highest device id used + 1)">,
+    Option<"seed", "seed", "uint64_t", /*default=*/"0",
+           "Entry point: seed of the random inputs">,
+    Option<"outputs", "outputs", "std::string", /*default=*/"\"\"",
+           "Entry point: write the outputs as JSON to this file">,
+    Option<"plan", "plan", "std::string", /*default=*/"\"\"",
+           "Entry point: write the task graph as a plan to this file">,
+    Option<"delayTasks", "delay-tasks", "bool", /*default=*/"false",
+           "Lower cost-only doppler.task ops to delays of their compute cost">,
+    Option<"inputs", "inputs", "std::string", /*default=*/"\"every-user\"",
+           "Where arguments live: every-user or first-user">,
+  ];
+  let statistics = [
+    Statistic<"numLowered", "functions-lowered", "Functions lowered">,
+    Statistic<"numTasks", "tasks", "Runtime tasks the lowered code adds">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // DOPPLER_TRANSFORMS_PASSES_TD

@@ -91,6 +91,40 @@ int32_t dopplerRtGraphMarkOutput(DopplerRtGraph *graph, DopplerRtValue value);
 int32_t dopplerRtGraphSetPriority(DopplerRtGraph *graph, DopplerRtValue value,
                                   int64_t priority);
 
+/*===-- Function signatures, plans and seeded runs
+ * -------------------------===*/
+/* What doppler-lower-to-runtime emits besides the tasks, so that a lowered
+ * program can be run like `doppler-run` runs the function (same seeded
+ * inputs, same output lines) and exported as a plan for doppler-run-plan.
+ * Functions returning int32_t give 0 on success and -1 on failure (message:
+ * dopplerRtGraphError). */
+
+/* Declares the next function argument; returns its index, or -1. */
+int32_t dopplerRtGraphAddArgument(DopplerRtGraph *graph, int32_t elementType,
+                                  const int64_t *shape, int32_t rank);
+/* Graph input `input` holds argument `argument` (same type and shape). */
+int32_t dopplerRtGraphBindArgument(DopplerRtGraph *graph, DopplerRtValue input,
+                                   int32_t argument);
+/* Appends a function result; marks it as a graph output. */
+int32_t dopplerRtGraphAddResult(DopplerRtGraph *graph, DopplerRtValue value);
+/* The function's name and predicted makespan in seconds (negative: none),
+ * recorded in plans and reports. `name` may be NULL. */
+void dopplerRtGraphSetFunction(DopplerRtGraph *graph, const char *name,
+                               double predictedMakespan);
+/* A transfer that takes `seconds` whatever its size (cost-only graphs). */
+DopplerRtValue dopplerRtGraphAddTimedTransfer(DopplerRtGraph *graph,
+                                              DopplerRtValue input,
+                                              int32_t device, double seconds);
+/* Writes the graph and its signature as a plan (format: Plan.h). */
+int32_t dopplerRtGraphWritePlan(DopplerRtGraph *graph, const char *path);
+/* Runs the graph once on `numDevices` CPU devices with the arguments that
+ * doppler-run and doppler-interpret use for `seed`, prints one line per
+ * result to stdout ("output 0: f32[4x8] sum ... l2 ..."), and writes the
+ * results as JSON to `outputsPath` unless it is NULL or "". On failure the
+ * message goes to stderr too. */
+int32_t dopplerRtGraphRunSeeded(DopplerRtGraph *graph, int32_t numDevices,
+                                uint64_t seed, const char *outputsPath);
+
 /*===-- Executors
  * ----------------------------------------------------------===*/
 

@@ -1,0 +1,468 @@
+//===- doppler-run.cpp - Run a placed function on the runtime -------------===//
+//
+// Converts a placed function (after doppler-pipeline, or doppler-place +
+// doppler-insert-transfers) into a runtime task graph (RuntimeProgram),
+// runs it on the CPU or CUDA backend on seeded random inputs (the values
+// doppler-interpret uses for the same seed), and reports the measured
+// makespan (median of --repeat runs after a warm-up), the predicted one
+// (the function's doppler.makespan; cost units are microseconds), the task
+// count and per-device utilisation. With --check, the outputs are compared
+// with the reference interpreter's.
+//
+//   doppler-run FILE.mlir [--backend cpu|cuda] [--devices D] [--check]
+//               [--trace FILE] [--seed S] [--repeat N] [--json]
+//               [--function NAME] [--link-bandwidth B] [--link-latency L]
+//               [--order fifo|priority] [--inputs every-user|first-user]
+//               [--delay-tasks] [--write-outputs FILE] [--idle-spin-us N]
+//               [--breakdown]
+//   doppler-run FILE.mlir --export-plan PLAN.json   (for doppler-run-plan)
+//   doppler-run FILE.mlir --compare-outputs OUT.json
+//       (outputs of a run elsewhere, e.g. a lowered program, against the
+//        interpreter; nothing is run on the runtime)
+//
+// Exit status: 0 on success; 1 on any error, or when --check (or
+// --compare-outputs) finds a relative error above --tolerance.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RunSupport.h"
+
+#include "Doppler/Dialect/DopplerDialect.h"
+#include "Doppler/Dialect/DopplerOps.h"
+#include "Doppler/Interpreter/Interpreter.h"
+#include "Doppler/Target/RuntimeProgram.h"
+#include "Doppler/Transforms/PlacementGraph.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::doppler;
+namespace rt = ::doppler::runtime;
+
+namespace {
+
+namespace cl = llvm::cl;
+
+// Only these show in --help (libLLVM registers hundreds of its own).
+cl::OptionCategory category("doppler-run options");
+
+cl::opt<std::string> inputFilename(cl::Positional,
+                                   cl::desc("<placed .mlir file>"),
+                                   cl::Required, cl::cat(category));
+cl::opt<std::string> backendName("backend", cl::desc("Backend: cpu or cuda"),
+                                 cl::init("cpu"), cl::cat(category));
+cl::opt<int> numDevices(
+    "devices",
+    cl::desc("Virtual devices (default: the highest device id used + 1)"),
+    cl::init(0), cl::cat(category));
+cl::opt<bool> check("check",
+                    cl::desc("Compare the outputs with the reference "
+                             "interpreter's (exit 1 above --tolerance)"),
+                    cl::init(false), cl::cat(category));
+cl::opt<double> tolerance("tolerance",
+                          cl::desc("Largest accepted ||out - ref|| / ||ref|| "
+                                   "per output"),
+                          cl::init(1e-5), cl::cat(category));
+cl::opt<std::string> traceFile("trace",
+                               cl::desc("Write a Chrome trace of the median "
+                                        "run"),
+                               cl::value_desc("file"), cl::init(""),
+                               cl::cat(category));
+cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
+                       cl::init(0), cl::cat(category));
+cl::opt<int> repeat("repeat",
+                    cl::desc("Timed runs after one warm-up (the median is "
+                             "reported)"),
+                    cl::init(3), cl::cat(category));
+cl::opt<bool> jsonOutput("json", cl::desc("Print the report as JSON"),
+                         cl::init(false), cl::cat(category));
+cl::opt<std::string> functionName(
+    "function",
+    cl::desc("Function to run (default: the first function with a body)"),
+    cl::value_desc("name"), cl::init(""), cl::cat(category));
+cl::opt<double> linkBandwidth(
+    "link-bandwidth",
+    cl::desc("CPU backend: bytes/s of every link (0: unthrottled copies)"),
+    cl::init(0), cl::cat(category));
+cl::opt<double>
+    linkLatency("link-latency",
+                cl::desc("CPU backend: seconds every transfer takes at least"),
+                cl::init(0), cl::cat(category));
+cl::opt<std::string> order("order",
+                           cl::desc("How a device picks among ready tasks: "
+                                    "fifo (readiness order) or priority "
+                                    "(simulated start time)"),
+                           cl::init("fifo"), cl::cat(category));
+cl::opt<int> idleSpin(
+    "idle-spin-us",
+    cl::desc("How long an idle worker polls before sleeping, in "
+             "microseconds (-1: automatic, 20 when every worker has a core)"),
+    cl::init(-1), cl::cat(category));
+cl::opt<std::string> inputsPolicy(
+    "inputs",
+    cl::desc("Where arguments live: every-user (a copy on every device "
+             "that reads it, as the placement assumes) or first-user (one "
+             "copy, runtime transfers to the others)"),
+    cl::init("every-user"), cl::cat(category));
+cl::opt<bool> delayTasks(
+    "delay-tasks",
+    cl::desc("Run cost-only doppler.task ops as delays of their compute "
+             "cost (microseconds)"),
+    cl::init(false), cl::cat(category));
+cl::opt<std::string> exportPlan("export-plan",
+                                cl::desc("Write the task graph as a plan for "
+                                         "doppler-run-plan and exit"),
+                                cl::value_desc("file"), cl::init(""),
+                                cl::cat(category));
+cl::opt<std::string> writeOutputs("write-outputs",
+                                  cl::desc("Write the outputs of the median "
+                                           "run as JSON"),
+                                  cl::value_desc("file"), cl::init(""),
+                                  cl::cat(category));
+cl::opt<bool> breakdown(
+    "breakdown",
+    cl::desc("Also print, per kind of task, the predicted cost (the cost "
+             "model's, as the simulator uses it) against the measured time"),
+    cl::init(false), cl::cat(category));
+cl::opt<std::string> compareOutputs(
+    "compare-outputs",
+    cl::desc("Compare an outputs file (e.g. written by a lowered program) "
+             "with the interpreter instead of running"),
+    cl::value_desc("file"), cl::init(""), cl::cat(category));
+
+/// JSON has no NaN or infinity: those become strings.
+llvm::json::Value jsonNumber(double value) {
+  if (std::isfinite(value))
+    return value;
+  if (std::isnan(value))
+    return "nan";
+  return value > 0 ? "inf" : "-inf";
+}
+
+int fail(const llvm::Twine &message) {
+  llvm::errs() << "doppler-run: error: " << message << "\n";
+  return 1;
+}
+
+/// A runtime tensor as the interpreter holds it.
+HostTensor toInterpreterTensor(const rt::HostTensor &tensor, FloatType type) {
+  HostTensor result;
+  result.elementType = type;
+  result.shape.assign(tensor.shape.begin(), tensor.shape.end());
+  int64_t count = rt::numElements(tensor.shape);
+  result.data.resize(count);
+  for (int64_t i = 0; i < count; ++i)
+    result.data[i] = rt::elementAt(tensor, i);
+  return result;
+}
+
+/// Relative errors of `outputs` against the interpreter on seeded inputs.
+/// Fails (with a message already printed) when the interpreter cannot run.
+LogicalResult compareWithInterpreter(func::FuncOp function,
+                                     const rt::Plan *plan,
+                                     ArrayRef<rt::HostTensor> outputs,
+                                     std::vector<double> &errors,
+                                     double &maxError) {
+  FailureOr<SmallVector<HostTensor>> inputs = makeRandomInputs(function, seed);
+  if (failed(inputs))
+    return failure();
+  if (plan) {
+    // The runtime's seeded arguments must be the interpreter's, bit for bit;
+    // otherwise a match below would mean nothing.
+    rt::HostArguments args = rt::makeSeededArguments(plan->arguments, seed);
+    for (auto [i, input] : llvm::enumerate(*inputs)) {
+      rt::HostTensor view;
+      view.type = plan->arguments[i].type;
+      view.shape = plan->arguments[i].shape;
+      view.bytes = args.buffers[i];
+      for (int64_t k = 0, e = input.data.size(); k < e; ++k)
+        if (rt::elementAt(view, k) != input.data[k]) {
+          fail("internal error: seeded argument " + llvm::Twine(i) +
+               " differs from the interpreter's");
+          return failure();
+        }
+    }
+  }
+  FailureOr<SmallVector<HostTensor>> reference = interpret(function, *inputs);
+  if (failed(reference))
+    return failure();
+  if (reference->size() != outputs.size()) {
+    fail("the function has " + llvm::Twine(reference->size()) +
+         " result(s) but " + llvm::Twine(outputs.size()) +
+         " output(s) were given");
+    return failure();
+  }
+  maxError = 0;
+  for (auto [out, ref] : llvm::zip_equal(outputs, *reference)) {
+    double error =
+        relativeError(toInterpreterTensor(out, ref.elementType), ref);
+    errors.push_back(error);
+    maxError = std::isnan(error) || std::isnan(maxError)
+                   ? std::nan("")
+                   : std::max(maxError, error);
+  }
+  return success();
+}
+
+/// Predicted (cost attributes, microseconds) against measured task times,
+/// summed per kind of task: where the cost model and the runtime disagree.
+void printBreakdown(const rt::Plan &plan, ArrayRef<Operation *> taskOps,
+                    const rt::RunResult &run) {
+  struct Row {
+    int64_t count = 0;
+    double predicted = 0, measured = 0;
+    bool costed = true;
+  };
+  std::map<std::string, Row> rows;
+  auto cost = [](Operation *op, StringRef attr) -> std::optional<double> {
+    if (!op)
+      return std::nullopt;
+    if (auto value = op->getAttrOfType<FloatAttr>(attr))
+      return value.getValueAsDouble();
+    return std::nullopt;
+  };
+  for (rt::ValueId id = 0; id < plan.graph.size(); ++id) {
+    const rt::Task &task = plan.graph.task(id);
+    if (task.kind == rt::TaskKind::Input || !run.tasks[id].ran)
+      continue;
+    std::string kind(rt::taskKindName(task.kind));
+    if (task.kind == rt::TaskKind::Einsum)
+      kind += task.aggregation
+                  ? " contraction"
+                  : " " + std::string(::doppler::joinKindName(task.join));
+    Operation *op =
+        id < static_cast<rt::ValueId>(taskOps.size()) ? taskOps[id] : nullptr;
+    // The simulator charges a move the producer's transfer cost.
+    std::optional<double> predicted;
+    if (task.kind == rt::TaskKind::Transfer) {
+      Operation *producer = op ? op->getOperand(0).getDefiningOp() : nullptr;
+      predicted = cost(producer, kTransferCostAttr);
+      if (auto taskOp = dyn_cast_or_null<TaskOp>(producer))
+        predicted = taskOp.getTransfer().convertToDouble();
+    } else if (auto taskOp = dyn_cast_or_null<TaskOp>(op)) {
+      predicted = taskOp.getCompute().convertToDouble();
+    } else {
+      predicted = cost(op, kComputeCostAttr);
+    }
+    Row &row = rows[kind];
+    ++row.count;
+    row.measured += (run.tasks[id].end - run.tasks[id].start) * 1e6;
+    if (predicted)
+      row.predicted += *predicted;
+    else
+      row.costed = false;
+  }
+  std::vector<std::pair<std::string, Row>> sorted(rows.begin(), rows.end());
+  llvm::sort(sorted, [](const auto &a, const auto &b) {
+    return a.second.measured > b.second.measured;
+  });
+  llvm::outs() << llvm::format("  %-24s %6s %14s %14s %9s\n", "task kind",
+                               "tasks", "predicted us", "measured us",
+                               "meas/pred");
+  for (const auto &[kind, row] : sorted) {
+    llvm::outs() << llvm::format("  %-24s %6lld ", kind.c_str(),
+                                 static_cast<long long>(row.count));
+    if (row.costed)
+      llvm::outs() << llvm::format(
+          "%14.1f %14.1f %9.2f\n", row.predicted, row.measured,
+          row.predicted > 0 ? row.measured / row.predicted : 0.0);
+    else
+      llvm::outs() << llvm::format("%14s %14.1f %9s\n", "(no cost)",
+                                   row.measured, "-");
+  }
+}
+
+int runCompareOutputs(func::FuncOp function) {
+  rt::Result<std::vector<rt::HostTensor>> outputs =
+      rt::loadOutputs(compareOutputs);
+  if (!outputs)
+    return fail(outputs.message());
+  std::vector<double> errors;
+  double maxError = 0;
+  if (failed(compareWithInterpreter(function, nullptr, *outputs, errors,
+                                    maxError)))
+    return 1;
+  bool ok = maxError <= tolerance;
+  if (jsonOutput) {
+    llvm::json::Array list;
+    for (double error : errors)
+      list.push_back(jsonNumber(error));
+    llvm::json::Object root{{"file", inputFilename.getValue()},
+                            {"function", function.getName().str()},
+                            {"outputs_file", compareOutputs.getValue()},
+                            {"seed", static_cast<int64_t>(seed.getValue())},
+                            {"rel_errors", std::move(list)},
+                            {"max_rel_error", jsonNumber(maxError)},
+                            {"tolerance", tolerance.getValue()},
+                            {"ok", ok}};
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
+                 << "\n";
+  } else {
+    for (auto [i, out] : llvm::enumerate(*outputs))
+      llvm::outs() << "  " << rt::describeOutput(i, out) << " rel-error "
+                   << rt::formatNumber(errors[i], 3) << "\n";
+    char tol[32];
+    std::snprintf(tol, sizeof(tol), "%g", tolerance.getValue());
+    llvm::outs() << "'" << compareOutputs << "' against the interpreter: max "
+                 << "rel-error " << rt::formatNumber(maxError, 3)
+                 << (ok ? " <= " : " > ") << "tolerance " << tol << ": "
+                 << (ok ? "ok" : "FAILED") << "\n";
+  }
+  return ok ? 0 : 1;
+}
+
+int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
+  ParserConfig config(&context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(inputFilename, sourceMgr, config);
+  if (!module)
+    return 1;
+  FailureOr<func::FuncOp> function = lookupFunction(*module, functionName);
+  if (failed(function))
+    return 1;
+  if (!compareOutputs.empty())
+    return runCompareOutputs(*function);
+
+  RuntimeProgramOptions programOptions;
+  programOptions.delayTasks = delayTasks;
+  programOptions.arguments = inputsPolicy == "first-user"
+                                 ? ArgumentPlacement::FirstUser
+                                 : ArgumentPlacement::EveryUser;
+  std::vector<Operation *> taskOps;
+  FailureOr<rt::Plan> plan =
+      buildRuntimePlan(*function, programOptions, &taskOps);
+  if (failed(plan))
+    return 1;
+
+  if (!exportPlan.empty()) {
+    if (rt::Status status = rt::savePlan(*plan, exportPlan); !status)
+      return fail(status.message());
+    llvm::outs() << "wrote " << exportPlan << ": @" << plan->function << ", "
+                 << plan->graph.size() << " tasks and inputs on "
+                 << plan->graph.numDevicesUsed() << " device(s)\n";
+    return 0;
+  }
+
+  int used = plan->graph.numDevicesUsed();
+  int devices = numDevices ? numDevices.getValue() : std::max(used, 1);
+  if (devices < used)
+    return fail("--devices " + llvm::Twine(devices) +
+                " is too few: the program uses device " +
+                llvm::Twine(used - 1) +
+                " (needs --devices >= " + llvm::Twine(used) + ")");
+  if (check && delayTasks &&
+      llvm::any_of(function->getOps(),
+                   [](Operation &op) { return isa<TaskOp>(op); }))
+    return fail("--check needs tensors; doppler.task ops are cost-only");
+
+  rt::tools::BackendChoice backend;
+  backend.name = backendName;
+  backend.devices = devices;
+  backend.linkBandwidth = linkBandwidth;
+  backend.linkLatency = linkLatency;
+  rt::Result<std::unique_ptr<rt::Backend>> created =
+      rt::tools::createBackend(backend);
+  if (!created)
+    return fail(created.message());
+  rt::ExecutorOptions executorOptions;
+  executorOptions.order =
+      order == "priority" ? rt::ReadyOrder::Priority : rt::ReadyOrder::Fifo;
+  executorOptions.idleSpinMicroseconds = idleSpin;
+  rt::Executor executor(std::move(*created), executorOptions);
+
+  rt::HostArguments arguments = rt::makeSeededArguments(plan->arguments, seed);
+  rt::Result<rt::Measurement> measured = rt::measure(
+      executor, plan->graph, rt::bindArguments(*plan, arguments), repeat);
+  if (!measured)
+    return fail(measured.message());
+
+  rt::RunReport report;
+  report.file = inputFilename;
+  report.function = plan->function;
+  report.backend = backend.name;
+  report.devices = devices;
+  report.seed = seed;
+  report.repeat = repeat;
+  report.graph = &plan->graph;
+  report.predicted = plan->predictedMakespan;
+  report.measurement = std::move(*measured);
+  rt::Result<std::vector<rt::HostTensor>> outputs =
+      rt::collectResults(*plan, report.measurement.median);
+  if (!outputs)
+    return fail(outputs.message());
+  report.outputs = std::move(*outputs);
+
+  if (!traceFile.empty()) {
+    if (rt::Status status =
+            report.measurement.median.writeChromeTrace(plan->graph, traceFile);
+        !status)
+      return fail(status.message());
+    report.trace = traceFile;
+  }
+  if (!writeOutputs.empty())
+    if (rt::Status status = rt::saveOutputs(report.outputs, writeOutputs);
+        !status)
+      return fail(status.message());
+  if (check) {
+    double maxError = 0;
+    if (failed(compareWithInterpreter(*function, &*plan, report.outputs,
+                                      report.errors, maxError)))
+      return 1;
+    report.maxRelError = maxError;
+    report.tolerance = tolerance;
+  }
+  llvm::outs() << (jsonOutput ? report.json() : report.text());
+  if (breakdown && !jsonOutput)
+    printBreakdown(*plan, taskOps, report.measurement.median);
+  return report.ok() ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "Doppler runner: runs a placed function on the runtime and reports "
+      "measured vs predicted makespan\n");
+  if (backendName != "cpu" && backendName != "cuda")
+    return fail("--backend must be cpu or cuda, not '" + backendName + "'");
+  if (numDevices < 0)
+    return fail("--devices must be >= 1");
+  if (repeat < 1)
+    return fail("--repeat must be >= 1");
+  if (!(tolerance >= 0))
+    return fail("--tolerance must be a non-negative number");
+  if (!(linkBandwidth >= 0) || !std::isfinite(linkBandwidth) ||
+      !(linkLatency >= 0) || !std::isfinite(linkLatency))
+    return fail("--link-bandwidth and --link-latency must be finite and >= 0");
+  if (order != "fifo" && order != "priority")
+    return fail("--order must be fifo or priority, not '" + order + "'");
+  if (inputsPolicy != "every-user" && inputsPolicy != "first-user")
+    return fail("--inputs must be every-user or first-user, not '" +
+                inputsPolicy + "'");
+
+  DialectRegistry registry;
+  registry.insert<DopplerDialect, arith::ArithDialect, func::FuncDialect>();
+  MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  return run(context, sourceMgr);
+}
