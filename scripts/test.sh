@@ -12,7 +12,9 @@ bash "$root/scripts/build.sh" >"$root/build.log" 2>&1 || {
 log=$(mktemp)
 ninja -C "$build" check-doppler 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
-count() { awk -v key="$1" '$1 == key":" { n += $2 } END { print n + 0 }' "$log"; }
+# lit's summary lines: "  Passed: 12" or, padded when other kinds appear,
+# "  Passed : 12".
+count() { sed -nE "s/^ *$1[^:]*: *([0-9]+).*/\1/p" "$log" | awk '{ n += $1 } END { print n + 0 }'; }
 passed=$(( $(count Passed) + $(count Expectedly) ))
 failed=$(( $(count Failed) + $(count Unexpectedly) + $(count Unresolved) + $(count Timed) ))
 skipped=$(( $(count Unsupported) + $(count Skipped) ))
