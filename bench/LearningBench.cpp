@@ -7,8 +7,11 @@
 //   doppler-bench-learning --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true (one line)
 //
-// Graphs: "g200" is a generated transformer layer of ~200 nodes (the size
-// the targets name), "g10k" a generated stack of layers of ~10,000 nodes.
+// Graphs: "g200" is a generated transformer layer (204 nodes, the size the
+// targets name), "g10k" a generated stack of 11 layers (10,560 nodes).
+// x_baseline: time per iteration over the environment episode alone
+// (BM_EnvironmentEpisode), or for the 10k placement over the critical-path
+// heuristic on the same graph.
 // The torch work is single-threaded (see DualPolicy.h).
 //
 //===----------------------------------------------------------------------===//
@@ -22,8 +25,11 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 using namespace doppler::placement;
 
@@ -36,7 +42,7 @@ const Graph &graph200() {
     shape.model = 2048;
     shape.ffn = 5504;
     shape.sequenceParts = 2;
-    shape.headGroups = 4;
+    shape.headGroups = 5;
     shape.ffnParts = 2;
     std::string error;
     auto generated = generateTransformer(shape, CostRates(), &error);
@@ -58,7 +64,7 @@ const Graph &graph10k() {
     shape.sequenceParts = 4;
     shape.headGroups = 8;
     shape.ffnParts = 4;
-    shape.layers = 17;
+    shape.layers = 11;
     auto generated = generateTransformer(shape, CostRates());
     return generated->graph;
   }();
@@ -68,6 +74,36 @@ const Graph &graph10k() {
 void reportGraph(benchmark::State &state, const Graph &graph) {
   state.counters["nodes"] = graph.numNodes();
   state.counters["edges"] = graph.numEdges();
+}
+
+/// Median seconds of `work` over `runs` runs (measured once per baseline).
+template <typename Work> double medianSeconds(int runs, Work work) {
+  std::vector<double> seconds;
+  for (int i = 0; i < runs; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    work();
+    seconds.push_back(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+  }
+  std::nth_element(seconds.begin(), seconds.begin() + runs / 2, seconds.end());
+  return seconds[runs / 2];
+}
+
+/// Adds "x_baseline": time per iteration divided by `baselineSeconds`.
+void reportRatio(benchmark::State &state, double baselineSeconds) {
+  state.counters["x_baseline"] = benchmark::Counter(
+      baselineSeconds, benchmark::Counter::kIsIterationInvariantRate |
+                           benchmark::Counter::kInvert);
+}
+
+/// The environment episode alone: the critical-path rule on the 200-node
+/// graph (environment steps and device estimates, no network).
+double environmentEpisodeSeconds() {
+  static const double seconds = medianSeconds(201, [] {
+    benchmark::DoNotOptimize(placeCriticalPath(graph200(), 4).data());
+  });
+  return seconds;
 }
 
 /// Baseline: one episode of the decision process with the critical-path
@@ -104,6 +140,7 @@ void trainingEpisode(benchmark::State &state, TrainingStage stage,
       return;
     }
   reportGraph(state, graph200());
+  reportRatio(state, environmentEpisodeSeconds());
 }
 
 void BM_ImitationEpisode(benchmark::State &state) {
@@ -151,11 +188,15 @@ BENCHMARK(BM_CriticalPath10k)->Unit(benchmark::kMillisecond);
 void BM_PlaceDefault10k(benchmark::State &state) {
   const Graph &graph = graph10k();
   LearnedPolicy &policy = defaultPolicy();
+  const double criticalPath = medianSeconds(21, [&] {
+    benchmark::DoNotOptimize(placeCriticalPath(graph, 8).data());
+  });
   for (auto _ : state) {
     auto result = policy.place(graph, 8);
     benchmark::DoNotOptimize(result);
   }
   reportGraph(state, graph);
+  reportRatio(state, criticalPath);
 }
 BENCHMARK(BM_PlaceDefault10k)->Unit(benchmark::kMillisecond);
 
@@ -167,6 +208,7 @@ void BM_PlaceDefault200(benchmark::State &state) {
     benchmark::DoNotOptimize(result);
   }
   reportGraph(state, graph);
+  reportRatio(state, environmentEpisodeSeconds());
 }
 BENCHMARK(BM_PlaceDefault200)->Unit(benchmark::kMillisecond);
 

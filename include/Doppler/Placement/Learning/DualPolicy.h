@@ -1,0 +1,149 @@
+//===- DualPolicy.h - The learned SEL + PLC placement policy ----*- C++ -*-===//
+//
+// The learned dual policy of shared/METHOD.md section 5, as exported by
+// libDopplerLearning.so: an MPNN encoder over the undirected graph, SEL (which
+// candidate to place next) and PLC (on which device). This header has no
+// LibTorch includes and every function is noexcept: failures come back as
+// std::nullopt / nullptr / false with a one-line message in `error`.
+//
+// Tools that only *use* the policy should call placeWithLearnedPolicy()
+// (LearnedPolicy.h), which loads this library on demand. Code that trains or
+// inspects models (doppler-train, tests, benchmarks) links it directly.
+//
+// Threads: one LearnedPolicy must not be used by two threads at once. All
+// LibTorch work runs on one intra-op thread (at::set_num_threads(1)), which
+// makes every result a function of (model, graph, devices, options) alone.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_PLACEMENT_LEARNING_DUALPOLICY_H
+#define DOPPLER_PLACEMENT_LEARNING_DUALPOLICY_H
+
+#include "Doppler/Placement/Environment.h"
+#include "Doppler/Placement/Graph.h"
+#include "Doppler/Placement/Learning/Export.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace doppler::placement {
+
+/// How the encoder turns an edge feature into its hidden x hidden matrix.
+enum class EdgeNetworkKind : int32_t {
+  /// The reference (Gilmer et al.'s edge network): feature -> MLP ->
+  /// hidden*hidden values per edge.
+  Full = 0,
+  /// A constant matrix plus a rank-r part whose r gains come from the
+  /// feature: W(e) = C + U diag(g(e)) V. About 4x cheaper per training
+  /// episode; models/README.md compares how the two place.
+  LowRank = 1,
+};
+
+/// Architecture of a model; stored in the model file.
+struct DOPPLER_LEARNING_API ModelConfig {
+  int32_t hiddenSize = 128;
+  int32_t headHiddenSize = 64;
+  int32_t messagePassingRounds = 6;
+  EdgeNetworkKind edgeNetwork = EdgeNetworkKind::LowRank;
+  int32_t edgeRank = 8; ///< LowRank only
+  /// One encoder for both policies (true) or one each, as the reference.
+  bool sharedEncoder = true;
+  /// How the episode's estimated schedule dates a placed node (device
+  /// features and the imitation teacher depend on it).
+  StartEstimate startEstimate = StartEstimate::EarliestStart;
+
+  /// The reference architecture: two encoders with full edge matrices.
+  static ModelConfig reference() noexcept;
+  /// The default: one shared encoder with low-rank edge matrices.
+  static ModelConfig slim() noexcept;
+  /// "hidden=128 head=64 rounds=6 edge=low-rank/8 encoders=shared
+  /// estimate=earliest-start".
+  std::string describe() const;
+};
+
+/// Parses "reference", "slim" (= "default"), optionally followed by
+/// ",key=value" overrides: hidden, head, rounds, edge (full | low-rank),
+/// rank, shared (0 | 1), estimate (earliest-start | device-load).
+/// Example: "slim,rank=16,rounds=4".
+DOPPLER_LEARNING_API std::optional<ModelConfig>
+parseModelConfig(const std::string &text, std::string *error) noexcept;
+
+struct PlaceOptions {
+  /// 0: one greedy rollout. K > 0: K rollouts (the greedy one and K-1 drawn
+  /// from the policy's distributions), the best by the simulator is kept.
+  int32_t samples = 0;
+  uint64_t seed = 0;
+};
+
+struct PlacementResult {
+  std::vector<DeviceId> assignment;
+  /// Simulated makespan (reference semantics) of `assignment`.
+  double makespan = 0;
+  /// Which rollout won (0 = greedy).
+  int32_t bestRollout = 0;
+};
+
+/// One step of a greedy rollout, for inspection and tests.
+struct PolicyStep {
+  std::vector<NodeId> candidates;          ///< in environment order
+  std::vector<double> candidateProbability; ///< SEL, same order
+  NodeId node = -1;                        ///< chosen (argmax)
+  std::vector<double> deviceProbability;   ///< PLC, one per device
+  DeviceId device = -1;                    ///< chosen (argmax)
+};
+
+class DOPPLER_LEARNING_API LearnedPolicy {
+public:
+  class Impl;
+
+  ~LearnedPolicy();
+  LearnedPolicy(const LearnedPolicy &) = delete;
+  LearnedPolicy &operator=(const LearnedPolicy &) = delete;
+
+  /// A freshly initialised model (orthogonal weights, zero biases).
+  static std::unique_ptr<LearnedPolicy>
+  create(const ModelConfig &config, uint64_t seed,
+         std::string *error = nullptr) noexcept;
+  /// Reads a model file written by save() (or doppler-train).
+  static std::unique_ptr<LearnedPolicy>
+  load(const std::string &path, std::string *error = nullptr) noexcept;
+  static std::unique_ptr<LearnedPolicy>
+  loadFromMemory(const void *data, size_t size, const std::string &name,
+                 std::string *error = nullptr) noexcept;
+  /// The model embedded in the library (models/doppler-default.pt when it
+  /// was built).
+  static std::unique_ptr<LearnedPolicy>
+  loadDefault(std::string *error = nullptr) noexcept;
+  static bool hasDefaultModel() noexcept;
+
+  /// Writes the model atomically (a temporary file, then a rename).
+  bool save(const std::string &path, std::string *error = nullptr) const
+      noexcept;
+
+  const ModelConfig &config() const noexcept;
+  int64_t numParameters() const noexcept;
+
+  /// Places every node of `graph` on one of `numDevices` devices.
+  std::optional<PlacementResult> place(const Graph &graph, int32_t numDevices,
+                                       const PlaceOptions &options = {},
+                                       std::string *error = nullptr) noexcept;
+
+  /// The greedy rollout step by step with the full distributions.
+  std::optional<std::vector<PolicyStep>>
+  trace(const Graph &graph, int32_t numDevices,
+        std::string *error = nullptr) noexcept;
+
+  Impl &impl() noexcept { return *impl_; }
+  const Impl &impl() const noexcept { return *impl_; }
+
+private:
+  explicit LearnedPolicy(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace doppler::placement
+
+#endif // DOPPLER_PLACEMENT_LEARNING_DUALPOLICY_H

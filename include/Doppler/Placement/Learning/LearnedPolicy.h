@@ -1,0 +1,57 @@
+//===- LearnedPolicy.h - Place with the learned policy, on demand -*- C++ -*-===//
+//
+// The entry point for tools and passes. It lives in a small static library
+// (DopplerLearningLoader) that does not link LibTorch: the first call loads
+// libDopplerLearning.so with dlopen and resolves its extern "C" entry table,
+// so a binary pays LibTorch's start-up (~0.7 s) only when it really places
+// with the learned policy, and works without LibTorch installed otherwise.
+//
+// Where the library is looked for, first hit wins:
+//   1. $DOPPLER_LEARNING_LIBRARY (a path to the .so);
+//   2. <dir>/../lib/libDopplerLearning.so and <dir>/libDopplerLearning.so,
+//      where <dir> holds the binary (or plugin) that contains this loader;
+//   3. the same next to the running executable (/proc/self/exe);
+//   4. libDopplerLearning.so on the dynamic loader's search path.
+// A failure reads "learned policy unavailable: ..." and says what was tried.
+//
+// Thread safe: loading happens once; models are cached by path inside the
+// library, and calls into it are serialised.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_PLACEMENT_LEARNING_LEARNEDPOLICY_H
+#define DOPPLER_PLACEMENT_LEARNING_LEARNEDPOLICY_H
+
+#include "Doppler/Placement/Graph.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace doppler::placement {
+
+struct LearnedPolicyOptions {
+  /// A model file; empty: the default model embedded in the library.
+  std::string modelPath;
+  /// 0: the greedy rollout. K > 0: K rollouts (the greedy one and K-1
+  /// sampled), the best by the simulator is kept.
+  int32_t samples = 0;
+  uint64_t seed = 0;
+};
+
+/// Device of every node by id. Errors: numDevices < 1, an unreadable model,
+/// or "learned policy unavailable: ..." when the library cannot be loaded.
+std::optional<std::vector<DeviceId>>
+placeWithLearnedPolicy(const Graph &graph, int32_t numDevices,
+                       const LearnedPolicyOptions &options,
+                       std::string *error = nullptr) noexcept;
+
+/// Loads the library if needed; false (with the reason) when it cannot be.
+bool isLearnedPolicyAvailable(std::string *error = nullptr) noexcept;
+
+/// The path of the loaded library ("" before loading or after a failure).
+std::string learnedPolicyLibraryPath() noexcept;
+
+} // namespace doppler::placement
+
+#endif // DOPPLER_PLACEMENT_LEARNING_LEARNEDPOLICY_H

@@ -1,0 +1,254 @@
+//===- Trainer.h - Training the learned dual policy -------------*- C++ -*-===//
+//
+// The three training stages of shared/METHOD.md section 6:
+//
+//   il       imitation of the critical-path heuristic: SEL raises the
+//            log-probability of the candidates with the largest b-level,
+//            PLC that of the devices with the smallest est; actions are
+//            explored epsilon-greedily, epsilon decays linearly to 0; an
+//            entropy bonus.
+//   sim-rl   REINFORCE on the simulator's makespan: the reward of an
+//            episode is (running average of earlier costs - this cost),
+//            given at the last step and discounted back with gamma.
+//   real-rl  the same with the cost measured by a CostOracle (the runtime,
+//            through an adapter in the tool).
+//
+// Deviations from the reference, each for a reason:
+//  - The reward is divided by the running average, so graphs whose costs
+//    differ by orders of magnitude weigh alike when one policy trains on
+//    many; Adam makes the one-graph case nearly insensitive to the scale.
+//    Running averages are kept per (graph, device count) and per stage.
+//  - The learning rate really decays (the reference sets an attribute Adam
+//    ignores).
+//  - Episodes run without autograd, recording their decisions; the loss is
+//    then computed for all steps in one batched pass. This is the same
+//    gradient (the parameters do not change within an episode), an order
+//    of magnitude faster.
+//
+// Determinism: every random draw comes from one seeded generator whose
+// state is checkpointed; LibTorch runs on one thread. The same options and
+// seed give the same model, and a run resumed from a checkpoint continues
+// exactly as the uninterrupted run would.
+//
+// No LibTorch includes; every function is noexcept.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_PLACEMENT_LEARNING_TRAINER_H
+#define DOPPLER_PLACEMENT_LEARNING_TRAINER_H
+
+#include "Doppler/Placement/Graph.h"
+#include "Doppler/Placement/Learning/DualPolicy.h"
+#include "Doppler/Placement/Learning/Export.h"
+#include "Doppler/Placement/Simulator.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace doppler::placement {
+
+/// Measures the cost (e.g. wall time) of running a placed graph. The
+/// real-rl stage calls it once per episode; it must not throw.
+struct DOPPLER_LEARNING_API CostOracle {
+  virtual ~CostOracle();
+  /// The cost of `assignment` (device per node), or std::nullopt with a
+  /// reason in `error`.
+  virtual std::optional<double> measure(const Graph &graph,
+                                        ArrayView<DeviceId> assignment,
+                                        std::string *error) = 0;
+};
+
+/// An oracle backed by the simulator (any of its modes), for tests and for
+/// real-rl without a runtime. It keeps one simulator per graph and device
+/// count; `numDevices` is fixed at construction.
+class DOPPLER_LEARNING_API SimulatorCostOracle : public CostOracle {
+public:
+  explicit SimulatorCostOracle(int32_t numDevices,
+                               SimulatorOptions options = {});
+  ~SimulatorCostOracle() override;
+  std::optional<double> measure(const Graph &graph,
+                                ArrayView<DeviceId> assignment,
+                                std::string *error) override;
+  /// How many times measure() ran.
+  int64_t calls() const { return calls_; }
+
+private:
+  int32_t numDevices_;
+  SimulatorOptions options_;
+  const Graph *lastGraph_ = nullptr;
+  std::unique_ptr<Simulator> simulator_;
+  int64_t calls_ = 0;
+};
+
+enum class TrainingStage : int32_t { Imitation = 0, SimulationRL = 1, RealRL = 2 };
+
+/// "il", "sim-rl", "real-rl".
+DOPPLER_LEARNING_API const char *stageName(TrainingStage stage) noexcept;
+DOPPLER_LEARNING_API std::optional<TrainingStage>
+parseStage(const std::string &name) noexcept;
+
+struct DOPPLER_LEARNING_API StageOptions {
+  TrainingStage stage = TrainingStage::Imitation;
+  int64_t episodes = 0;
+  double learningRate = 1e-3;    ///< decays linearly to 0 over the stage
+  double epsilon = 1.0;          ///< decays linearly to 0 over the stage
+  double entropyWeight = 1e-3;
+  double imitationWeight = 1.0;
+  double policyGradientWeight = 0.0;
+  /// Average the gradients of this many consecutive episodes into one
+  /// optimiser step (1: a step per episode, as the reference). Larger
+  /// values cut the variance of REINFORCE updates.
+  int32_t episodesPerUpdate = 1;
+
+  /// The reference's settings for `stage` (METHOD section 6).
+  static StageOptions defaults(TrainingStage stage, int64_t episodes) noexcept;
+};
+
+struct TrainingGraph {
+  std::string name;
+  Graph graph;
+};
+
+struct TrainerOptions {
+  /// One graph: per-graph training as in the paper. Several: one policy for
+  /// all of them (each episode draws a graph and a device count).
+  std::vector<TrainingGraph> graphs;
+  std::vector<int32_t> deviceCounts = {4};
+  std::vector<StageOptions> stages;
+
+  /// Architecture of a new model (ignored with initModelPath or resume).
+  ModelConfig model = ModelConfig::slim();
+  /// Start from this model instead of a fresh one.
+  std::string initModelPath;
+  uint64_t seed = 0;
+  double gamma = 0.99;
+  /// Explore by sampling the policy's distributions (with probability
+  /// 1 - epsilon) instead of taking its argmax, as the reference does.
+  bool sampleActions = false;
+  /// Count the critical-path heuristic's cost as one earlier cost of every
+  /// (graph, device count) pair, so that rewards are meaningful from a
+  /// pair's first episode on (off: the reference, whose first reward is 0).
+  bool criticalPathBaseline = false;
+
+  /// Where the final model goes (written atomically). Empty: not written.
+  std::string outputPath;
+  /// Checkpoint file; empty: outputPath + ".ckpt".
+  std::string checkpointPath;
+  /// Write a checkpoint every this many episodes (0: only at the end).
+  int64_t checkpointEvery = 500;
+  /// Continue from checkpointPath.
+  bool resume = false;
+
+  /// JSON-lines log, one line per episode; empty: none.
+  std::string logPath;
+  /// A progress bar on stderr (only drawn when stderr is a terminal).
+  bool progress = true;
+
+  /// Every this many episodes (and at the end) the greedy policy is
+  /// evaluated on up to evaluationPairs (graph, device count) pairs; with
+  /// keepBest the best evaluated parameters are the output. 0: never.
+  int64_t evaluateEvery = 100;
+  int32_t evaluationPairs = 64;
+  bool keepBest = true;
+
+  /// Cost of real-rl episodes; required when a real-rl stage is present.
+  CostOracle *realOracle = nullptr;
+};
+
+struct EpisodeStats {
+  int64_t episode = 0;      ///< over all stages, from 0
+  int64_t stageEpisode = 0; ///< within its stage
+  TrainingStage stage = TrainingStage::Imitation;
+  std::string graph;
+  int32_t devices = 0;
+  double makespan = 0;
+  double runningAverage = 0; ///< of earlier costs (this pair, this stage)
+  double reward = 0;         ///< relative: (average - cost) / average
+  double loss = 0;
+  double imitationLoss = 0;
+  double policyLoss = 0;
+  double entropy = 0;        ///< mean per decision
+  double selectionMatch = 0; ///< share of SEL choices in the teacher's set
+  double placementMatch = 0; ///< share of PLC choices in the teacher's set
+  double learningRate = 0;
+  double epsilon = 0;
+  double seconds = 0;        ///< wall time of this episode
+};
+
+struct EvaluationStats {
+  int64_t episode = 0;
+  /// Geometric mean over the evaluated pairs of greedy makespan divided by
+  /// the critical-path heuristic's makespan (< 1: better than it).
+  double ratioToCriticalPath = 0;
+  int32_t pairs = 0;
+  bool best = false;
+};
+
+/// The cheapest placement an episode produced for one (graph, device
+/// count) pair: with per-graph training, the search result the paper
+/// reports besides the policy.
+struct BestPlacement {
+  std::string graph;
+  int32_t devices = 0;
+  double makespan = 0;
+  std::vector<DeviceId> assignment;
+};
+
+/// A training run, one episode at a time.
+class DOPPLER_LEARNING_API TrainingSession {
+public:
+  class Impl;
+
+  ~TrainingSession();
+  /// Validates the options, builds or loads the model, or (with resume)
+  /// restores everything from the checkpoint.
+  static std::unique_ptr<TrainingSession>
+  create(TrainerOptions options, std::string *error = nullptr) noexcept;
+
+  bool finished() const noexcept;
+  int64_t episode() const noexcept;
+  int64_t totalEpisodes() const noexcept;
+
+  /// Runs the next episode (log line, checkpoint and evaluation included
+  /// when due).
+  std::optional<EpisodeStats> runEpisode(std::string *error = nullptr) noexcept;
+  /// Evaluates the current policy now (see TrainerOptions::evaluateEvery).
+  std::optional<EvaluationStats> evaluate(std::string *error = nullptr) noexcept;
+
+  bool saveCheckpoint(std::string *error = nullptr) noexcept;
+  /// Writes the output model (the best evaluated parameters with keepBest,
+  /// else the current ones) to `path` (empty: options' outputPath).
+  bool saveModel(const std::string &path = {},
+                 std::string *error = nullptr) noexcept;
+  /// The current parameters as a policy (a copy).
+  std::unique_ptr<LearnedPolicy> currentPolicy(std::string *error = nullptr)
+      const noexcept;
+  const std::optional<EvaluationStats> &lastEvaluation() const noexcept;
+  /// The evaluation whose parameters saveModel() writes with keepBest.
+  const std::optional<EvaluationStats> &bestEvaluation() const noexcept;
+  /// Per pair that has run an episode: the cheapest placement seen.
+  std::vector<BestPlacement> bestPlacements() const noexcept;
+
+private:
+  explicit TrainingSession(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+struct TrainingSummary {
+  int64_t episodes = 0;
+  double seconds = 0;
+  std::optional<EvaluationStats> finalEvaluation;
+  std::optional<EvaluationStats> bestEvaluation;
+  std::vector<BestPlacement> bestPlacements;
+};
+
+/// Runs a whole session: every episode, then the final checkpoint and the
+/// output model.
+DOPPLER_LEARNING_API std::optional<TrainingSummary>
+trainPolicy(TrainerOptions options, std::string *error = nullptr) noexcept;
+
+} // namespace doppler::placement
+
+#endif // DOPPLER_PLACEMENT_LEARNING_TRAINER_H

@@ -1,0 +1,425 @@
+//===- DualPolicy.cpp - The learned policy's exported API -----------------===//
+//
+// LearnedPolicy (creation, model files, placement) and the extern "C" entry
+// table that the on-demand loader resolves. Every exported function catches
+// everything: no exception leaves this library.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EntryTable.h"
+#include "PolicyImpl.h"
+#include "PolicyNetwork.h"
+#include "Random.h"
+
+#include "Doppler/Placement/Simulator.h"
+
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+using namespace doppler::placement;
+using namespace doppler::placement::learning;
+
+// The default model, linked in by EmbeddedModel.S (empty when the library
+// was built before any model existed).
+extern "C" const char dopplerDefaultModelBegin[];
+extern "C" const char dopplerDefaultModelEnd[];
+
+namespace {
+
+void setError(std::string *error, std::string message) {
+  if (error)
+    *error = std::move(message);
+}
+
+size_t defaultModelSize() {
+  return static_cast<size_t>(&dopplerDefaultModelEnd[0] -
+                             &dopplerDefaultModelBegin[0]);
+}
+
+const char *edgeName(EdgeNetworkKind kind) {
+  return kind == EdgeNetworkKind::Full ? "full" : "low-rank";
+}
+const char *estimateName(StartEstimate estimate) {
+  return estimate == StartEstimate::EarliestStart ? "earliest-start"
+                                                  : "device-load";
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// ModelConfig.
+//===----------------------------------------------------------------------===//
+
+ModelConfig ModelConfig::reference() noexcept {
+  ModelConfig config;
+  config.edgeNetwork = EdgeNetworkKind::Full;
+  config.sharedEncoder = false;
+  return config;
+}
+
+ModelConfig ModelConfig::slim() noexcept { return ModelConfig(); }
+
+std::string ModelConfig::describe() const {
+  std::string text = "hidden=" + std::to_string(hiddenSize) +
+                     " head=" + std::to_string(headHiddenSize) +
+                     " rounds=" + std::to_string(messagePassingRounds) +
+                     " edge=" + edgeName(edgeNetwork);
+  if (edgeNetwork == EdgeNetworkKind::LowRank)
+    text += "/" + std::to_string(edgeRank);
+  text += sharedEncoder ? " encoders=shared" : " encoders=separate";
+  text += std::string(" estimate=") + estimateName(startEstimate);
+  return text;
+}
+
+std::optional<ModelConfig>
+doppler::placement::parseModelConfig(const std::string &text,
+                                     std::string *error) noexcept {
+  try {
+    std::vector<std::string> parts;
+    std::stringstream stream(text);
+    std::string part;
+    while (std::getline(stream, part, ','))
+      parts.push_back(part);
+    if (parts.empty()) {
+      setError(error, "empty model architecture");
+      return std::nullopt;
+    }
+    ModelConfig config;
+    if (parts[0] == "reference")
+      config = ModelConfig::reference();
+    else if (parts[0] == "slim" || parts[0] == "default")
+      config = ModelConfig::slim();
+    else {
+      setError(error, "unknown model architecture '" + parts[0] +
+                          "' (valid: reference, slim)");
+      return std::nullopt;
+    }
+    for (size_t i = 1; i < parts.size(); ++i) {
+      size_t eq = parts[i].find('=');
+      std::string key = parts[i].substr(0, eq);
+      std::string value = eq == std::string::npos ? "" : parts[i].substr(eq + 1);
+      auto number = [&](int32_t lo, int32_t hi, int32_t &out) {
+        char *end = nullptr;
+        long parsed = std::strtol(value.c_str(), &end, 10);
+        if (value.empty() || *end != '\0' || parsed < lo || parsed > hi) {
+          setError(error, "model option '" + key + "' needs an integer in [" +
+                              std::to_string(lo) + ", " + std::to_string(hi) +
+                              "], got '" + value + "'");
+          return false;
+        }
+        out = static_cast<int32_t>(parsed);
+        return true;
+      };
+      int32_t flag = 0;
+      if (key == "hidden") {
+        if (!number(1, 1024, config.hiddenSize))
+          return std::nullopt;
+      } else if (key == "head") {
+        if (!number(1, 1024, config.headHiddenSize))
+          return std::nullopt;
+      } else if (key == "rounds") {
+        if (!number(0, 32, config.messagePassingRounds))
+          return std::nullopt;
+      } else if (key == "rank") {
+        if (!number(1, 1024, config.edgeRank))
+          return std::nullopt;
+      } else if (key == "shared") {
+        if (!number(0, 1, flag))
+          return std::nullopt;
+        config.sharedEncoder = flag != 0;
+      } else if (key == "edge") {
+        if (value == "full")
+          config.edgeNetwork = EdgeNetworkKind::Full;
+        else if (value == "low-rank")
+          config.edgeNetwork = EdgeNetworkKind::LowRank;
+        else {
+          setError(error, "model option 'edge' is full or low-rank, got '" +
+                              value + "'");
+          return std::nullopt;
+        }
+      } else if (key == "estimate") {
+        if (value == "earliest-start")
+          config.startEstimate = StartEstimate::EarliestStart;
+        else if (value == "device-load")
+          config.startEstimate = StartEstimate::DeviceLoad;
+        else {
+          setError(error, "model option 'estimate' is earliest-start or "
+                          "device-load, got '" +
+                              value + "'");
+          return std::nullopt;
+        }
+      } else {
+        setError(error, "unknown model option '" + key +
+                            "' (valid: hidden, head, rounds, edge, rank, "
+                            "shared, estimate)");
+        return std::nullopt;
+      }
+    }
+    if (config.edgeNetwork == EdgeNetworkKind::Full && config.hiddenSize > 512) {
+      setError(error, "full edge matrices need hidden <= 512");
+      return std::nullopt;
+    }
+    return config;
+  } catch (const std::exception &e) {
+    setError(error, describeException(e));
+    return std::nullopt;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// LearnedPolicy.
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<LearnedPolicy>
+LearnedPolicy::Impl::wrap(DualPolicyNetwork network) {
+  network->eval();
+  return std::unique_ptr<LearnedPolicy>(
+      new LearnedPolicy(std::make_unique<Impl>(std::move(network))));
+}
+
+PlacementResult LearnedPolicy::Impl::place(const Graph &graph,
+                                           int32_t numDevices,
+                                           const PlaceOptions &options,
+                                           std::vector<StepTrace> *trace) {
+  configureTorchThreads();
+  c10::InferenceMode inference;
+  PlacementResult result;
+  if (graph.numNodes() == 0)
+    return result;
+  GraphTensors tensors = buildGraphTensors(graph);
+  EncodedGraph encoded = encodeGraph(*network, tensors);
+  RolloutInputs inputs = prepareRollout(*network, encoded, tensors);
+  Simulator simulator(graph, numDevices);
+  const int32_t rollouts = std::max(1, options.samples);
+  for (int32_t k = 0; k < rollouts; ++k) {
+    RolloutOptions rollout;
+    rollout.sample = k > 0;
+    Random random(deriveSeed(options.seed, static_cast<uint64_t>(k)));
+    engine.run(environment, graph, numDevices, network->config.startEstimate,
+               inputs.weights, inputs.tables, rollout, random, nullptr,
+               k == 0 ? trace : nullptr);
+    ArrayView<DeviceId> assignment = environment.assignment();
+    double makespan = simulator.run(assignment);
+    if (k == 0 || makespan < result.makespan) {
+      result.assignment.assign(assignment.begin(), assignment.end());
+      result.makespan = makespan;
+      result.bestRollout = k;
+    }
+  }
+  return result;
+}
+
+LearnedPolicy::LearnedPolicy(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+LearnedPolicy::~LearnedPolicy() = default;
+
+std::unique_ptr<LearnedPolicy>
+LearnedPolicy::create(const ModelConfig &config, uint64_t seed,
+                      std::string *error) noexcept {
+  try {
+    configureTorchThreads();
+    torch::manual_seed(seed);
+    return Impl::wrap(DualPolicyNetwork(config));
+  } catch (const std::exception &e) {
+    setError(error, "cannot create model: " + describeException(e));
+    return nullptr;
+  }
+}
+
+std::unique_ptr<LearnedPolicy> LearnedPolicy::load(const std::string &path,
+                                                   std::string *error) noexcept {
+  try {
+    configureTorchThreads();
+    torch::serialize::InputArchive archive;
+    if (!openArchive(archive, path, error))
+      return nullptr;
+    std::optional<DualPolicyNetwork> network =
+        readNetwork(archive, "'" + path + "'", error);
+    if (!network)
+      return nullptr;
+    return Impl::wrap(std::move(*network));
+  } catch (const std::exception &e) {
+    setError(error, "cannot read model '" + path + "': " + describeException(e));
+    return nullptr;
+  }
+}
+
+std::unique_ptr<LearnedPolicy>
+LearnedPolicy::loadFromMemory(const void *data, size_t size,
+                              const std::string &name,
+                              std::string *error) noexcept {
+  try {
+    configureTorchThreads();
+    torch::serialize::InputArchive archive;
+    if (!openArchive(archive, data, size, name, error))
+      return nullptr;
+    std::optional<DualPolicyNetwork> network = readNetwork(archive, name, error);
+    if (!network)
+      return nullptr;
+    return Impl::wrap(std::move(*network));
+  } catch (const std::exception &e) {
+    setError(error, "cannot read " + name + ": " + describeException(e));
+    return nullptr;
+  }
+}
+
+bool LearnedPolicy::hasDefaultModel() noexcept {
+  return defaultModelSize() > 0;
+}
+
+std::unique_ptr<LearnedPolicy>
+LearnedPolicy::loadDefault(std::string *error) noexcept {
+  if (!hasDefaultModel()) {
+    setError(error, "this build has no embedded default model (train one "
+                    "with scripts/train_default_model.sh, or pass a model "
+                    "file)");
+    return nullptr;
+  }
+  return loadFromMemory(dopplerDefaultModelBegin, defaultModelSize(),
+                        "the embedded default model", error);
+}
+
+bool LearnedPolicy::save(const std::string &path,
+                         std::string *error) const noexcept {
+  try {
+    torch::serialize::OutputArchive archive;
+    writeNetwork(*impl_->network, archive);
+    return saveArchiveAtomically(archive, path, error);
+  } catch (const std::exception &e) {
+    setError(error, "cannot write '" + path + "': " + describeException(e));
+    return false;
+  }
+}
+
+const ModelConfig &LearnedPolicy::config() const noexcept {
+  return impl_->network->config;
+}
+
+int64_t LearnedPolicy::numParameters() const noexcept {
+  int64_t count = 0;
+  for (const auto &parameter : impl_->network->parameters())
+    count += parameter.numel();
+  return count;
+}
+
+std::optional<PlacementResult>
+LearnedPolicy::place(const Graph &graph, int32_t numDevices,
+                     const PlaceOptions &options, std::string *error) noexcept {
+  if (numDevices < 1) {
+    setError(error, "the device count must be at least 1, got " +
+                        std::to_string(numDevices));
+    return std::nullopt;
+  }
+  if (options.samples < 0) {
+    setError(error, "the sample count must not be negative");
+    return std::nullopt;
+  }
+  try {
+    return impl_->place(graph, numDevices, options, nullptr);
+  } catch (const std::exception &e) {
+    setError(error, "learned policy failed: " + describeException(e));
+    return std::nullopt;
+  }
+}
+
+std::optional<std::vector<PolicyStep>>
+LearnedPolicy::trace(const Graph &graph, int32_t numDevices,
+                     std::string *error) noexcept {
+  if (numDevices < 1) {
+    setError(error, "the device count must be at least 1, got " +
+                        std::to_string(numDevices));
+    return std::nullopt;
+  }
+  try {
+    std::vector<StepTrace> steps;
+    impl_->place(graph, numDevices, PlaceOptions(), &steps);
+    std::vector<PolicyStep> out(steps.size());
+    for (size_t i = 0; i < steps.size(); ++i) {
+      out[i].candidates = std::move(steps[i].candidates);
+      out[i].candidateProbability = std::move(steps[i].candidateProbability);
+      out[i].node = steps[i].node;
+      out[i].deviceProbability = std::move(steps[i].deviceProbability);
+      out[i].device = steps[i].device;
+    }
+    return out;
+  } catch (const std::exception &e) {
+    setError(error, "learned policy failed: " + describeException(e));
+    return std::nullopt;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The entry table for the on-demand loader.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+void copyError(const std::string &message, char *buffer, size_t size) {
+  if (!buffer || size == 0)
+    return;
+  size_t length = std::min(message.size(), size - 1);
+  std::memcpy(buffer, message.data(), length);
+  buffer[length] = '\0';
+}
+
+/// Models by path ("" = the embedded default), loaded once. Calls are
+/// serialised: a LearnedPolicy serves one thread at a time.
+std::mutex cacheMutex;
+std::map<std::string, std::unique_ptr<LearnedPolicy>> &modelCache() {
+  static std::map<std::string, std::unique_ptr<LearnedPolicy>> cache;
+  return cache;
+}
+
+int placeEntry(const void *graphObject, int32_t numDevices,
+               const char *modelPath, int32_t samples, uint64_t seed,
+               int32_t *assignment, char *errorBuffer, size_t errorSize) {
+  try {
+    const Graph &graph = *static_cast<const Graph *>(graphObject);
+    std::string path = modelPath ? modelPath : "";
+    std::string error;
+    std::lock_guard<std::mutex> lock(cacheMutex);
+    auto &cache = modelCache();
+    auto found = cache.find(path);
+    if (found == cache.end()) {
+      std::unique_ptr<LearnedPolicy> policy =
+          path.empty() ? LearnedPolicy::loadDefault(&error)
+                       : LearnedPolicy::load(path, &error);
+      if (!policy) {
+        copyError(error, errorBuffer, errorSize);
+        return 0;
+      }
+      found = cache.emplace(path, std::move(policy)).first;
+    }
+    PlaceOptions options;
+    options.samples = samples;
+    options.seed = seed;
+    std::optional<PlacementResult> result =
+        found->second->place(graph, numDevices, options, &error);
+    if (!result) {
+      copyError(error, errorBuffer, errorSize);
+      return 0;
+    }
+    std::copy(result->assignment.begin(), result->assignment.end(),
+              assignment);
+    return 1;
+  } catch (const std::exception &e) {
+    copyError(std::string("learned policy failed: ") + e.what(), errorBuffer,
+              errorSize);
+  } catch (...) {
+    copyError("learned policy failed: unknown exception", errorBuffer,
+              errorSize);
+  }
+  return 0;
+}
+
+} // namespace
+
+extern "C" DOPPLER_LEARNING_API const DopplerLearningEntryTable *
+dopplerLearningEntryTable(void) {
+  static const DopplerLearningEntryTable table = {
+      DOPPLER_LEARNING_ABI_VERSION, static_cast<uint32_t>(sizeof(Graph)),
+      &placeEntry};
+  return &table;
+}

@@ -1,0 +1,374 @@
+//===- Rollout.cpp - One episode of the dual policy, without LibTorch -----===//
+
+#include "Rollout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace doppler::placement;
+using namespace doppler::placement::learning;
+
+// GCC and Clang build an FMA (256-bit AVX) clone next to the baseline one
+// and pick by CPU feature at load time, so the library stays portable to
+// any x86-64. (FMA rounds differently from a multiply and an add, so scores
+// may differ in the last bit between CPUs with and without it.)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&     \
+    !defined(__SANITIZE_ADDRESS__)
+#define DOPPLER_VECTOR_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define DOPPLER_VECTOR_CLONES
+#endif
+
+DOPPLER_VECTOR_CLONES
+void doppler::placement::learning::accumulateVectorMatrix(
+    const float *x, int32_t inSize, const float *weight, int32_t outSize,
+    float *out) {
+  // Blocks of 64 outputs stay in registers (8 AVX registers) while the
+  // inputs stream past; the head's 64 outputs are one block.
+  constexpr int32_t kBlock = 64;
+  int32_t k0 = 0;
+  for (; k0 + kBlock <= outSize; k0 += kBlock) {
+    float acc[kBlock];
+    for (int32_t k = 0; k < kBlock; ++k)
+      acc[k] = out[k0 + k];
+    for (int32_t j = 0; j < inSize; ++j) {
+      const float xj = x[j];
+      const float *row = weight + static_cast<size_t>(j) * outSize + k0;
+      for (int32_t k = 0; k < kBlock; ++k)
+        acc[k] += xj * row[k];
+    }
+    for (int32_t k = 0; k < kBlock; ++k)
+      out[k0 + k] = acc[k];
+  }
+  if (k0 == outSize)
+    return;
+  for (int32_t j = 0; j < inSize; ++j) {
+    const float xj = x[j];
+    const float *row = weight + static_cast<size_t>(j) * outSize;
+    for (int32_t k = k0; k < outSize; ++k)
+      out[k] += xj * row[k];
+  }
+}
+
+namespace {
+
+inline float leaky(float x) { return x > 0 ? x : kLeakySlope * x; }
+
+/// Column means and 1 / (std + eps) over `rows` rows of `table` picked by
+/// `ids` (population std, as METHOD section 3).
+DOPPLER_VECTOR_CLONES
+void columnStatistics(const float *table, int32_t width, ArrayView<NodeId> ids,
+                      std::vector<float> &mean, std::vector<float> &scale,
+                      std::vector<double> &scratch) {
+  size_t count = ids.size();
+  scratch.assign(2 * static_cast<size_t>(width), 0.0);
+  double *sum = scratch.data();
+  double *sumSquares = sum + width;
+  for (NodeId v : ids) {
+    const float *row = table + static_cast<size_t>(v) * width;
+    for (int32_t j = 0; j < width; ++j)
+      sum[j] += row[j];
+  }
+  mean.resize(width);
+  scale.resize(width);
+  for (int32_t j = 0; j < width; ++j)
+    mean[j] = static_cast<float>(sum[j] / count);
+  for (NodeId v : ids) {
+    const float *row = table + static_cast<size_t>(v) * width;
+    for (int32_t j = 0; j < width; ++j) {
+      double d = row[j] - static_cast<double>(mean[j]);
+      sumSquares[j] += d * d;
+    }
+  }
+  for (int32_t j = 0; j < width; ++j)
+    scale[j] = static_cast<float>(
+        1.0 / (std::sqrt(sumSquares[j] / count) + kStandardizeEpsilon));
+}
+
+/// Standardises the columns of a [rows][5] double block into floats.
+void standardizeSmall(const double *in, int32_t rows, float *out) {
+  for (int32_t j = 0; j < kFeatureCount; ++j) {
+    double sum = 0;
+    for (int32_t r = 0; r < rows; ++r)
+      sum += in[r * kFeatureCount + j];
+    double mean = sum / rows;
+    double squares = 0;
+    for (int32_t r = 0; r < rows; ++r) {
+      double d = in[r * kFeatureCount + j] - mean;
+      squares += d * d;
+    }
+    double scale = 1.0 / (std::sqrt(squares / rows) + kStandardizeEpsilon);
+    for (int32_t r = 0; r < rows; ++r)
+      out[r * kFeatureCount + j] =
+          static_cast<float>((in[r * kFeatureCount + j] - mean) * scale);
+  }
+}
+
+void softmax(const float *scores, int32_t count, std::vector<double> &out) {
+  out.resize(count);
+  double best = *std::max_element(scores, scores + count);
+  double total = 0;
+  for (int32_t i = 0; i < count; ++i)
+    total += (out[i] = std::exp(scores[i] - best));
+  for (int32_t i = 0; i < count; ++i)
+    out[i] /= total;
+}
+
+/// out[j] = (x[j] - mean[j]) * scale[j].
+DOPPLER_VECTOR_CLONES
+void standardizeRow(const float *x, const float *mean, const float *scale,
+                    int32_t width, float *out) {
+  for (int32_t j = 0; j < width; ++j)
+    out[j] = (x[j] - mean[j]) * scale[j];
+}
+
+} // namespace
+
+void EpisodeRecord::clear(int32_t nodes, int32_t devices) {
+  numNodes = nodes;
+  numDevices = devices;
+  node.clear();
+  device.clear();
+  selStep.clear();
+  selOffsets.assign(1, 0);
+  selCandidates.clear();
+  selFeatures.clear();
+  selChosenRow.clear();
+  selTeacherRows.clear();
+  plcFeatures.clear();
+  plcTeacherRows.clear();
+  selDecisions = selMatches = plcDecisions = plcMatches = 0;
+}
+
+int32_t RolloutEngine::chooseAction(const float *scores, int32_t count,
+                                    const RolloutOptions &options,
+                                    Random &random) {
+  if (!options.sample)
+    return static_cast<int32_t>(std::max_element(scores, scores + count) -
+                                scores);
+  softmax(scores, count, probabilities_);
+  double u = random.uniform();
+  for (int32_t i = 0; i < count; ++i) {
+    u -= probabilities_[i];
+    if (u < 0)
+      return i;
+  }
+  return count - 1;
+}
+
+void RolloutEngine::scoreCandidates(ArrayView<NodeId> candidates,
+                                    const ScorerWeights &w,
+                                    const NodeTables &tables) {
+  const int32_t H = w.hidden, K = w.headHidden;
+  const int32_t count = static_cast<int32_t>(candidates.size());
+  columnStatistics(tables.bottomPathSums, H, candidates, bottomMean_,
+                   bottomScale_, columnScratch_);
+  columnStatistics(tables.topPathSums, H, candidates, topMean_, topScale_,
+                   columnScratch_);
+  hidden_.resize(H);
+  standardized_.resize(H);
+  preActivation_.resize(K);
+  scores_.resize(count);
+  for (int32_t c = 0; c < count; ++c) {
+    NodeId v = candidates[c];
+    // MLP of the candidate's (step-standardised) features.
+    std::copy(w.selFeatureBias, w.selFeatureBias + H, hidden_.begin());
+    accumulateVectorMatrix(&candidateFeatures_[c * kFeatureCount],
+                           kFeatureCount, w.selFeatureWeight, H,
+                           hidden_.data());
+    for (float &x : hidden_)
+      x = leaky(x);
+    const float *nodeTerm = tables.selNodeTerm + static_cast<size_t>(v) * K;
+    std::copy(nodeTerm, nodeTerm + K, preActivation_.begin());
+    accumulateVectorMatrix(hidden_.data(), H, w.selHeadFeature, K,
+                           preActivation_.data());
+    standardizeRow(tables.bottomPathSums + static_cast<size_t>(v) * H,
+                   bottomMean_.data(), bottomScale_.data(), H,
+                   standardized_.data());
+    accumulateVectorMatrix(standardized_.data(), H, w.selHeadBottom, K,
+                           preActivation_.data());
+    standardizeRow(tables.topPathSums + static_cast<size_t>(v) * H,
+                   topMean_.data(), topScale_.data(), H, standardized_.data());
+    accumulateVectorMatrix(standardized_.data(), H, w.selHeadTop, K,
+                           preActivation_.data());
+    float score = w.selOutBias;
+    for (int32_t k = 0; k < K; ++k)
+      score += leaky(preActivation_[k]) * w.selOutWeight[k];
+    scores_[c] = score;
+  }
+}
+
+void RolloutEngine::scoreDevices(NodeId v, int32_t numDevices,
+                                 const ScorerWeights &w,
+                                 const NodeTables &tables) {
+  const int32_t H = w.hidden, K = w.headHidden;
+  // Standardise the per-device embedding sums across devices.
+  deviceSumsStd_.resize(static_cast<size_t>(numDevices) * H);
+  for (int32_t j = 0; j < H; ++j) {
+    double sum = 0;
+    for (int32_t d = 0; d < numDevices; ++d)
+      sum += deviceSums_[d * H + j];
+    double mean = sum / numDevices;
+    double squares = 0;
+    for (int32_t d = 0; d < numDevices; ++d) {
+      double x = deviceSums_[d * H + j] - mean;
+      squares += x * x;
+    }
+    double scale =
+        1.0 / (std::sqrt(squares / numDevices) + kStandardizeEpsilon);
+    for (int32_t d = 0; d < numDevices; ++d)
+      deviceSumsStd_[d * H + j] =
+          static_cast<float>((deviceSums_[d * H + j] - mean) * scale);
+  }
+  hidden_.resize(H);
+  preActivation_.resize(K);
+  scores_.resize(numDevices);
+  const float *nodeTerm = tables.plcNodeTerm + static_cast<size_t>(v) * K;
+  for (int32_t d = 0; d < numDevices; ++d) {
+    std::copy(w.plcDeviceBias, w.plcDeviceBias + H, hidden_.begin());
+    accumulateVectorMatrix(&deviceFeatures_[d * kFeatureCount], kFeatureCount,
+                           w.plcDeviceWeight, H, hidden_.data());
+    for (float &x : hidden_)
+      x = leaky(x);
+    std::copy(nodeTerm, nodeTerm + K, preActivation_.begin());
+    accumulateVectorMatrix(hidden_.data(), H, w.plcHeadDevice, K,
+                           preActivation_.data());
+    accumulateVectorMatrix(&deviceSumsStd_[d * H], H, w.plcHeadSum, K,
+                           preActivation_.data());
+    float score = w.plcOutBias;
+    for (int32_t k = 0; k < K; ++k)
+      score += leaky(preActivation_[k]) * w.plcOutWeight[k];
+    scores_[d] = score;
+  }
+}
+
+void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
+                        int32_t numDevices, StartEstimate estimate,
+                        const ScorerWeights &weights, const NodeTables &tables,
+                        const RolloutOptions &options, Random &random,
+                        EpisodeRecord *record, std::vector<StepTrace> *trace) {
+  const int32_t N = graph.numNodes(), D = numDevices, H = weights.hidden;
+  env.reset(graph, D, estimate);
+  if (record)
+    record->clear(N, D);
+  if (trace)
+    trace->clear();
+  deviceSums_.assign(static_cast<size_t>(D) * H, 0.0);
+  rawDeviceFeatures_.resize(static_cast<size_t>(D) * kFeatureCount);
+  deviceFeatures_.resize(static_cast<size_t>(D) * kFeatureCount);
+  const bool explore = options.epsilon > 0;
+
+  for (int32_t step = 0; step < N; ++step) {
+    ArrayView<NodeId> candidates = env.candidates();
+    const int32_t count = static_cast<int32_t>(candidates.size());
+    StepTrace *stepTrace = nullptr;
+    if (trace) {
+      trace->emplace_back();
+      stepTrace = &trace->back();
+      stepTrace->candidates.assign(candidates.begin(), candidates.end());
+    }
+
+    // SEL.
+    int32_t chosen = 0;
+    if (count >= 2) {
+      // Candidate features, standardised across the candidates.
+      candidateFeatures_.resize(static_cast<size_t>(count) * kFeatureCount);
+      rawCandidateFeatures_.resize(static_cast<size_t>(count) *
+                                   kFeatureCount);
+      for (int32_t c = 0; c < count; ++c)
+        for (int32_t f = 0; f < kFeatureCount; ++f)
+          rawCandidateFeatures_[c * kFeatureCount + f] =
+              tables.features[candidates[c] * kFeatureCount + f];
+      standardizeSmall(rawCandidateFeatures_.data(), count,
+                       candidateFeatures_.data());
+      if (explore && random.uniform() < options.epsilon) {
+        chosen = static_cast<int32_t>(random.below(count));
+        if (stepTrace)
+          scoreCandidates(candidates, weights, tables);
+      } else {
+        scoreCandidates(candidates, weights, tables);
+        chosen = chooseAction(scores_.data(), count, options, random);
+      }
+      if (stepTrace)
+        softmax(scores_.data(), count, stepTrace->candidateProbability);
+      if (record) {
+        double best = -std::numeric_limits<double>::infinity();
+        for (NodeId v : candidates)
+          best = std::max(best, tables.bottomLevels[v]);
+        int32_t offset = record->selOffsets.back();
+        bool match = false;
+        for (int32_t c = 0; c < count; ++c)
+          if (tables.bottomLevels[candidates[c]] == best) {
+            record->selTeacherRows.push_back(offset + c);
+            match |= c == chosen;
+          }
+        record->selStep.push_back(step);
+        record->selCandidates.insert(record->selCandidates.end(),
+                                     candidates.begin(), candidates.end());
+        record->selFeatures.insert(record->selFeatures.end(),
+                                   candidateFeatures_.begin(),
+                                   candidateFeatures_.end());
+        record->selChosenRow.push_back(offset + chosen);
+        record->selOffsets.push_back(offset + count);
+        ++record->selDecisions;
+        record->selMatches += match;
+      }
+    } else if (stepTrace) {
+      stepTrace->candidateProbability.assign(1, 1.0);
+    }
+    const NodeId v = candidates[chosen];
+
+    // PLC.
+    DeviceId device = 0;
+    if (D >= 2) {
+      env.deviceFeatures(v, rawDeviceFeatures_.data());
+      standardizeSmall(rawDeviceFeatures_.data(), D, deviceFeatures_.data());
+      if (explore && random.uniform() < options.epsilon) {
+        device = static_cast<DeviceId>(random.below(D));
+        if (stepTrace)
+          scoreDevices(v, D, weights, tables);
+      } else {
+        scoreDevices(v, D, weights, tables);
+        device = chooseAction(scores_.data(), D, options, random);
+      }
+      if (stepTrace)
+        softmax(scores_.data(), D, stepTrace->deviceProbability);
+      if (record) {
+        double best = std::numeric_limits<double>::infinity();
+        for (int32_t d = 0; d < D; ++d)
+          best = std::min(best, rawDeviceFeatures_[d * kFeatureCount +
+                                                   kEarliestStartFeature]);
+        bool match = false;
+        for (int32_t d = 0; d < D; ++d)
+          if (rawDeviceFeatures_[d * kFeatureCount + kEarliestStartFeature] ==
+              best) {
+            record->plcTeacherRows.push_back(step * D + d);
+            match |= d == device;
+          }
+        record->plcFeatures.insert(record->plcFeatures.end(),
+                                   deviceFeatures_.begin(),
+                                   deviceFeatures_.begin() + D * kFeatureCount);
+        ++record->plcDecisions;
+        record->plcMatches += match;
+      }
+    } else if (stepTrace) {
+      stepTrace->deviceProbability.assign(1, 1.0);
+    }
+
+    env.step(v, device);
+    const float *embedding =
+        tables.plcEmbeddings + static_cast<size_t>(v) * H;
+    double *sum = &deviceSums_[static_cast<size_t>(device) * H];
+    for (int32_t j = 0; j < H; ++j)
+      sum[j] += embedding[j];
+    if (record) {
+      record->node.push_back(v);
+      record->device.push_back(device);
+    }
+    if (stepTrace) {
+      stepTrace->node = v;
+      stepTrace->device = device;
+    }
+  }
+}

@@ -1,0 +1,153 @@
+//===- Rollout.h - One episode of the dual policy, without LibTorch -*- C++ -*-//
+//
+// The per-step scoring of SEL and PLC in plain C++ over float tables that
+// the network computed once per episode (encoder outputs, path sums, the
+// head contributions of per-node inputs) and the head weights. A step
+// costs O(|candidates| * hidden * head + devices * hidden * head) with no
+// allocation and no LibTorch dispatch, which is what keeps an episode fast.
+//
+// When training, the rollout records its decisions (EpisodeRecord) and the
+// loss is recomputed from the record in one batched, differentiable pass
+// (PolicyNetwork.h): scores here only choose actions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_LIB_PLACEMENT_LEARNING_ROLLOUT_H
+#define DOPPLER_LIB_PLACEMENT_LEARNING_ROLLOUT_H
+
+#include "Random.h"
+
+#include "Doppler/Placement/Environment.h"
+#include "Doppler/Placement/Graph.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace doppler::placement::learning {
+
+constexpr int32_t kFeatureCount = 5; // node features and device features
+constexpr float kLeakySlope = 0.1f;
+constexpr double kStandardizeEpsilon = 1e-6;
+
+/// Head weights, stored [in][out] (transposed from LibTorch's [out][in]) so
+/// that inner loops run along contiguous outputs.
+struct ScorerWeights {
+  int32_t hidden = 0;     // H
+  int32_t headHidden = 0; // K
+  // SEL: feature MLP [5][H] + [H]; head input blocks [H][K]; output [K].
+  const float *selFeatureWeight = nullptr;
+  const float *selFeatureBias = nullptr;
+  const float *selHeadFeature = nullptr;
+  const float *selHeadBottom = nullptr;
+  const float *selHeadTop = nullptr;
+  const float *selOutWeight = nullptr;
+  float selOutBias = 0;
+  // PLC: device MLP [5][H] + [H]; head input blocks [H][K]; output [K].
+  const float *plcDeviceWeight = nullptr;
+  const float *plcDeviceBias = nullptr;
+  const float *plcHeadDevice = nullptr;
+  const float *plcHeadSum = nullptr;
+  const float *plcOutWeight = nullptr;
+  float plcOutBias = 0;
+};
+
+/// Per-node tables of one graph (rows = nodes).
+struct NodeTables {
+  int32_t numNodes = 0;
+  const float *features = nullptr;       // [N][5], graph-standardised
+  const float *bottomPathSums = nullptr; // [N][H], graph-standardised
+  const float *topPathSums = nullptr;    // [N][H]
+  /// Head pre-activation terms that depend on the node alone (embedding
+  /// blocks and the head bias): [N][K].
+  const float *selNodeTerm = nullptr;
+  const float *plcNodeTerm = nullptr;
+  const float *plcEmbeddings = nullptr;  // [N][H], summed per device
+  const double *bottomLevels = nullptr;  // [N], the SEL teacher's key
+};
+
+/// The decisions of one episode, enough to recompute every probability.
+struct EpisodeRecord {
+  int32_t numNodes = 0;
+  int32_t numDevices = 0;
+  std::vector<NodeId> node;       // per step
+  std::vector<DeviceId> device;   // per step
+
+  // SEL segments: the steps that had at least two candidates.
+  std::vector<int32_t> selStep;         // step of each segment
+  std::vector<int32_t> selOffsets;      // size segments + 1, into rows
+  std::vector<NodeId> selCandidates;    // per row
+  std::vector<float> selFeatures;       // [rows][5], standardised per step
+  std::vector<int32_t> selChosenRow;    // per segment
+  std::vector<int32_t> selTeacherRows;  // rows the teacher would pick
+
+  // PLC rows: step * D + device, for every step (only when D >= 2).
+  std::vector<float> plcFeatures;       // [steps][D][5], standardised
+  std::vector<int32_t> plcTeacherRows;  // rows the teacher would pick
+
+  int32_t selDecisions = 0, selMatches = 0;
+  int32_t plcDecisions = 0, plcMatches = 0;
+
+  void clear(int32_t nodes, int32_t devices);
+  int32_t numSelSegments() const {
+    return static_cast<int32_t>(selStep.size());
+  }
+};
+
+struct RolloutOptions {
+  /// Probability of a uniformly random action (each decision apart).
+  double epsilon = 0;
+  /// Otherwise: sample from the softmax (true) or take the argmax (false;
+  /// ties go to the earliest candidate / lowest device).
+  bool sample = false;
+};
+
+/// Optional per-step distributions (for LearnedPolicy::trace).
+struct StepTrace {
+  std::vector<NodeId> candidates;
+  std::vector<double> candidateProbability;
+  NodeId node = -1;
+  std::vector<double> deviceProbability;
+  DeviceId device = -1;
+};
+
+/// Runs episodes; keeps its scratch space between them.
+class RolloutEngine {
+public:
+  /// Places every node of `graph` on `numDevices` devices; the assignment
+  /// is env.assignment() afterwards. `record` and `trace` may be null.
+  void run(PlacementEnvironment &env, const Graph &graph, int32_t numDevices,
+           StartEstimate estimate, const ScorerWeights &weights,
+           const NodeTables &tables, const RolloutOptions &options,
+           Random &random, EpisodeRecord *record,
+           std::vector<StepTrace> *trace);
+
+private:
+  int32_t chooseAction(const float *scores, int32_t count,
+                       const RolloutOptions &options, Random &random);
+  void scoreCandidates(ArrayView<NodeId> candidates,
+                       const ScorerWeights &weights, const NodeTables &tables);
+  void scoreDevices(NodeId v, int32_t numDevices, const ScorerWeights &w,
+                    const NodeTables &tables);
+
+  // Scratch.
+  std::vector<double> rawCandidateFeatures_; // [C][5]
+  std::vector<float> candidateFeatures_;     // [C][5], standardised
+  std::vector<double> columnScratch_;
+  std::vector<float> bottomMean_, bottomScale_, topMean_, topScale_;
+  std::vector<float> standardized_;      // [H] one row
+  std::vector<float> hidden_, preActivation_;
+  std::vector<float> scores_;
+  std::vector<double> rawDeviceFeatures_; // [D][5]
+  std::vector<float> deviceFeatures_;     // [D][5], standardised
+  std::vector<double> deviceSums_;        // [D][H]
+  std::vector<float> deviceSumsStd_;      // [D][H]
+  std::vector<double> probabilities_;
+};
+
+/// out[k] += sum_j x[j] * weight[j * outSize + k] (a vector times an
+/// [in][out] matrix), vectorised for AVX2 where the CPU has it.
+void accumulateVectorMatrix(const float *x, int32_t inSize,
+                            const float *weight, int32_t outSize, float *out);
+
+} // namespace doppler::placement::learning
+
+#endif // DOPPLER_LIB_PLACEMENT_LEARNING_ROLLOUT_H

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Trains the default placement model that libDopplerLearning.so embeds
+# (models/doppler-default.pt), reproducibly: the same build and seeds give
+# the same model (LibTorch runs single-threaded; every random draw is
+# seeded).
+#
+# It trains on generated graphs only (chain matmuls, FFNNs, transformer
+# blocks and layers, random layered DAGs; costs from FLOPs and bytes over
+# H100-like rates with link rates from PCIe to NVLink class), for 2 to 8
+# devices -- never on the graphs in shared/data, which stay for evaluation.
+#
+# usage: scripts/train_default_model.sh [BUILD_DIR] [OUTPUT_MODEL]
+#   BUILD_DIR     a configured build with doppler-train (default: build)
+#   OUTPUT_MODEL  default: models/doppler-default.pt
+# Rebuild afterwards (ninja DopplerLearning) to embed the new model.
+#
+# Wall time: about 13 minutes on 2 shared cores (models/README.md).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-"$root/build"}
+output=${2:-"$root/models/doppler-default.pt"}
+train="$build/bin/doppler-train"
+[[ -x "$train" ]] || { echo "error: $train not found (build doppler-train first)" >&2; exit 1; }
+
+mkdir -p "$(dirname "$output")"
+log="$build/doppler-default.train.jsonl"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+start=$(date +%s)
+# Stage 1 imitates the critical-path heuristic, stage 2 is REINFORCE on the
+# simulator (sampled actions, 8 episodes per update, the heuristic's cost as
+# each graph's first baseline). Every 500 episodes the greedy policy is
+# evaluated on 128 (graph, devices) pairs of the training set; the best
+# parameters are the output.
+"$train" \
+  --generate 150 --generate-seed 20261 --generate-max-nodes 240 \
+  --devices 2-8 \
+  --stages il,sim-rl --episodes 12000,4000 \
+  --lr 1e-3,1e-4 --epsilon 1.0,0 --sample-actions \
+  --episodes-per-update 1,8 --critical-path-baseline \
+  --architecture slim \
+  --seed 7 \
+  --evaluate-every 500 --evaluation-pairs 128 \
+  --checkpoint "$work/default.ckpt" --checkpoint-every 2000 \
+  --log "$log" --no-progress \
+  -o "$output"
+end=$(date +%s)
+echo "wall time: $((end - start)) s"
+ls -l "$output"

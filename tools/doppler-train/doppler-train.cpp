@@ -1,0 +1,523 @@
+//===- doppler-train.cpp - Train and compare learned placement policies ---===//
+//
+// Trains the dual policy (SEL + PLC) on graph files and/or generated graphs,
+// in the stages of METHOD section 6, and compares a model with the
+// critical-path heuristic. See --help.
+//
+// Built with LLVM's flags (no exceptions): everything it calls from the
+// learning library is noexcept and reports errors as strings.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Doppler/Placement/Graph.h"
+#include "Doppler/Placement/Heuristics.h"
+#include "Doppler/Placement/Learning/DualPolicy.h"
+#include "Doppler/Placement/Learning/GraphGenerator.h"
+#include "Doppler/Placement/Learning/Trainer.h"
+#include "Doppler/Placement/Simulator.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace doppler::placement;
+
+namespace {
+
+const char *kUsage = R"(usage:
+  doppler-train GRAPH... --devices D --stages il,sim-rl --episodes N1,N2
+                -o MODEL [options]
+  doppler-train --compare MODEL GRAPH... --devices D [--samples K] [--seed S]
+  doppler-train --write-generated DIR --generate N [--generate-seed S]
+
+Trains the learned dual placement policy (SEL picks the next node, PLC its
+device) on GRAPH files in the reference text format. With one graph this is
+per-graph training, as in the paper; with several (or --generate) one policy
+learns to place all of them and, usually, unseen ones.
+
+training:
+  --devices LIST           device counts: 4, 2,4,8 or 2-8 (each episode draws
+                           a graph and a count)
+  --stages LIST            il, sim-rl, real-rl, comma separated, in order
+  --episodes LIST          episodes per stage (same length as --stages)
+  -o, --output MODEL       where the trained model goes (written atomically)
+  --init MODEL             start from this model (default: a fresh one)
+  --resume                 continue from the checkpoint (MODEL.ckpt)
+  --checkpoint FILE        checkpoint file (default: MODEL.ckpt)
+  --checkpoint-every N     episodes between checkpoints (default 500)
+  --seed S                 seed of everything random (default 0)
+  --log FILE               JSON lines, one per episode
+  --architecture SPEC      reference | slim[,key=value...] (default slim);
+                           keys: hidden, head, rounds, edge, rank, shared,
+                           estimate (see DualPolicy.h)
+  --lr LIST                learning rate per stage (default 1e-3 for il,
+                           1e-4 for rl), decayed linearly to 0
+  --epsilon LIST           exploration per stage (default 1.0 il, 0.2 rl),
+                           decayed linearly to 0
+  --entropy LIST           entropy bonus weight per stage (1e-3 il, 0 rl)
+  --gamma G                discount of the final reward (default 0.99)
+  --sample-actions         explore by sampling the policy, not its argmax
+  --episodes-per-update LIST  per stage: average K episodes' gradients per
+                           optimiser step (default 1)
+  --critical-path-baseline count the critical-path heuristic's cost as one
+                           earlier cost of each graph (rewards from the
+                           first episode on; useful with many graphs)
+  --evaluate-every N       evaluate the greedy policy every N episodes
+                           (default 100; 0: never) and keep the best
+  --evaluation-pairs N     (graph, devices) pairs evaluated (default 64)
+  --no-keep-best           output the final parameters, not the best
+  --oracle NAME            real-rl cost: simulator | simulator-contention
+                           (a stand-in until the runtime is plugged in)
+  --no-progress            no progress bar (drawn only on a terminal)
+  --best-placement FILE    write the cheapest placement any episode found
+                           (one device id per node, as doppler-place
+                           --assignment reads); with several graphs or
+                           device counts, FILE.<graph>.<D>.txt each
+
+generated graphs (added to the training set):
+  --generate N             N graphs of all families (chain matmul, FFNN,
+                           transformer blocks/layers, random layered DAGs)
+  --generate-seed S        their seed (default 0)
+  --generate-max-nodes M   size limit (default 320)
+
+comparing (--compare MODEL, or 'default' for the embedded model):
+  --samples K              also K rollouts, best by the simulator
+  prints each graph's critical-path and learned makespans; exit 0
+)";
+
+[[noreturn]] void fail(const std::string &message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  std::exit(1);
+}
+
+bool parseInt64(const std::string &text, int64_t &out) {
+  if (text.empty())
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (errno || *end != '\0')
+    return false;
+  out = value;
+  return true;
+}
+
+bool parseDouble(const std::string &text, double &out) {
+  if (text.empty())
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  double value = std::strtod(text.c_str(), &end);
+  if (errno || *end != '\0' || !std::isfinite(value))
+    return false;
+  out = value;
+  return true;
+}
+
+std::vector<std::string> splitList(const std::string &text) {
+  std::vector<std::string> parts;
+  size_t begin = 0;
+  while (true) {
+    size_t comma = text.find(',', begin);
+    parts.push_back(text.substr(begin, comma - begin));
+    if (comma == std::string::npos)
+      break;
+    begin = comma + 1;
+  }
+  return parts;
+}
+
+std::vector<int32_t> parseDevices(const std::string &text) {
+  std::vector<int32_t> devices;
+  for (const std::string &part : splitList(text)) {
+    size_t dash = part.find('-');
+    int64_t lo, hi;
+    if (dash != std::string::npos && dash > 0) {
+      if (!parseInt64(part.substr(0, dash), lo) ||
+          !parseInt64(part.substr(dash + 1), hi) || lo > hi)
+        fail("--devices: '" + part + "' is not a range like 2-8");
+    } else if (!parseInt64(part, lo)) {
+      fail("--devices: '" + part + "' is not a device count");
+    } else {
+      hi = lo;
+    }
+    if (lo < 1 || hi > 4096)
+      fail("--devices: counts must be in [1, 4096], got '" + part + "'");
+    for (int64_t d = lo; d <= hi; ++d)
+      if (std::find(devices.begin(), devices.end(), d) == devices.end())
+        devices.push_back(static_cast<int32_t>(d));
+  }
+  return devices;
+}
+
+std::vector<double> parseDoubles(const std::string &flag,
+                                 const std::string &text) {
+  std::vector<double> values;
+  for (const std::string &part : splitList(text)) {
+    double value;
+    if (!parseDouble(part, value) || value < 0)
+      fail(flag + ": '" + part + "' is not a non-negative number");
+    values.push_back(value);
+  }
+  return values;
+}
+
+struct Arguments {
+  std::vector<std::string> graphs;
+  std::string devices;
+  std::string stages, episodes, lr, epsilon, entropy;
+  std::string output, init, checkpoint, log, architecture = "slim";
+  std::string compare, writeGenerated, oracle = "simulator", bestPlacement;
+  int64_t seed = 0, checkpointEvery = 500, evaluateEvery = 100;
+  int64_t evaluationPairs = 64, generate = 0, generateSeed = 0;
+  int64_t generateMaxNodes = 320, samples = 0;
+  std::string episodesPerUpdate;
+  double gamma = 0.99;
+  bool resume = false, sampleActions = false, keepBest = true;
+  bool criticalPathBaseline = false;
+  bool progress = true;
+};
+
+Arguments parseArguments(int argc, char **argv) {
+  Arguments args;
+  auto needValue = [&](int &i, const std::string &flag) -> std::string {
+    if (i + 1 >= argc)
+      fail(flag + " needs a value");
+    return argv[++i];
+  };
+  auto needInt = [&](int &i, const std::string &flag, int64_t lo) {
+    std::string text = needValue(i, flag);
+    int64_t value;
+    if (!parseInt64(text, value) || value < lo)
+      fail(flag + ": '" + text + "' is not an integer >= " +
+           std::to_string(lo));
+    return value;
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag == "-h" || flag == "--help") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (flag == "--devices") {
+      args.devices = needValue(i, flag);
+    } else if (flag == "--stages") {
+      args.stages = needValue(i, flag);
+    } else if (flag == "--episodes") {
+      args.episodes = needValue(i, flag);
+    } else if (flag == "-o" || flag == "--output") {
+      args.output = needValue(i, flag);
+    } else if (flag == "--init") {
+      args.init = needValue(i, flag);
+    } else if (flag == "--resume") {
+      args.resume = true;
+    } else if (flag == "--checkpoint") {
+      args.checkpoint = needValue(i, flag);
+    } else if (flag == "--checkpoint-every") {
+      args.checkpointEvery = needInt(i, flag, 0);
+    } else if (flag == "--seed") {
+      args.seed = needInt(i, flag, 0);
+    } else if (flag == "--log") {
+      args.log = needValue(i, flag);
+    } else if (flag == "--architecture") {
+      args.architecture = needValue(i, flag);
+    } else if (flag == "--lr") {
+      args.lr = needValue(i, flag);
+    } else if (flag == "--epsilon") {
+      args.epsilon = needValue(i, flag);
+    } else if (flag == "--entropy") {
+      args.entropy = needValue(i, flag);
+    } else if (flag == "--gamma") {
+      std::string text = needValue(i, flag);
+      if (!parseDouble(text, args.gamma) || args.gamma < 0 || args.gamma > 1)
+        fail("--gamma: '" + text + "' is not in [0, 1]");
+    } else if (flag == "--sample-actions") {
+      args.sampleActions = true;
+    } else if (flag == "--critical-path-baseline") {
+      args.criticalPathBaseline = true;
+    } else if (flag == "--episodes-per-update") {
+      args.episodesPerUpdate = needValue(i, flag);
+    } else if (flag == "--evaluate-every") {
+      args.evaluateEvery = needInt(i, flag, 0);
+    } else if (flag == "--evaluation-pairs") {
+      args.evaluationPairs = needInt(i, flag, 1);
+    } else if (flag == "--no-keep-best") {
+      args.keepBest = false;
+    } else if (flag == "--oracle") {
+      args.oracle = needValue(i, flag);
+    } else if (flag == "--best-placement") {
+      args.bestPlacement = needValue(i, flag);
+    } else if (flag == "--no-progress") {
+      args.progress = false;
+    } else if (flag == "--generate") {
+      args.generate = needInt(i, flag, 0);
+    } else if (flag == "--generate-seed") {
+      args.generateSeed = needInt(i, flag, 0);
+    } else if (flag == "--generate-max-nodes") {
+      args.generateMaxNodes = needInt(i, flag, 1);
+    } else if (flag == "--compare") {
+      args.compare = needValue(i, flag);
+    } else if (flag == "--samples") {
+      args.samples = needInt(i, flag, 0);
+    } else if (flag == "--write-generated") {
+      args.writeGenerated = needValue(i, flag);
+    } else if (!flag.empty() && flag[0] == '-') {
+      fail("unknown option '" + flag + "' (see --help)");
+    } else {
+      args.graphs.push_back(flag);
+    }
+  }
+  return args;
+}
+
+std::vector<TrainingGraph> loadGraphs(const Arguments &args) {
+  std::vector<TrainingGraph> graphs;
+  for (const std::string &path : args.graphs) {
+    std::string error;
+    std::optional<Graph> graph = readReferenceGraph(path, &error);
+    if (!graph)
+      fail(error);
+    if (graph->numNodes() == 0)
+      fail(path + ": the graph has no nodes");
+    size_t slash = path.rfind('/');
+    graphs.push_back({slash == std::string::npos ? path : path.substr(slash + 1),
+                      std::move(*graph)});
+  }
+  if (args.generate > 0) {
+    TrainingSetOptions options;
+    options.count = static_cast<int32_t>(args.generate);
+    options.seed = static_cast<uint64_t>(args.generateSeed);
+    options.maxNodes = static_cast<int32_t>(args.generateMaxNodes);
+    options.minNodes = std::min(options.minNodes, options.maxNodes);
+    for (GeneratedGraph &g : generateTrainingSet(options))
+      graphs.push_back({g.name, std::move(g.graph)});
+  }
+  return graphs;
+}
+
+int writeGenerated(const Arguments &args) {
+  if (args.generate <= 0)
+    fail("--write-generated needs --generate N");
+  ::mkdir(args.writeGenerated.c_str(), 0755);
+  std::vector<TrainingGraph> graphs = loadGraphs(args);
+  for (const TrainingGraph &g : graphs) {
+    std::string error;
+    std::string path = args.writeGenerated + "/" + g.name + ".txt";
+    if (!writeReferenceGraph(g.graph, path, &error))
+      fail(error);
+    std::printf("%s (%d nodes, %d edges)\n", path.c_str(), g.graph.numNodes(),
+                g.graph.numEdges());
+  }
+  return 0;
+}
+
+int compare(const Arguments &args) {
+  std::string error;
+  std::unique_ptr<LearnedPolicy> policy =
+      args.compare == "default" ? LearnedPolicy::loadDefault(&error)
+                                : LearnedPolicy::load(args.compare, &error);
+  if (!policy)
+    fail(error);
+  std::vector<TrainingGraph> graphs = loadGraphs(args);
+  if (graphs.empty())
+    fail("no graphs to compare on");
+  std::vector<int32_t> devices = parseDevices(args.devices.empty() ? "4" : args.devices);
+  std::printf("%-44s %4s %14s %14s %8s", "graph", "D", "critical-path",
+              "learned", "ratio");
+  if (args.samples > 0)
+    std::printf(" %14s %8s", ("best-of-" + std::to_string(args.samples)).c_str(),
+                "ratio");
+  std::printf("\n");
+  int64_t pairs = 0, greedyNoWorse = 0, sampledNoWorse = 0;
+  double logGreedy = 0, logSampled = 0;
+  for (const TrainingGraph &g : graphs)
+    for (int32_t d : devices) {
+      Simulator simulator(g.graph, d);
+      double critical = simulator.run(placeCriticalPath(g.graph, d));
+      std::optional<PlacementResult> greedy =
+          policy->place(g.graph, d, PlaceOptions(), &error);
+      if (!greedy)
+        fail(g.name + ": " + error);
+      double ratio = greedy->makespan / critical;
+      std::printf("%-44s %4d %14.6g %14.6g %8.4f", g.name.c_str(), d, critical,
+                  greedy->makespan, ratio);
+      ++pairs;
+      greedyNoWorse += greedy->makespan <= critical * (1 + 1e-12);
+      logGreedy += std::log(ratio);
+      if (args.samples > 0) {
+        PlaceOptions options;
+        options.samples = static_cast<int32_t>(args.samples);
+        options.seed = static_cast<uint64_t>(args.seed);
+        std::optional<PlacementResult> sampled =
+            policy->place(g.graph, d, options, &error);
+        if (!sampled)
+          fail(g.name + ": " + error);
+        double sampledRatio = sampled->makespan / critical;
+        std::printf(" %14.6g %8.4f", sampled->makespan, sampledRatio);
+        sampledNoWorse += sampled->makespan <= critical * (1 + 1e-12);
+        logSampled += std::log(sampledRatio);
+      }
+      std::printf("\n");
+    }
+  std::printf("summary: %lld pairs; greedy no worse than critical path on "
+              "%lld (%.1f%%), geometric-mean ratio %.4f",
+              static_cast<long long>(pairs),
+              static_cast<long long>(greedyNoWorse),
+              100.0 * greedyNoWorse / pairs, std::exp(logGreedy / pairs));
+  if (args.samples > 0)
+    std::printf("; best-of-%lld no worse on %lld (%.1f%%), ratio %.4f",
+                static_cast<long long>(args.samples),
+                static_cast<long long>(sampledNoWorse),
+                100.0 * sampledNoWorse / pairs, std::exp(logSampled / pairs));
+  std::printf("\n");
+  return 0;
+}
+
+int train(const Arguments &args) {
+  TrainerOptions options;
+  if (args.output.empty())
+    fail("no output model (-o MODEL)");
+  if (args.devices.empty())
+    fail("no device count (--devices D)");
+  if (args.stages.empty() || args.episodes.empty())
+    fail("--stages and --episodes are required (e.g. --stages il,sim-rl "
+         "--episodes 2000,2000)");
+  std::vector<std::string> stageNames = splitList(args.stages);
+  std::vector<std::string> episodeTexts = splitList(args.episodes);
+  if (stageNames.size() != episodeTexts.size())
+    fail("--stages names " + std::to_string(stageNames.size()) +
+         " stages but --episodes gives " + std::to_string(episodeTexts.size()) +
+         " counts");
+  std::vector<double> lr, epsilon, entropy, perUpdate;
+  if (!args.lr.empty())
+    lr = parseDoubles("--lr", args.lr);
+  if (!args.epsilon.empty())
+    epsilon = parseDoubles("--epsilon", args.epsilon);
+  if (!args.entropy.empty())
+    entropy = parseDoubles("--entropy", args.entropy);
+  auto checkLength = [&](const std::vector<double> &values, const char *flag) {
+    if (!values.empty() && values.size() != stageNames.size())
+      fail(std::string(flag) + " needs one value per stage");
+  };
+  if (!args.episodesPerUpdate.empty())
+    perUpdate = parseDoubles("--episodes-per-update", args.episodesPerUpdate);
+  for (double k : perUpdate)
+    if (k < 1 || k != std::floor(k) || k > 1e6)
+      fail("--episodes-per-update values must be whole numbers >= 1");
+  checkLength(perUpdate, "--episodes-per-update");
+  checkLength(lr, "--lr");
+  checkLength(epsilon, "--epsilon");
+  checkLength(entropy, "--entropy");
+  for (size_t i = 0; i < epsilon.size(); ++i)
+    if (epsilon[i] > 1)
+      fail("--epsilon values must be in [0, 1]");
+  bool needsOracle = false;
+  for (size_t i = 0; i < stageNames.size(); ++i) {
+    std::optional<TrainingStage> stage = parseStage(stageNames[i]);
+    if (!stage)
+      fail("unknown stage '" + stageNames[i] + "' (valid: il, sim-rl, real-rl)");
+    int64_t episodes;
+    if (!parseInt64(episodeTexts[i], episodes) || episodes < 0)
+      fail("--episodes: '" + episodeTexts[i] + "' is not a count");
+    StageOptions s = StageOptions::defaults(*stage, episodes);
+    if (!lr.empty())
+      s.learningRate = lr[i];
+    if (!epsilon.empty())
+      s.epsilon = epsilon[i];
+    if (!entropy.empty())
+      s.entropyWeight = entropy[i];
+    if (!perUpdate.empty())
+      s.episodesPerUpdate = static_cast<int32_t>(perUpdate[i]);
+    needsOracle |= *stage == TrainingStage::RealRL;
+    options.stages.push_back(s);
+  }
+  std::string error;
+  std::optional<ModelConfig> model = parseModelConfig(args.architecture, &error);
+  if (!model)
+    fail("--architecture: " + error);
+  options.model = *model;
+  options.deviceCounts = parseDevices(args.devices);
+  options.graphs = loadGraphs(args);
+  if (options.graphs.empty())
+    fail("no training graphs (give GRAPH files or --generate N)");
+
+  std::unique_ptr<CostOracle> oracle;
+  if (needsOracle) {
+    int32_t maxDevices = *std::max_element(options.deviceCounts.begin(),
+                                           options.deviceCounts.end());
+    SimulatorOptions simulation;
+    if (args.oracle == "simulator-contention")
+      simulation.linkContention = true;
+    else if (args.oracle != "simulator")
+      fail("unknown oracle '" + args.oracle +
+           "' (valid: simulator, simulator-contention)");
+    oracle = std::make_unique<SimulatorCostOracle>(maxDevices, simulation);
+    options.realOracle = oracle.get();
+  }
+  options.initModelPath = args.init;
+  options.seed = static_cast<uint64_t>(args.seed);
+  options.gamma = args.gamma;
+  options.sampleActions = args.sampleActions;
+  options.criticalPathBaseline = args.criticalPathBaseline;
+  options.outputPath = args.output;
+  options.checkpointPath = args.checkpoint;
+  options.checkpointEvery = args.checkpointEvery;
+  options.resume = args.resume;
+  options.logPath = args.log;
+  options.progress = args.progress;
+  options.evaluateEvery = args.evaluateEvery;
+  options.evaluationPairs = static_cast<int32_t>(args.evaluationPairs);
+  options.keepBest = args.keepBest;
+  const size_t graphCount = options.graphs.size();
+  const size_t deviceCount = options.deviceCounts.size();
+
+  std::optional<TrainingSummary> summary = trainPolicy(std::move(options), &error);
+  if (!summary)
+    fail(error);
+  std::printf("trained %lld episodes on %zu graph(s) x %zu device count(s) in "
+              "%.1f s; wrote %s\n",
+              static_cast<long long>(summary->episodes), graphCount,
+              deviceCount, summary->seconds, args.output.c_str());
+  if (!args.bestPlacement.empty()) {
+    for (const BestPlacement &best : summary->bestPlacements) {
+      std::string path = summary->bestPlacements.size() == 1
+                             ? args.bestPlacement
+                             : args.bestPlacement + "." + best.graph + "." +
+                                   std::to_string(best.devices) + ".txt";
+      FILE *file = std::fopen(path.c_str(), "w");
+      if (!file)
+        fail("cannot write '" + path + "': " + std::strerror(errno));
+      for (size_t v = 0; v < best.assignment.size(); ++v)
+        std::fprintf(file, "%s%d", v ? "," : "", best.assignment[v]);
+      std::fprintf(file, "\n");
+      std::fclose(file);
+      std::printf("best placement seen: makespan %.6g (%s, %d devices) in %s\n",
+                  best.makespan, best.graph.c_str(), best.devices, path.c_str());
+    }
+  }
+  if (summary->bestEvaluation)
+    std::printf("best greedy evaluation: %.4f x critical path (geometric mean "
+                "over %d pairs) at episode %lld%s\n",
+                summary->bestEvaluation->ratioToCriticalPath,
+                summary->bestEvaluation->pairs,
+                static_cast<long long>(summary->bestEvaluation->episode),
+                args.keepBest ? " (the model written)" : "");
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Arguments args = parseArguments(argc, argv);
+  if (!args.writeGenerated.empty())
+    return writeGenerated(args);
+  if (!args.compare.empty())
+    return compare(args);
+  return train(args);
+}

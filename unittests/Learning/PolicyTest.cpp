@@ -1,0 +1,299 @@
+//===- PolicyTest.cpp - LearnedPolicy: masking, seeds, model files --------===//
+
+#include "PolicyImpl.h"
+#include "PolicyNetwork.h"
+
+#include "Doppler/Placement/Learning/DualPolicy.h"
+#include "Doppler/Placement/Learning/GraphGenerator.h"
+#include "Doppler/Placement/Learning/LearnedPolicy.h"
+#include "Doppler/Placement/Simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <numeric>
+
+using namespace doppler::placement;
+using namespace doppler::placement::learning;
+
+namespace {
+
+Graph testGraph(uint64_t seed = 3, int32_t nodes = 40) {
+  RandomLayeredShape shape;
+  shape.numNodes = nodes;
+  shape.seed = seed;
+  shape.minWidth = 2;
+  shape.maxWidth = 6;
+  return generateRandomLayered(shape, CostRates())->graph;
+}
+
+ModelConfig smallConfig() {
+  ModelConfig config;
+  config.hiddenSize = 32;
+  config.headHiddenSize = 16;
+  config.messagePassingRounds = 3;
+  return config;
+}
+
+std::string tempPath(const std::string &name) {
+  return ::testing::TempDir() + "doppler-policy-test-" + name;
+}
+
+void writeBytes(const std::string &path, const std::string &bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+std::string readBytes(const std::string &path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(file), {});
+}
+
+} // namespace
+
+TEST(PolicyTest, OnlyCandidatesAndDevicesGetProbability) {
+  Graph graph = testGraph();
+  auto policy = LearnedPolicy::create(ModelConfig::slim(), 1);
+  ASSERT_TRUE(policy);
+  for (int32_t devices : {1, 3}) {
+    std::string error;
+    auto steps = policy->trace(graph, devices, &error);
+    ASSERT_TRUE(steps) << error;
+    ASSERT_EQ(static_cast<int32_t>(steps->size()), graph.numNodes());
+    std::vector<bool> placed(graph.numNodes(), false);
+    std::vector<DeviceId> assignment(graph.numNodes(), -1);
+    for (const PolicyStep &step : *steps) {
+      // The candidates are exactly the unplaced nodes whose inputs are all
+      // placed, and only they carry probability.
+      std::vector<NodeId> expected;
+      for (NodeId v = 0; v < graph.numNodes(); ++v) {
+        bool ready = !placed[v];
+        for (NodeId u : graph.predecessors(v))
+          ready &= placed[u];
+        if (ready)
+          expected.push_back(v);
+      }
+      std::vector<NodeId> got = step.candidates;
+      std::sort(got.begin(), got.end());
+      EXPECT_EQ(got, expected);
+      ASSERT_EQ(step.candidateProbability.size(), step.candidates.size());
+      EXPECT_NEAR(std::accumulate(step.candidateProbability.begin(),
+                                  step.candidateProbability.end(), 0.0),
+                  1.0, 1e-9);
+      size_t argmax = std::max_element(step.candidateProbability.begin(),
+                                       step.candidateProbability.end()) -
+                      step.candidateProbability.begin();
+      EXPECT_EQ(step.node, step.candidates[argmax]);
+      ASSERT_EQ(static_cast<int32_t>(step.deviceProbability.size()), devices);
+      EXPECT_NEAR(std::accumulate(step.deviceProbability.begin(),
+                                  step.deviceProbability.end(), 0.0),
+                  1.0, 1e-9);
+      EXPECT_GE(step.device, 0);
+      EXPECT_LT(step.device, devices);
+      placed[step.node] = true;
+      assignment[step.node] = step.device;
+    }
+    auto result = policy->place(graph, devices, {}, &error);
+    ASSERT_TRUE(result) << error;
+    EXPECT_EQ(result->assignment, assignment);
+    EXPECT_EQ(result->makespan, Simulator(graph, devices).run(assignment));
+  }
+}
+
+TEST(PolicyTest, RolloutScoresAgreeWithTheBatchedLoss) {
+  // The rollout scores in plain C++; the loss recomputes every probability
+  // with LibTorch. With all returns 1 the policy term is minus the summed
+  // log-probabilities of the chosen actions, which the trace also gives.
+  Graph graph = testGraph(5, 60);
+  for (const ModelConfig &config : {smallConfig(), ModelConfig::reference()}) {
+    torch::manual_seed(2);
+    DualPolicyNetwork network(config);
+    GraphTensors tensors = buildGraphTensors(graph);
+    EncodedGraph encoded = encodeGraph(*network, tensors);
+    RolloutInputs inputs = prepareRollout(*network, encoded, tensors);
+    PlacementEnvironment env;
+    RolloutEngine engine;
+    EpisodeRecord record;
+    std::vector<StepTrace> trace;
+    Random random(0);
+    engine.run(env, graph, 4, config.startEstimate, inputs.weights,
+               inputs.tables, RolloutOptions(), random, &record, &trace);
+    double expected = 0;
+    for (const StepTrace &step : trace) {
+      auto at = std::find(step.candidates.begin(), step.candidates.end(),
+                          step.node) -
+                step.candidates.begin();
+      expected -= std::log(step.candidateProbability[at]);
+      expected -= std::log(step.deviceProbability[step.device]);
+    }
+    LossWeights weights;
+    weights.policyGradient = 1;
+    weights.returns.assign(graph.numNodes(), 1.0);
+    LossTerms terms =
+        computeEpisodeLoss(*network, tensors, encoded, record, weights);
+    EXPECT_NEAR(terms.policy, expected, 1e-3 * std::abs(expected) + 1e-3);
+    EXPECT_GT(terms.decisions, graph.numNodes());
+  }
+}
+
+TEST(PolicyTest, SameSeedSamePlacement) {
+  Graph graph = testGraph(9, 50);
+  auto a = LearnedPolicy::create(smallConfig(), 42);
+  auto b = LearnedPolicy::create(smallConfig(), 42);
+  auto c = LearnedPolicy::create(smallConfig(), 43);
+  auto traceA = a->trace(graph, 4), traceB = b->trace(graph, 4),
+       traceC = c->trace(graph, 4);
+  ASSERT_TRUE(traceA && traceB && traceC);
+  bool anyDifferent = false;
+  for (size_t i = 0; i < traceA->size(); ++i) {
+    EXPECT_EQ((*traceA)[i].candidateProbability,
+              (*traceB)[i].candidateProbability);
+    EXPECT_EQ((*traceA)[i].deviceProbability, (*traceB)[i].deviceProbability);
+    anyDifferent |=
+        (*traceA)[i].deviceProbability != (*traceC)[i].deviceProbability;
+  }
+  EXPECT_TRUE(anyDifferent);
+
+  // Sampled rollouts: same seed, same result; never worse than greedy.
+  PlaceOptions options;
+  options.samples = 8;
+  options.seed = 3;
+  auto greedy = a->place(graph, 4);
+  auto first = a->place(graph, 4, options);
+  auto second = b->place(graph, 4, options);
+  ASSERT_TRUE(greedy && first && second);
+  EXPECT_EQ(first->assignment, second->assignment);
+  EXPECT_LE(first->makespan, greedy->makespan);
+}
+
+TEST(PolicyTest, ModelFileRoundTrip) {
+  Graph graph = testGraph(11, 50);
+  for (const ModelConfig &config : {smallConfig(), ModelConfig::reference()}) {
+    auto policy = LearnedPolicy::create(config, 7);
+    std::string path = tempPath("roundtrip.pt"), error;
+    ASSERT_TRUE(policy->save(path, &error)) << error;
+    auto loaded = LearnedPolicy::load(path, &error);
+    ASSERT_TRUE(loaded) << error;
+    EXPECT_EQ(loaded->config().describe(), config.describe());
+    EXPECT_EQ(loaded->numParameters(), policy->numParameters());
+    auto before = policy->trace(graph, 3), after = loaded->trace(graph, 3);
+    ASSERT_TRUE(before && after);
+    for (size_t i = 0; i < before->size(); ++i) {
+      EXPECT_EQ((*before)[i].candidateProbability,
+                (*after)[i].candidateProbability);
+      EXPECT_EQ((*before)[i].deviceProbability, (*after)[i].deviceProbability);
+    }
+    std::string bytes = readBytes(path);
+    auto fromMemory =
+        LearnedPolicy::loadFromMemory(bytes.data(), bytes.size(), "bytes", &error);
+    ASSERT_TRUE(fromMemory) << error;
+    std::remove(path.c_str());
+  }
+}
+
+TEST(PolicyTest, BadModelFilesGiveClearErrors) {
+  std::string error;
+  auto expectFailure = [&](const std::string &path, const std::string &phrase) {
+    error.clear();
+    EXPECT_FALSE(LearnedPolicy::load(path, &error)) << path;
+    EXPECT_NE(error.find(phrase), std::string::npos)
+        << "'" << error << "' lacks '" << phrase << "'";
+  };
+  expectFailure(tempPath("does-not-exist.pt"), "cannot open");
+  writeBytes(tempPath("empty.pt"), "");
+  expectFailure(tempPath("empty.pt"), "is empty");
+  writeBytes(tempPath("text.pt"), std::string(4096, 'x'));
+  expectFailure(tempPath("text.pt"), "not a readable model file");
+
+  auto policy = LearnedPolicy::create(smallConfig(), 1);
+  ASSERT_TRUE(policy->save(tempPath("good.pt"), &error));
+  std::string good = readBytes(tempPath("good.pt"));
+  for (double keep : {0.9, 0.5, 0.1}) {
+    writeBytes(tempPath("truncated.pt"), good.substr(0, good.size() * keep));
+    expectFailure(tempPath("truncated.pt"), "not a readable model file");
+  }
+  // A valid LibTorch archive that is not a policy.
+  {
+    torch::serialize::OutputArchive archive;
+    archive.write("weights", torch::ones({3}));
+    archive.save_to(tempPath("other.pt"));
+    expectFailure(tempPath("other.pt"), "not a Doppler policy model");
+  }
+  // The configuration says hidden 32, a tensor has another shape.
+  {
+    DualPolicyNetwork network(smallConfig());
+    torch::serialize::OutputArchive archive;
+    writeNetwork(*network, archive);
+    archive.write("param_selOut_weight", torch::zeros({1, 7}));
+    archive.save_to(tempPath("shape.pt"));
+    expectFailure(tempPath("shape.pt"),
+                  "parameter 'selOut.weight' has shape [1, 7], expected [1, 16]");
+  }
+  // An absurd configuration value is refused before allocating anything.
+  {
+    DualPolicyNetwork network(smallConfig());
+    torch::serialize::OutputArchive archive;
+    writeNetwork(*network, archive);
+    archive.write("config_hidden", c10::IValue(int64_t(1) << 40));
+    archive.save_to(tempPath("config.pt"));
+    expectFailure(tempPath("config.pt"), "'config_hidden' = 1099511627776 is out "
+                                         "of range");
+  }
+  // The same errors through the on-demand loader.
+  setenv("DOPPLER_LEARNING_LIBRARY", DOPPLER_LEARNING_LIBRARY_FILE, 1);
+  LearnedPolicyOptions options;
+  options.modelPath = tempPath("text.pt");
+  EXPECT_FALSE(placeWithLearnedPolicy(testGraph(), 2, options, &error));
+  EXPECT_NE(error.find("not a readable model file"), std::string::npos) << error;
+}
+
+TEST(PolicyTest, LoaderPlacesThroughTheSharedLibrary) {
+  setenv("DOPPLER_LEARNING_LIBRARY", DOPPLER_LEARNING_LIBRARY_FILE, 1);
+  std::string error;
+  ASSERT_TRUE(isLearnedPolicyAvailable(&error)) << error;
+  EXPECT_EQ(learnedPolicyLibraryPath(), DOPPLER_LEARNING_LIBRARY_FILE);
+  Graph graph = testGraph(13, 60);
+  auto policy = LearnedPolicy::create(smallConfig(), 5);
+  std::string path = tempPath("loader.pt");
+  ASSERT_TRUE(policy->save(path, &error)) << error;
+  LearnedPolicyOptions options;
+  options.modelPath = path;
+  options.samples = 4;
+  options.seed = 9;
+  auto viaLoader = placeWithLearnedPolicy(graph, 3, options, &error);
+  ASSERT_TRUE(viaLoader) << error;
+  PlaceOptions direct;
+  direct.samples = 4;
+  direct.seed = 9;
+  EXPECT_EQ(*viaLoader, policy->place(graph, 3, direct)->assignment);
+  EXPECT_FALSE(placeWithLearnedPolicy(graph, 0, options, &error));
+  EXPECT_EQ(error, "the device count must be at least 1, got 0");
+  // The embedded default model, or a clear message that there is none.
+  options.modelPath.clear();
+  auto byDefault = placeWithLearnedPolicy(graph, 3, options, &error);
+  if (LearnedPolicy::hasDefaultModel())
+    EXPECT_TRUE(byDefault) << error;
+  else
+    EXPECT_NE(error.find("no embedded default model"), std::string::npos);
+}
+
+TEST(PolicyTest, LoaderReportsAMissingLibrary) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // In a fresh process, so that no earlier test has loaded the library.
+  EXPECT_EXIT(
+      {
+        setenv("DOPPLER_LEARNING_LIBRARY", "/nonexistent/libDopplerLearning.so",
+               1);
+        std::string error;
+        bool placed = placeWithLearnedPolicy(testGraph(), 2, {}, &error)
+                          .has_value();
+        bool clear =
+            error.rfind("learned policy unavailable: cannot load "
+                        "libDopplerLearning.so (tried "
+                        "/nonexistent/libDopplerLearning.so: not found)",
+                        0) == 0;
+        std::fprintf(stderr, "%s\n", error.c_str());
+        std::exit(!placed && clear ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "learned policy unavailable");
+}

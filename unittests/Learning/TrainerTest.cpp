@@ -1,0 +1,235 @@
+//===- TrainerTest.cpp - Training stages, seeds, checkpoints --------------===//
+
+#include "PolicyImpl.h"
+
+#include "Doppler/Placement/Heuristics.h"
+#include "Doppler/Placement/Learning/GraphGenerator.h"
+#include "Doppler/Placement/Learning/Trainer.h"
+#include "Doppler/Placement/Simulator.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+
+using namespace doppler::placement;
+
+namespace {
+
+Graph randomGraph(uint64_t seed, int32_t nodes) {
+  RandomLayeredShape shape;
+  shape.numNodes = nodes;
+  shape.seed = seed;
+  shape.minWidth = 2;
+  shape.maxWidth = 5;
+  return generateRandomLayered(shape, CostRates())->graph;
+}
+
+ModelConfig smallConfig() {
+  ModelConfig config;
+  config.hiddenSize = 32;
+  config.headHiddenSize = 16;
+  config.messagePassingRounds = 3;
+  return config;
+}
+
+std::string tempPath(const std::string &name) {
+  return ::testing::TempDir() + "doppler-trainer-test-" + name;
+}
+
+TrainerOptions smallRun(uint64_t seed) {
+  TrainerOptions options;
+  options.graphs.push_back({"a", randomGraph(1, 30)});
+  options.graphs.push_back({"b", randomGraph(2, 24)});
+  options.deviceCounts = {2, 3};
+  options.stages = {StageOptions::defaults(TrainingStage::Imitation, 12),
+                    StageOptions::defaults(TrainingStage::SimulationRL, 12)};
+  options.model = smallConfig();
+  options.seed = seed;
+  options.evaluateEvery = 5;
+  options.progress = false;
+  return options;
+}
+
+/// Every parameter equal, bit for bit.
+bool sameParameters(LearnedPolicy &a, LearnedPolicy &b) {
+  auto pa = a.impl().network->named_parameters();
+  auto pb = b.impl().network->named_parameters();
+  if (pa.size() != pb.size())
+    return false;
+  for (const auto &item : pa)
+    if (!torch::equal(item.value(), pb[item.key()]))
+      return false;
+  return true;
+}
+
+} // namespace
+
+TEST(TrainerTest, ImitationReachesTheTeacher) {
+  // A small graph with distinct b-levels; after imitation the greedy policy
+  // follows the critical-path rule and places as well as it does.
+  Graph graph = randomGraph(7, 36);
+  const int32_t devices = 3;
+  TrainerOptions options;
+  options.graphs.push_back({"small", graph});
+  options.deviceCounts = {devices};
+  StageOptions il = StageOptions::defaults(TrainingStage::Imitation, 200);
+  il.learningRate = 3e-3;
+  options.stages = {il};
+  options.model = smallConfig();
+  options.seed = 1;
+  options.evaluateEvery = 0;
+  options.progress = false;
+  std::string error;
+  auto session = TrainingSession::create(options, &error);
+  ASSERT_TRUE(session) << error;
+  std::optional<EpisodeStats> last;
+  while (!session->finished()) {
+    last = session->runEpisode(&error);
+    ASSERT_TRUE(last) << error;
+  }
+  // The last episodes explore little (epsilon -> 0): they match the teacher.
+  EXPECT_GT(last->selectionMatch, 0.95);
+  EXPECT_GT(last->placementMatch, 0.95);
+  auto policy = session->currentPolicy(&error);
+  ASSERT_TRUE(policy) << error;
+  auto placed = policy->place(graph, devices, {}, &error);
+  ASSERT_TRUE(placed) << error;
+  double teacher =
+      Simulator(graph, devices).run(placeCriticalPath(graph, devices));
+  EXPECT_LE(placed->makespan, teacher * (1 + 1e-9));
+}
+
+TEST(TrainerTest, SameSeedSameModel) {
+  std::string error;
+  auto first = TrainingSession::create(smallRun(3), &error);
+  auto second = TrainingSession::create(smallRun(3), &error);
+  auto other = TrainingSession::create(smallRun(4), &error);
+  ASSERT_TRUE(first && second && other) << error;
+  for (auto *session : {first.get(), second.get(), other.get()})
+    while (!session->finished())
+      ASSERT_TRUE(session->runEpisode(&error)) << error;
+  auto a = first->currentPolicy(), b = second->currentPolicy(),
+       c = other->currentPolicy();
+  EXPECT_TRUE(sameParameters(*a, *b));
+  EXPECT_FALSE(sameParameters(*a, *c));
+}
+
+TEST(TrainerTest, ResumedRunEqualsUninterruptedRun) {
+  std::string error;
+  TrainerOptions straight = smallRun(5);
+  // Three episodes per update: the interruption below falls between two
+  // updates, so the checkpoint must carry the pending gradients too.
+  for (StageOptions &stage : straight.stages)
+    stage.episodesPerUpdate = 3;
+  straight.checkpointPath = tempPath("straight.ckpt");
+  straight.checkpointEvery = 0;
+  auto uninterrupted = TrainingSession::create(straight, &error);
+  ASSERT_TRUE(uninterrupted) << error;
+  while (!uninterrupted->finished())
+    ASSERT_TRUE(uninterrupted->runEpisode(&error)) << error;
+
+  // Stop in the middle of the first stage, after an evaluation, and go on
+  // in a new session from the checkpoint.
+  TrainerOptions interrupted = smallRun(5);
+  for (StageOptions &stage : interrupted.stages)
+    stage.episodesPerUpdate = 3;
+  interrupted.checkpointPath = tempPath("interrupted.ckpt");
+  interrupted.checkpointEvery = 0;
+  {
+    auto session = TrainingSession::create(interrupted, &error);
+    ASSERT_TRUE(session) << error;
+    for (int i = 0; i < 7; ++i)
+      ASSERT_TRUE(session->runEpisode(&error)) << error;
+    ASSERT_TRUE(session->saveCheckpoint(&error)) << error;
+  }
+  interrupted.resume = true;
+  auto resumed = TrainingSession::create(interrupted, &error);
+  ASSERT_TRUE(resumed) << error;
+  EXPECT_EQ(resumed->episode(), 7);
+  while (!resumed->finished())
+    ASSERT_TRUE(resumed->runEpisode(&error)) << error;
+  EXPECT_TRUE(sameParameters(*uninterrupted->currentPolicy(),
+                             *resumed->currentPolicy()));
+  // The cheapest placements seen survive the checkpoint too, and are what
+  // the simulator says.
+  std::vector<BestPlacement> bestA = uninterrupted->bestPlacements(),
+                             bestB = resumed->bestPlacements();
+  ASSERT_EQ(bestA.size(), bestB.size());
+  ASSERT_FALSE(bestA.empty());
+  for (size_t i = 0; i < bestA.size(); ++i) {
+    EXPECT_EQ(bestA[i].assignment, bestB[i].assignment);
+    const Graph &graph = straight.graphs[bestA[i].graph == "a" ? 0 : 1].graph;
+    EXPECT_EQ(bestA[i].makespan,
+              Simulator(graph, bestA[i].devices).run(bestA[i].assignment));
+  }
+  ASSERT_TRUE(uninterrupted->bestEvaluation() && resumed->bestEvaluation());
+  EXPECT_EQ(uninterrupted->bestEvaluation()->ratioToCriticalPath,
+            resumed->bestEvaluation()->ratioToCriticalPath);
+
+  // The checkpoint is also a model file; the output is the best model.
+  ASSERT_TRUE(resumed->saveModel(tempPath("best.pt"), &error)) << error;
+  EXPECT_TRUE(LearnedPolicy::load(tempPath("best.pt"), &error)) << error;
+  EXPECT_TRUE(LearnedPolicy::load(interrupted.checkpointPath, &error)) << error;
+
+  // A checkpoint of another setup is refused.
+  TrainerOptions different = smallRun(5);
+  different.deviceCounts = {4};
+  different.checkpointPath = interrupted.checkpointPath;
+  different.resume = true;
+  EXPECT_FALSE(TrainingSession::create(different, &error));
+  EXPECT_NE(error.find("different training setup"), std::string::npos) << error;
+}
+
+TEST(TrainerTest, RealRLMeasuresThroughTheOracleAndLogs) {
+  TrainerOptions options = smallRun(6);
+  options.stages = {StageOptions::defaults(TrainingStage::RealRL, 5)};
+  std::string error;
+  EXPECT_FALSE(TrainingSession::create(options, &error));
+  EXPECT_EQ(error, "the real-rl stage needs a cost oracle");
+
+  SimulatorCostOracle oracle(3);
+  options.realOracle = &oracle;
+  options.logPath = tempPath("log.jsonl");
+  options.outputPath = tempPath("real.pt");
+  auto summary = trainPolicy(options, &error);
+  ASSERT_TRUE(summary) << error;
+  EXPECT_EQ(summary->episodes, 5);
+  EXPECT_EQ(oracle.calls(), 5);
+  std::ifstream log(options.logPath);
+  std::string line;
+  int episodes = 0;
+  while (std::getline(log, line)) {
+    auto json = nlohmann::json::parse(line);
+    if (!json.contains("episode"))
+      continue;
+    ++episodes;
+    for (const char *key : {"stage", "makespan", "running_average", "loss",
+                            "imitation_loss", "policy_loss", "seconds"})
+      EXPECT_TRUE(json.contains(key)) << key;
+    EXPECT_EQ(json["stage"], "real-rl");
+  }
+  EXPECT_EQ(episodes, 5);
+  EXPECT_TRUE(LearnedPolicy::load(options.outputPath, &error)) << error;
+}
+
+TEST(TrainerTest, BadOptionsAreReported) {
+  std::string error;
+  TrainerOptions options = smallRun(1);
+  options.graphs.clear();
+  EXPECT_FALSE(TrainingSession::create(options, &error));
+  EXPECT_EQ(error, "no training graphs");
+  options = smallRun(1);
+  options.deviceCounts = {0};
+  EXPECT_FALSE(TrainingSession::create(options, &error));
+  EXPECT_EQ(error, "device count 0 is out of range [1, 4096]");
+  options = smallRun(1);
+  options.resume = true;
+  options.checkpointPath = tempPath("missing.ckpt");
+  EXPECT_FALSE(TrainingSession::create(options, &error));
+  EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
+  options = smallRun(1);
+  options.initModelPath = tempPath("missing.pt");
+  EXPECT_FALSE(TrainingSession::create(options, &error));
+  EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
+}
