@@ -86,8 +86,9 @@ TEST_F(DopplerDialectTest, GlueOpsReportBytesMovedAndNoFlops) {
     EXPECT_EQ(op.getFlops(), 0.0);
     if (isa<SliceOp>(op))
       sliceBytes += op.getBytesWritten();
-    if (isa<TransferOp, AssembleOp>(op))
+    if (isa<TransferOp, AssembleOp>(op)) {
       EXPECT_DOUBLE_EQ(op.getBytesWritten(), 8 * 16 * 2);
+    }
   });
   EXPECT_DOUBLE_EQ(sliceBytes, 2 * 8 * 8 * 2);
 }
