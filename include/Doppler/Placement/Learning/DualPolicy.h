@@ -37,7 +37,7 @@ enum class EdgeNetworkKind : int32_t {
   /// hidden*hidden values per edge.
   Full = 0,
   /// A constant matrix plus a rank-r part whose r gains come from the
-  /// feature: W(e) = C + U diag(g(e)) V. About 4x cheaper per training
+  /// feature: W(e) = C + U diag(g(e)) V. About 3x cheaper per training
   /// episode; models/README.md compares how the two place.
   LowRank = 1,
 };
