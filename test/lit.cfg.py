@@ -21,7 +21,7 @@ config.substitutions.append(("%doppler_src", config.doppler_src_root))
 llvm_config.with_environment("PATH", config.doppler_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tools = ["doppler-opt", "doppler-place", "doppler-interpret", "doppler-run",
-         "doppler-run-plan", "doppler-calibrate"]
+         "doppler-run-plan", "doppler-calibrate", "doppler-train"]
 llvm_config.add_tool_substitutions(tools, [config.doppler_tools_dir])
 
 # The runtime's C API as a shared library (mlir-runner --shared-libs=...).
@@ -33,3 +33,7 @@ if os.path.exists(os.path.join(config.llvm_tools_dir, "mlir-runner")):
 
 if config.doppler_has_cuda:
     config.available_features.add("cuda")
+
+# The learned policy (libDopplerLearning.so, built with LibTorch).
+if config.doppler_has_learning:
+    config.available_features.add("learning")

@@ -23,9 +23,18 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "parts",
       llvm::cl::desc("Blocks per einsum in decomposition (1: no decomposition)"),
       llvm::cl::init(4)};
-  Option<std::string> policy{*this, "policy",
-                             llvm::cl::desc("Placement policy"),
-                             llvm::cl::init("critical-path")};
+  Option<std::string> policy{
+      *this, "policy",
+      llvm::cl::desc("Placement policy: doppler (learned) or a heuristic"),
+      llvm::cl::init("doppler")};
+  Option<int> samples{*this, "samples",
+                      llvm::cl::desc("Learned policy: best of K rollouts "
+                                     "(0: greedy)"),
+                      llvm::cl::init(0)};
+  Option<std::string> model{
+      *this, "model",
+      llvm::cl::desc("Learned policy: model file (default: embedded)"),
+      llvm::cl::init("")};
   Option<uint64_t> seed{*this, "seed", llvm::cl::desc("Seed"),
                         llvm::cl::init(0)};
   Option<double> refineSeconds{
@@ -55,6 +64,8 @@ void buildDopplerPipeline(OpPassManager &pm, const PipelineOptions &options) {
   place.devices = options.devices;
   place.policy = options.policy;
   place.seed = options.seed;
+  place.samples = options.samples;
+  place.model = options.model;
   place.refineSeconds = options.refineSeconds;
   place.refineEvaluations = options.refineEvaluations;
   pm.addPass(createDopplerPlacePass(place));

@@ -3,6 +3,7 @@
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Placement/Analysis.h"
 #include "Doppler/Placement/Heuristics.h"
+#include "Doppler/Placement/Learning/LearnedPolicy.h"
 #include "Doppler/Placement/Search.h"
 #include "Doppler/Placement/Simulator.h"
 #include "Doppler/Transforms/Passes.h"
@@ -34,13 +35,26 @@ public:
                          << static_cast<int>(devices);
       return signalPassFailure();
     }
-    const std::vector<std::string> &known = placement::heuristicPolicyNames();
-    if (std::find(known.begin(), known.end(), policy.getValue()) == known.end()) {
+    const std::vector<std::string> &known = placement::placementPolicyNames();
+    if (std::find(known.begin(), known.end(), policy.getValue()) ==
+        known.end()) {
       InFlightDiagnostic diag = module.emitError()
                                 << "doppler-place: unknown policy '" << policy
                                 << "' (known: ";
       llvm::interleaveComma(known, diag);
       diag << ")";
+      return signalPassFailure();
+    }
+    bool learned = policy.getValue() == placement::kLearnedPolicyName;
+    if (samples < 0) {
+      module.emitError() << "doppler-place: samples must not be negative, got "
+                         << static_cast<int>(samples);
+      return signalPassFailure();
+    }
+    if (!learned && (samples != 0 || !model.getValue().empty())) {
+      module.emitError() << "doppler-place: samples and model apply to policy "
+                         << placement::kLearnedPolicyName << " only, not '"
+                         << policy << "'";
       return signalPassFailure();
     }
     if (refineSeconds < 0 || refineEvaluations < 0) {
@@ -60,6 +74,18 @@ public:
   }
 
 private:
+  /// The policy as the summary remark names it.
+  std::string policyDescription() const {
+    if (policy.getValue() != placement::kLearnedPolicyName)
+      return policy;
+    std::string rollouts =
+        samples > 0 ? "best of " + std::to_string(samples) + " rollouts"
+                    : std::string("greedy");
+    std::string source = model.getValue().empty() ? "embedded model"
+                                                  : "model " + model.getValue();
+    return policy + " (" + rollouts + ", " + source + ")";
+  }
+
   LogicalResult placeFunction(FunctionOpInterface function) {
     FailureOr<IRGraph> irGraph =
         buildPlacementGraph(function, TransferHandling::AsNodes);
@@ -72,9 +98,12 @@ private:
     std::string error;
     placement::PolicyOptions policyOptions;
     policyOptions.seed = seed;
+    placement::LearnedPolicyOptions learnedOptions;
+    learnedOptions.modelPath = model;
+    learnedOptions.samples = samples;
     std::optional<std::vector<placement::DeviceId>> assignment =
-        placement::placeWithPolicy(policy, graph, devices, policyOptions,
-                                   &error);
+        placement::placeWithNamedPolicy(policy, graph, devices, policyOptions,
+                                        learnedOptions, &error);
     if (!assignment)
       return function.emitOpError() << "cannot be placed: " << error;
 
@@ -105,14 +134,13 @@ private:
     std::string summary;
     llvm::raw_string_ostream os(summary);
     os << "placed " << graph.numNodes() << " ops on " << devices
-       << " devices with " << policy << ": predicted makespan "
+       << " devices with " << policyDescription() << ": predicted makespan "
        << llvm::format("%.6g", makespan) << ", lower bound "
        << llvm::format("%.6g", lowerBound) << " ("
        << llvm::format("%.3f", lowerBound > 0 ? makespan / lowerBound : 1.0)
        << "x); load per device [";
-    llvm::interleaveComma(load, os, [&](double value) {
-      os << llvm::format("%.6g", value);
-    });
+    llvm::interleaveComma(
+        load, os, [&](double value) { os << llvm::format("%.6g", value); });
     os << "]";
     // Located at the function but not attached to it, so the remark stays
     // one line (no "see current operation" dump).

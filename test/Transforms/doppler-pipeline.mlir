@@ -14,7 +14,7 @@
 // Without decomposition (parts=1) the ops stay whole.
 // RUN: doppler-opt %t.mlir --doppler-pipeline="devices=2 parts=1" 2>&1 >/dev/null | FileCheck %s --check-prefix=WHOLE
 
-// REMARK: remark: placed {{[0-9]+}} ops on 4 devices with critical-path: predicted makespan
+// REMARK: remark: placed {{[0-9]+}} ops on 4 devices with doppler (greedy, embedded model): predicted makespan
 // CHECK-LABEL: func.func @llama_block
 // CHECK-SAME: doppler.makespan =
 // CHECK: doppler.transfer {{.*}}doppler.device = #doppler.device<

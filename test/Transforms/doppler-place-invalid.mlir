@@ -8,5 +8,5 @@ module {
     return
   }
 }
-// POLICY: error: doppler-place: unknown policy 'clairvoyant' (known: critical-path,
+// POLICY: error: doppler-place: unknown policy 'clairvoyant' (known: doppler, critical-path,
 // NEG: error: doppler-place: devices must be at least 1, got -3

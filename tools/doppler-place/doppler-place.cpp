@@ -10,6 +10,7 @@
 #include "Doppler/Placement/Analysis.h"
 #include "Doppler/Placement/Graph.h"
 #include "Doppler/Placement/Heuristics.h"
+#include "Doppler/Placement/Learning/LearnedPolicy.h"
 #include "Doppler/Placement/Search.h"
 #include "Doppler/Placement/Simulator.h"
 #include "Doppler/Target/GraphLoader.h"
@@ -39,7 +40,7 @@ namespace {
 
 constexpr const char *kUsage = R"(usage:
   doppler-place GRAPH --devices D [--policy NAME] [--seed S]
-                [--refine-seconds T] [--refine-evaluations N]
+                [--samples K] [--model FILE] [--refine-seconds T] [--refine-evaluations N]
                 [--estimate earliest|load] [--json] [-o FILE]
   doppler-place GRAPH --devices D --assignment FILE [--repeat N] [--json]
                 [-o FILE]
@@ -53,10 +54,17 @@ implement), node ids in op order.
 
 options:
   --devices D              number of devices (>= 1); required
-  --policy NAME            critical-path (default), heft, round-robin,
+  --policy NAME            critical-path (default), doppler (the learned
+                           dual policy; loads LibTorch), heft, round-robin,
                            random, single, critical-path-reference
-  --seed S                 seed of random, critical-path-reference and the
-                           refinement (default 0)
+  --seed S                 seed of random, critical-path-reference, the
+                           learned policy's sampling and the refinement
+                           (default 0)
+  --samples K              doppler: keep the best of K rollouts (the greedy
+                           one and K-1 sampled) by the simulator (default 0:
+                           greedy only)
+  --model FILE             doppler: a model from doppler-train (default: the
+                           model embedded in libDopplerLearning.so)
   --refine-seconds T       improve the placement by simulated annealing for
                            T seconds
   --refine-evaluations N   ... or for N simulator runs (deterministic for a
@@ -87,6 +95,9 @@ struct Options {
   bool devicesGiven = false;
   std::string policy = "critical-path";
   bool policyGiven = false;
+  int64_t samples = 0;
+  bool samplesGiven = false;
+  std::string modelPath;
   uint64_t seed = 0;
   double refineSeconds = 0;
   int64_t refineEvaluations = 0;
@@ -189,7 +200,8 @@ bool parseArguments(int argc, char **argv, Options &options,
     static const char *const kValueFlags[] = {
         "--devices",    "--policy",   "--seed",
         "--refine-seconds", "--refine-evaluations", "--estimate",
-        "--assignment", "--repeat",   "-o", "--function", "--system"};
+        "--assignment", "--repeat",   "-o", "--function", "--system",
+        "--samples",    "--model"};
     bool known = false;
     for (const char *name : kValueFlags)
       known |= flag == name;
@@ -211,6 +223,17 @@ bool parseArguments(int argc, char **argv, Options &options,
     } else if (flag == "--policy") {
       options.policy = value;
       options.policyGiven = true;
+    } else if (flag == "--samples") {
+      if (!parseInteger(flag, value, 0, std::numeric_limits<int32_t>::max(),
+                        &options.samples, error))
+        return false;
+      options.samplesGiven = true;
+    } else if (flag == "--model") {
+      if (value.empty()) {
+        *error = "--model expects a file name";
+        return false;
+      }
+      options.modelPath = value;
     } else if (flag == "--seed") {
       if (!parseSeed(value, &options.seed, error))
         return false;
@@ -267,6 +290,15 @@ bool parseArguments(int argc, char **argv, Options &options,
                      options.refineEvaluations > 0 || options.estimateGiven)) {
     *error = "--assignment evaluates a given placement: it cannot be combined "
              "with --policy, --estimate or --refine-*";
+    return false;
+  }
+  const bool learned = options.policy == kLearnedPolicyName;
+  if ((options.samplesGiven || !options.modelPath.empty()) && !learned) {
+    *error = "--samples and --model apply to --policy doppler only";
+    return false;
+  }
+  if (learned && options.estimateGiven) {
+    *error = "--estimate applies to the heuristics, not to --policy doppler";
     return false;
   }
   if (!evaluating && options.repeat > 0) {
@@ -410,6 +442,11 @@ void printJson(const Options &options, const Graph &graph,
   if (!report.policy.empty()) {
     out["policy"] = report.policy;
     out["seed"] = options.seed;
+    if (report.policy == kLearnedPolicyName) {
+      out["samples"] = options.samples;
+      out["model"] = options.modelPath.empty() ? std::string("embedded")
+                                               : options.modelPath;
+    }
   } else {
     out["policy"] = nullptr;
     out["assignment_file"] = options.assignmentPath;
@@ -531,14 +568,14 @@ int runTool(int argc, char **argv) {
     PolicyOptions policyOptions;
     policyOptions.seed = options.seed;
     policyOptions.estimate = options.estimate;
-    std::unique_ptr<PlacementPolicy> policy =
-        createPolicy(options.policy, policyOptions, &error);
-    if (!policy)
-      return fail(error);
-    report.policy = std::string(policy->name());
+    LearnedPolicyOptions learnedOptions;
+    learnedOptions.modelPath = options.modelPath;
+    learnedOptions.samples = static_cast<int32_t>(options.samples);
+    report.policy = options.policy;
     auto begin = std::chrono::steady_clock::now();
     std::optional<std::vector<DeviceId>> placed =
-        policy->place(*graph, numDevices, &error);
+        placeWithNamedPolicy(options.policy, *graph, numDevices, policyOptions,
+                             learnedOptions, &error);
     if (!placed)
       return fail(error);
     report.assignment = std::move(*placed);

@@ -79,9 +79,13 @@ def DopplerPlacePass : Pass<"doppler-place", "::mlir::ModuleOp"> {
     function gives the summary: predicted makespan, lower bound, per-device
     load.
 
-    Policies: critical-path (default), heft, round-robin, random, single,
+    Policies: doppler (default: the learned dual policy of METHOD.md
+    section 5 with the model embedded in libDopplerLearning.so, or `model`;
+    greedy, or the best of `samples` rollouts by the simulator),
+    critical-path, heft, round-robin, random, single,
     critical-path-reference (the reference code's variant, for
-    comparisons).
+    comparisons). The learned policy loads LibTorch on first use (about
+    0.7 s); the heuristics need no LibTorch.
 
     ```mlir
     // doppler-opt --doppler-place="devices=2 policy=critical-path"
@@ -90,8 +94,13 @@ def DopplerPlacePass : Pass<"doppler-place", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"devices", "devices", "int", /*default=*/"4", "Number of devices (>= 1)">,
-    Option<"policy", "policy", "std::string", /*default=*/"\"critical-path\"",
-           "Placement policy">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"doppler\"",
+           "Placement policy: doppler (learned) or a heuristic">,
+    Option<"samples", "samples", "int", /*default=*/"0",
+           "Learned policy: 0 places greedily; K > 0 keeps the best of K "
+           "rollouts (greedy + K-1 sampled) by the simulator">,
+    Option<"model", "model", "std::string", /*default=*/"\"\"",
+           "Learned policy: a model file (default: the embedded model)">,
     Option<"seed", "seed", "uint64_t", /*default=*/"0",
            "Seed of randomised policies and of the refinement">,
     Option<"refineSeconds", "refine-seconds", "double", /*default=*/"0.0",

@@ -125,11 +125,9 @@ const LoadedLibrary &library() {
 
 } // namespace
 
-std::optional<std::vector<DeviceId>>
-doppler::placement::placeWithLearnedPolicy(const Graph &graph,
-                                           int32_t numDevices,
-                                           const LearnedPolicyOptions &options,
-                                           std::string *error) noexcept {
+std::optional<std::vector<DeviceId>> doppler::placement::placeWithLearnedPolicy(
+    const Graph &graph, int32_t numDevices, const LearnedPolicyOptions &options,
+    std::string *error) noexcept {
   if (numDevices < 1) {
     if (error)
       *error = "the device count must be at least 1, got " +
@@ -168,4 +166,38 @@ bool doppler::placement::isLearnedPolicyAvailable(std::string *error) noexcept {
 
 std::string doppler::placement::learnedPolicyLibraryPath() noexcept {
   return library().path;
+}
+
+const std::vector<std::string> &doppler::placement::placementPolicyNames() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> all{std::string(kLearnedPolicyName)};
+    const std::vector<std::string> &heuristics = heuristicPolicyNames();
+    all.insert(all.end(), heuristics.begin(), heuristics.end());
+    return all;
+  }();
+  return names;
+}
+
+std::optional<std::vector<DeviceId>> doppler::placement::placeWithNamedPolicy(
+    std::string_view name, const Graph &graph, int32_t numDevices,
+    const PolicyOptions &heuristic, const LearnedPolicyOptions &learned,
+    std::string *error) {
+  if (name == kLearnedPolicyName) {
+    LearnedPolicyOptions options = learned;
+    options.seed = heuristic.seed;
+    return placeWithLearnedPolicy(graph, numDevices, options, error);
+  }
+  const std::vector<std::string> &heuristics = heuristicPolicyNames();
+  if (std::find(heuristics.begin(), heuristics.end(), name) ==
+      heuristics.end()) {
+    if (error) {
+      *error = "unknown policy '" + std::string(name) + "' (known: ";
+      const std::vector<std::string> &all = placementPolicyNames();
+      for (size_t i = 0; i < all.size(); ++i)
+        *error += (i ? ", " : "") + all[i];
+      *error += ")";
+    }
+    return std::nullopt;
+  }
+  return placeWithPolicy(name, graph, numDevices, heuristic, error);
 }

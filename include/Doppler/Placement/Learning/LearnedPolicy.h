@@ -22,10 +22,12 @@
 #define DOPPLER_PLACEMENT_LEARNING_LEARNEDPOLICY_H
 
 #include "Doppler/Placement/Graph.h"
+#include "Doppler/Placement/Heuristics.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace doppler::placement {
@@ -51,6 +53,23 @@ bool isLearnedPolicyAvailable(std::string *error = nullptr) noexcept;
 
 /// The path of the loaded library ("" before loading or after a failure).
 std::string learnedPolicyLibraryPath() noexcept;
+
+/// The name tools and passes know the learned policy by.
+inline constexpr std::string_view kLearnedPolicyName = "doppler";
+
+/// Every policy a tool or pass accepts: the learned one first, then
+/// heuristicPolicyNames().
+const std::vector<std::string> &placementPolicyNames();
+
+/// Places with the policy called `name`: the learned policy (with
+/// `learned`; its seed is `heuristic.seed`) for kLearnedPolicyName, else the
+/// heuristic of createPolicy(). Errors as theirs, and "unknown policy ..."
+/// listing placementPolicyNames().
+std::optional<std::vector<DeviceId>>
+placeWithNamedPolicy(std::string_view name, const Graph &graph,
+                     int32_t numDevices, const PolicyOptions &heuristic,
+                     const LearnedPolicyOptions &learned,
+                     std::string *error = nullptr);
 
 } // namespace doppler::placement
 
