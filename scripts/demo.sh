@@ -25,6 +25,10 @@ echo "== $name: doppler-pipeline{$options}"
 "$bin/doppler-opt" "$example" --doppler-pipeline="$options" \
   --mlir-print-op-on-diagnostic=false -o "$out/$name.placed.mlir" 2>&1 |
   grep -E "remark|error" | sed -e 's/^[^ ]*: remark: /  /'
+# The same pipeline with the critical-path heuristic, for comparison.
+baseline=$("$bin/doppler-opt" "$example" --doppler-pipeline="$options policy=critical-path" \
+  --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | grep -o "predicted makespan [0-9.e+]*" || true)
+echo "  (critical-path heuristic instead: $baseline)"
 "$bin/doppler-translate" --export-chrome-trace "$out/$name.placed.mlir" -o "$out/$name.trace.json"
 "$bin/doppler-translate" --export-svg-gantt "$out/$name.placed.mlir" -o "$out/$name.gantt.svg"
 "$bin/doppler-translate" --export-dot "$out/$name.placed.mlir" -o "$out/$name.dot"

@@ -2,7 +2,8 @@
 //
 // Trains the dual policy (SEL + PLC) on graph files and/or generated graphs,
 // in the stages of METHOD section 6, and compares a model with the
-// critical-path heuristic. See --help.
+// critical-path heuristic. See --help. The real-rl stage measures each
+// episode's placement on the runtime (RuntimeCostOracle).
 //
 // Built with LLVM's flags (no exceptions): everything it calls from the
 // learning library is noexcept and reports errors as strings.
@@ -15,6 +16,8 @@
 #include "Doppler/Placement/Learning/GraphGenerator.h"
 #include "Doppler/Placement/Learning/Trainer.h"
 #include "Doppler/Placement/Simulator.h"
+#include "Doppler/Target/GraphLoader.h"
+#include "RuntimeCostOracle.h"
 
 #include <sys/stat.h>
 
@@ -32,15 +35,23 @@ using namespace doppler::placement;
 namespace {
 
 const char *kUsage = R"(usage:
-  doppler-train GRAPH... --devices D --stages il,sim-rl --episodes N1,N2
-                -o MODEL [options]
+  doppler-train GRAPH... --devices D --stages il,sim-rl,real-rl
+                --episodes N1,N2,N3 -o MODEL [options]
   doppler-train --compare MODEL GRAPH... --devices D [--samples K] [--seed S]
   doppler-train --write-generated DIR --generate N [--generate-seed S]
 
 Trains the learned dual placement policy (SEL picks the next node, PLC its
-device) on GRAPH files in the reference text format. With one graph this is
-per-graph training, as in the paper; with several (or --generate) one policy
-learns to place all of them and, usually, unseen ones.
+device) on GRAPH files: the reference text format, or .mlir (one node per op
+of a function, as doppler-place loads it). With one graph this is per-graph
+training, as in the paper; with several (or --generate) one policy learns to
+place all of them and, usually, unseen ones.
+
+Stages: il imitates the critical-path heuristic, sim-rl is REINFORCE on the
+simulator's makespan, real-rl on the makespan measured by running each
+episode's placement on the runtime (so it needs .mlir graphs: a program to
+run). Measured makespans are in microseconds, the unit of the cost
+attributes of .mlir graphs; the log's "cost_source" says where each episode's
+cost came from ("simulator", "runtime-cpu", ...).
 
 training:
   --devices LIST           device counts: 4, 2,4,8 or 2-8 (each episode draws
@@ -54,9 +65,10 @@ training:
   --checkpoint-every N     episodes between checkpoints (default 500)
   --seed S                 seed of everything random (default 0)
   --log FILE               JSON lines, one per episode
-  --architecture SPEC      reference | slim[,key=value...] (default slim);
+  --architecture SPEC      reference | slim[,key=value...] (default slim:
+                           shared low-rank encoder, heuristic prior);
                            keys: hidden, head, rounds, edge, rank, shared,
-                           estimate (see DualPolicy.h)
+                           estimate, prior (see DualPolicy.h)
   --lr LIST                learning rate per stage (default 1e-3 for il,
                            1e-4 for rl), decayed linearly to 0
   --epsilon LIST           exploration per stage (default 1.0 il, 0.2 rl),
@@ -70,11 +82,31 @@ training:
                            earlier cost of each graph (rewards from the
                            first episode on; useful with many graphs)
   --evaluate-every N       evaluate the greedy policy every N episodes
-                           (default 100; 0: never) and keep the best
+                           (default 100; 0: never) and keep the best; the
+                           evaluation uses the simulator in every stage
   --evaluation-pairs N     (graph, devices) pairs evaluated (default 64)
+  --regression-weight W    the best evaluation minimises the mean log ratio
+                           to critical path with losses counted W times
+                           (default 1: the geometric mean)
   --no-keep-best           output the final parameters, not the best
-  --oracle NAME            real-rl cost: simulator | simulator-contention
-                           (a stand-in until the runtime is plugged in)
+  --function NAME          .mlir: the function to train on (default: the
+                           first with a body)
+  --system S               .mlir: system preset or JSON file that costs ops
+                           without costs (default h100x4; see doppler-opt
+                           --doppler-annotate-costs)
+
+real-rl (the measured makespan of running the placement):
+  --oracle NAME            runtime (default) | simulator |
+                           simulator-contention (the simulator stands in
+                           for the runtime, e.g. on reference graphs)
+  --backend NAME           runtime backend: cpu (default) or cuda (when
+                           built with it and a GPU is present); devices
+                           are the largest --devices count
+  --repeat N               timed runs per episode; the median is the cost
+                           (default 1)
+  --warmup N               untimed runs before them (default 1)
+                           The program's inputs are seeded with --seed,
+                           generated once and reused by every episode.
   --no-progress            no progress bar (drawn only on a terminal)
   --best-placement FILE    write the cheapest placement any episode found
                            (one device id per node, as doppler-place
@@ -174,12 +206,15 @@ struct Arguments {
   std::string devices;
   std::string stages, episodes, lr, epsilon, entropy;
   std::string output, init, checkpoint, log, architecture = "slim";
-  std::string compare, writeGenerated, oracle = "simulator", bestPlacement;
+  std::string compare, writeGenerated, oracle = "runtime", bestPlacement;
+  std::string function, system = "h100x4", backend = "cpu";
+  int64_t repeat = 1, warmup = 1;
   int64_t seed = 0, checkpointEvery = 500, evaluateEvery = 100;
   int64_t evaluationPairs = 64, generate = 0, generateSeed = 0;
   int64_t generateMaxNodes = 320, samples = 0;
   std::string episodesPerUpdate;
   double gamma = 0.99;
+  double regressionWeight = 1.0;
   bool resume = false, sampleActions = false, keepBest = true;
   bool criticalPathBaseline = false;
   bool progress = true;
@@ -247,10 +282,27 @@ Arguments parseArguments(int argc, char **argv) {
       args.evaluateEvery = needInt(i, flag, 0);
     } else if (flag == "--evaluation-pairs") {
       args.evaluationPairs = needInt(i, flag, 1);
+    } else if (flag == "--regression-weight") {
+      std::string text = needValue(i, flag);
+      if (!parseDouble(text, args.regressionWeight) ||
+          args.regressionWeight < 1)
+        fail("--regression-weight needs a number >= 1, got '" + text + "'");
     } else if (flag == "--no-keep-best") {
       args.keepBest = false;
     } else if (flag == "--oracle") {
       args.oracle = needValue(i, flag);
+    } else if (flag == "--function") {
+      args.function = needValue(i, flag);
+    } else if (flag == "--system") {
+      args.system = needValue(i, flag);
+    } else if (flag == "--backend") {
+      args.backend = needValue(i, flag);
+      if (args.backend != "cpu" && args.backend != "cuda")
+        fail("--backend must be cpu or cuda, not '" + args.backend + "'");
+    } else if (flag == "--repeat") {
+      args.repeat = needInt(i, flag, 1);
+    } else if (flag == "--warmup") {
+      args.warmup = needInt(i, flag, 0);
     } else if (flag == "--best-placement") {
       args.bestPlacement = needValue(i, flag);
     } else if (flag == "--no-progress") {
@@ -276,11 +328,26 @@ Arguments parseArguments(int argc, char **argv) {
   return args;
 }
 
-std::vector<TrainingGraph> loadGraphs(const Arguments &args) {
+doppler::GraphLoadOptions graphLoadOptions(const Arguments &args) {
+  doppler::GraphLoadOptions load;
+  load.function = args.function;
+  load.system = args.system;
+  return load;
+}
+
+bool isMLIRFile(const std::string &path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".mlir") == 0;
+}
+
+/// The GRAPH files, then the generated graphs. `files`, when given,
+/// receives per graph the file it came from ("" for generated ones).
+std::vector<TrainingGraph>
+loadGraphs(const Arguments &args, std::vector<std::string> *files = nullptr) {
   std::vector<TrainingGraph> graphs;
   for (const std::string &path : args.graphs) {
     std::string error;
-    std::optional<Graph> graph = readReferenceGraph(path, &error);
+    std::optional<Graph> graph =
+        doppler::loadPlacementGraph(path, graphLoadOptions(args), &error);
     if (!graph)
       fail(error);
     if (graph->numNodes() == 0)
@@ -288,6 +355,8 @@ std::vector<TrainingGraph> loadGraphs(const Arguments &args) {
     size_t slash = path.rfind('/');
     graphs.push_back({slash == std::string::npos ? path : path.substr(slash + 1),
                       std::move(*graph)});
+    if (files)
+      files->push_back(path);
   }
   if (args.generate > 0) {
     TrainingSetOptions options;
@@ -295,8 +364,11 @@ std::vector<TrainingGraph> loadGraphs(const Arguments &args) {
     options.seed = static_cast<uint64_t>(args.generateSeed);
     options.maxNodes = static_cast<int32_t>(args.generateMaxNodes);
     options.minNodes = std::min(options.minNodes, options.maxNodes);
-    for (GeneratedGraph &g : generateTrainingSet(options))
+    for (GeneratedGraph &g : generateTrainingSet(options)) {
       graphs.push_back({g.name, std::move(g.graph)});
+      if (files)
+        files->push_back("");
+    }
   }
   return graphs;
 }
@@ -443,23 +515,51 @@ int train(const Arguments &args) {
     fail("--architecture: " + error);
   options.model = *model;
   options.deviceCounts = parseDevices(args.devices);
-  options.graphs = loadGraphs(args);
+  std::vector<std::string> files;
+  options.graphs = loadGraphs(args, &files);
   if (options.graphs.empty())
     fail("no training graphs (give GRAPH files or --generate N)");
 
   std::unique_ptr<CostOracle> oracle;
-  if (needsOracle) {
-    int32_t maxDevices = *std::max_element(options.deviceCounts.begin(),
-                                           options.deviceCounts.end());
+  doppler::train::RuntimeCostOracle *runtimeOracle = nullptr;
+  int32_t maxDevices = *std::max_element(options.deviceCounts.begin(),
+                                         options.deviceCounts.end());
+  if (needsOracle && args.oracle == "runtime") {
+    // Every graph needs its program before anything runs: a graph drawn
+    // late in training must not be the first to fail.
+    for (size_t g = 0; g < options.graphs.size(); ++g)
+      if (!isMLIRFile(files[g]))
+        fail("real-rl measures the placement on the runtime, but '" +
+             (files[g].empty() ? options.graphs[g].name : files[g]) + "' is " +
+             (files[g].empty() ? "a generated graph" : "a reference graph") +
+             ": it has no program to run (give .mlir files, or --oracle "
+             "simulator)");
+    doppler::train::RuntimeOracleOptions runtime;
+    runtime.backend = args.backend;
+    runtime.numDevices = maxDevices;
+    runtime.repeat = static_cast<int32_t>(args.repeat);
+    runtime.warmup = static_cast<int32_t>(args.warmup);
+    runtime.seed = static_cast<uint64_t>(args.seed);
+    std::unique_ptr<doppler::train::RuntimeCostOracle> created =
+        doppler::train::RuntimeCostOracle::create(runtime, &error);
+    if (!created)
+      fail("--backend " + args.backend + ": " + error);
+    for (size_t g = 0; g < options.graphs.size(); ++g)
+      if (!created->addProgram(files[g], graphLoadOptions(args),
+                               options.graphs[g].graph, &error))
+        fail(error);
+    runtimeOracle = created.get();
+    oracle = std::move(created);
+  } else if (needsOracle) {
     SimulatorOptions simulation;
     if (args.oracle == "simulator-contention")
       simulation.linkContention = true;
     else if (args.oracle != "simulator")
       fail("unknown oracle '" + args.oracle +
-           "' (valid: simulator, simulator-contention)");
+           "' (valid: runtime, simulator, simulator-contention)");
     oracle = std::make_unique<SimulatorCostOracle>(maxDevices, simulation);
-    options.realOracle = oracle.get();
   }
+  options.realOracle = oracle.get();
   options.initModelPath = args.init;
   options.seed = static_cast<uint64_t>(args.seed);
   options.gamma = args.gamma;
@@ -473,6 +573,7 @@ int train(const Arguments &args) {
   options.progress = args.progress;
   options.evaluateEvery = args.evaluateEvery;
   options.evaluationPairs = static_cast<int32_t>(args.evaluationPairs);
+  options.regressionWeight = args.regressionWeight;
   options.keepBest = args.keepBest;
   const size_t graphCount = options.graphs.size();
   const size_t deviceCount = options.deviceCounts.size();
@@ -484,6 +585,14 @@ int train(const Arguments &args) {
               "%.1f s; wrote %s\n",
               static_cast<long long>(summary->episodes), graphCount,
               deviceCount, summary->seconds, args.output.c_str());
+  if (runtimeOracle)
+    std::printf("real-rl: %lld placements measured on the %s runtime (%d "
+                "devices, median of %lld run(s) after %lld warm-up), %.1f s\n",
+                static_cast<long long>(runtimeOracle->measurements()),
+                args.backend.c_str(), maxDevices,
+                static_cast<long long>(args.repeat),
+                static_cast<long long>(args.warmup),
+                runtimeOracle->measuringSeconds());
   if (!args.bestPlacement.empty()) {
     for (const BestPlacement &best : summary->bestPlacements) {
       std::string path = summary->bestPlacements.size() == 1
@@ -503,9 +612,10 @@ int train(const Arguments &args) {
   }
   if (summary->bestEvaluation)
     std::printf("best greedy evaluation: %.4f x critical path (geometric mean "
-                "over %d pairs) at episode %lld%s\n",
+                "over %d pairs), no worse on %.1f%%, at episode %lld%s\n",
                 summary->bestEvaluation->ratioToCriticalPath,
                 summary->bestEvaluation->pairs,
+                100 * summary->bestEvaluation->noWorseFraction,
                 static_cast<long long>(summary->bestEvaluation->episode),
                 args.keepBest ? " (the model written)" : "");
   return 0;

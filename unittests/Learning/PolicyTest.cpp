@@ -105,9 +105,19 @@ TEST(PolicyTest, RolloutScoresAgreeWithTheBatchedLoss) {
   // with LibTorch. With all returns 1 the policy term is minus the summed
   // log-probabilities of the chosen actions, which the trace also gives.
   Graph graph = testGraph(5, 60);
-  for (const ModelConfig &config : {smallConfig(), ModelConfig::reference()}) {
+  ModelConfig withPrior = smallConfig();
+  withPrior.heuristicPrior = true;
+  for (const ModelConfig &config :
+       {smallConfig(), ModelConfig::reference(), withPrior}) {
     torch::manual_seed(2);
     DualPolicyNetwork network(config);
+    if (config.heuristicPrior) {
+      // Non-zero, different weights, so that both must agree on where the
+      // heuristic's choice is.
+      torch::NoGradGuard noGrad;
+      network->selPrior.fill_(1.5);
+      network->plcPrior.fill_(-0.75);
+    }
     GraphTensors tensors = buildGraphTensors(graph);
     EncodedGraph encoded = encodeGraph(*network, tensors);
     RolloutInputs inputs = prepareRollout(*network, encoded, tensors);
@@ -168,7 +178,10 @@ TEST(PolicyTest, SameSeedSamePlacement) {
 
 TEST(PolicyTest, ModelFileRoundTrip) {
   Graph graph = testGraph(11, 50);
-  for (const ModelConfig &config : {smallConfig(), ModelConfig::reference()}) {
+  ModelConfig withPrior = smallConfig();
+  withPrior.heuristicPrior = true;
+  for (const ModelConfig &config :
+       {smallConfig(), ModelConfig::reference(), withPrior}) {
     auto policy = LearnedPolicy::create(config, 7);
     std::string path = tempPath("roundtrip.pt"), error;
     ASSERT_TRUE(policy->save(path, &error)) << error;

@@ -100,6 +100,39 @@ TEST(TrainerTest, ImitationReachesTheTeacher) {
   EXPECT_LE(placed->makespan, teacher * (1 + 1e-9));
 }
 
+TEST(TrainerTest, ImitationWithThePriorBecomesTheHeuristic) {
+  // A decomposed matmul chain: many candidates share the largest b-level
+  // and many devices the smallest est, so only the heuristic's own
+  // tie-breaks give its placement. With the prior, imitation targets
+  // exactly those choices, and the greedy policy becomes the heuristic.
+  ChainMatmulShape shape;
+  shape.numMatrices = 4;
+  shape.partitions = 2;
+  Graph graph = generateChainMatmul(shape, CostRates())->graph;
+  const int32_t devices = 4;
+  TrainerOptions options;
+  options.graphs.push_back({"chain", graph});
+  options.deviceCounts = {devices};
+  StageOptions il = StageOptions::defaults(TrainingStage::Imitation, 150);
+  il.learningRate = 3e-3;
+  options.stages = {il};
+  options.model = smallConfig();
+  options.model.heuristicPrior = true;
+  options.seed = 3;
+  options.evaluateEvery = 0;
+  options.progress = false;
+  std::string error;
+  auto session = TrainingSession::create(options, &error);
+  ASSERT_TRUE(session) << error;
+  while (!session->finished())
+    ASSERT_TRUE(session->runEpisode(&error)) << error;
+  auto policy = session->currentPolicy(&error);
+  ASSERT_TRUE(policy) << error;
+  auto placed = policy->place(graph, devices, {}, &error);
+  ASSERT_TRUE(placed) << error;
+  EXPECT_EQ(placed->assignment, placeCriticalPath(graph, devices));
+}
+
 TEST(TrainerTest, SameSeedSameModel) {
   std::string error;
   auto first = TrainingSession::create(smallRun(3), &error);
@@ -208,6 +241,7 @@ TEST(TrainerTest, RealRLMeasuresThroughTheOracleAndLogs) {
                             "imitation_loss", "policy_loss", "seconds"})
       EXPECT_TRUE(json.contains(key)) << key;
     EXPECT_EQ(json["stage"], "real-rl");
+    EXPECT_EQ(json["cost_source"], "simulator");
   }
   EXPECT_EQ(episodes, 5);
   EXPECT_TRUE(LearnedPolicy::load(options.outputPath, &error)) << error;

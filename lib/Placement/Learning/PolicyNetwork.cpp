@@ -48,6 +48,17 @@ Tensor int64Tensor(const std::vector<int64_t> &values) {
 Tensor int64FromInt32(const std::vector<int32_t> &values) {
   return int32Tensor(values).to(torch::kInt64);
 }
+/// ModelConfig::heuristicPrior: the weight both priors start with.
+constexpr float kInitialPrior = 4.0f;
+
+/// [size] floats: 1 at `positions`, 0 elsewhere.
+Tensor indicator(int64_t size, const std::vector<int32_t> &positions) {
+  Tensor out = torch::zeros({size});
+  float *data = out.data_ptr<float>();
+  for (int32_t i : positions)
+    data[i] = 1.0f;
+  return out;
+}
 
 //===----------------------------------------------------------------------===//
 // Autograd functions.
@@ -600,6 +611,10 @@ DualPolicyNetworkImpl::DualPolicyNetworkImpl(const ModelConfig &config)
   plcNode = register_module("plcNode", torch::nn::Linear(kFeatureCount, H));
   plcHidden = register_module("plcHidden", torch::nn::Linear(4 * H, K));
   plcOut = register_module("plcOut", torch::nn::Linear(K, 1));
+  if (config.heuristicPrior) {
+    selPrior = register_parameter("selPrior", torch::zeros({1}));
+    plcPrior = register_parameter("plcPrior", torch::zeros({1}));
+  }
   resetParameters();
 }
 
@@ -610,6 +625,14 @@ void DualPolicyNetworkImpl::resetParameters() {
       torch::nn::init::orthogonal_(parameter);
     else
       parameter.zero_();
+  }
+  // Adam moves a scalar by about the learning rate per step, so a prior
+  // starting at 0 would take thousands of updates to matter. Starting at
+  // kInitialPrior, a fresh policy already follows the heuristic most of
+  // the time (probability e^4 / (e^4 + n - 1) for n options: 0.93 for 5).
+  if (config.heuristicPrior) {
+    selPrior.fill_(kInitialPrior);
+    plcPrior.fill_(kInitialPrior);
   }
 }
 
@@ -671,6 +694,10 @@ RolloutInputs doppler::placement::learning::prepareRollout(
   w.plcHeadSum = transposed(plcW.narrow(1, 3 * H, H));
   w.plcOutWeight = keep(network.plcOut->weight.view({-1}));
   w.plcOutBias = network.plcOut->bias.item<float>();
+  if (network.config.heuristicPrior) {
+    w.selPrior = network.selPrior.item<float>();
+    w.plcPrior = network.plcPrior.item<float>();
+  }
 
   NodeTables &t = in.tables;
   t.numNodes = graph.numNodes;
@@ -719,10 +746,19 @@ LossTerms doppler::placement::learning::computeEpisodeLoss(
                           offsets),
                       W.narrow(1, 3 * H, H));
     Tensor scores = network.selOut(leaky(pre)).view({-1});
+    if (network.config.heuristicPrior)
+      scores = scores + network.selPrior *
+                            indicator(rows, record.selPriorRows);
     Tensor logp = SegmentLogSoftmax::apply(scores, offsets);
+    // With the prior, imitation targets the heuristic's exact choice (its
+    // tie-breaks too), so a fully imitated policy is the heuristic;
+    // without it, any candidate with the largest b-level (METHOD s6).
+    const bool exactTeacher = network.config.heuristicPrior;
     if (weights.imitation != 0)
       imitation = imitation -
-                  logp.index_select(0, int64FromInt32(record.selTeacherRows))
+                  logp.index_select(0, int64FromInt32(
+                                           exactTeacher ? record.selPriorRows
+                                                        : record.selTeacherRows))
                       .sum();
     if (useReturns) {
       std::vector<float> returns(segments);
@@ -770,13 +806,18 @@ LossTerms doppler::placement::learning::computeEpisodeLoss(
         torch::linear(leaky(network.plcDevice(features)), W.narrow(1, 0, H)) +
         torch::linear(SegmentStandardize::apply(before, deviceOffsets),
                       W.narrow(1, 3 * H, H));
-    Tensor logp =
-        torch::log_softmax(network.plcOut(leaky(pre)).view({T, D}), 1);
+    Tensor scores = network.plcOut(leaky(pre)).view({-1});
+    if (network.config.heuristicPrior)
+      scores = scores + network.plcPrior *
+                            indicator(T * D, record.plcPriorRows);
+    Tensor logp = torch::log_softmax(scores.view({T, D}), 1);
     if (weights.imitation != 0)
       imitation =
           imitation -
           logp.view({-1})
-              .index_select(0, int64FromInt32(record.plcTeacherRows))
+              .index_select(0, int64FromInt32(network.config.heuristicPrior
+                                                  ? record.plcPriorRows
+                                                  : record.plcTeacherRows))
               .sum();
     if (useReturns) {
       std::vector<float> returns(weights.returns.begin(),
@@ -816,6 +857,7 @@ void doppler::placement::learning::writeNetwork(
   archive.write("config_rank", c10::IValue(int64_t(c.edgeRank)));
   archive.write("config_shared", c10::IValue(int64_t(c.sharedEncoder)));
   archive.write("config_estimate", c10::IValue(int64_t(c.startEstimate)));
+  archive.write("config_prior", c10::IValue(int64_t(c.heuristicPrior)));
   for (const auto &item : network.named_parameters())
     archive.write(mangle(item.key()), item.value().detach());
 }
@@ -866,6 +908,11 @@ std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
       !readInt("config_shared", 0, 1, shared) ||
       !readInt("config_estimate", 0, 1, estimate))
     return std::nullopt;
+  // Added later: models written before it have no prior.
+  int64_t prior = 0;
+  if (c10::IValue stored; archive.try_read("config_prior", stored) &&
+                          !readInt("config_prior", 0, 1, prior))
+    return std::nullopt;
   ModelConfig config;
   config.hiddenSize = static_cast<int32_t>(hidden);
   config.headHiddenSize = static_cast<int32_t>(head);
@@ -874,6 +921,7 @@ std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
   config.edgeRank = static_cast<int32_t>(rank);
   config.sharedEncoder = shared != 0;
   config.startEstimate = static_cast<StartEstimate>(estimate);
+  config.heuristicPrior = prior != 0;
   if (config.edgeNetwork == EdgeNetworkKind::Full && hidden > 512) {
     setError(error, source + ": hidden size " + std::to_string(hidden) +
                         " is too large for full edge matrices");

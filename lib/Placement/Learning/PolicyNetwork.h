@@ -109,6 +109,9 @@ public:
   // PLC: MLPs of device and node features; head of the same shape.
   torch::nn::Linear plcDevice{nullptr}, plcNode{nullptr};
   torch::nn::Linear plcHidden{nullptr}, plcOut{nullptr};
+  /// ModelConfig::heuristicPrior: the weight of the heuristic's choice in
+  /// SEL's and PLC's scores ([1] each; undefined without the prior).
+  torch::Tensor selPrior, plcPrior;
 };
 TORCH_MODULE(DualPolicyNetwork);
 

@@ -136,8 +136,10 @@ void EpisodeRecord::clear(int32_t nodes, int32_t devices) {
   selFeatures.clear();
   selChosenRow.clear();
   selTeacherRows.clear();
+  selPriorRows.clear();
   plcFeatures.clear();
   plcTeacherRows.clear();
+  plcPriorRows.clear();
   selDecisions = selMatches = plcDecisions = plcMatches = 0;
 }
 
@@ -147,6 +149,12 @@ int32_t RolloutEngine::chooseAction(const float *scores, int32_t count,
   if (!options.sample)
     return static_cast<int32_t>(std::max_element(scores, scores + count) -
                                 scores);
+  if (options.temperature != 1.0) {
+    scaledScores_.assign(scores, scores + count);
+    for (float &s : scaledScores_)
+      s = static_cast<float>(s / options.temperature);
+    scores = scaledScores_.data();
+  }
   softmax(scores, count, probabilities_);
   double u = random.uniform();
   for (int32_t i = 0; i < count; ++i) {
@@ -282,12 +290,23 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
               tables.features[candidates[c] * kFeatureCount + f];
       standardizeSmall(rawCandidateFeatures_.data(), count,
                        candidateFeatures_.data());
+      // The critical-path heuristic's pick: the largest b-level, the
+      // oldest candidate among equals (placeCriticalPath).
+      int32_t heuristicPick = 0;
+      for (int32_t c = 1; c < count; ++c)
+        if (tables.bottomLevels[candidates[c]] >
+            tables.bottomLevels[candidates[heuristicPick]])
+          heuristicPick = c;
+      auto score = [&] {
+        scoreCandidates(candidates, weights, tables);
+        scores_[heuristicPick] += weights.selPrior;
+      };
       if (explore && random.uniform() < options.epsilon) {
         chosen = static_cast<int32_t>(random.below(count));
         if (stepTrace)
-          scoreCandidates(candidates, weights, tables);
+          score();
       } else {
-        scoreCandidates(candidates, weights, tables);
+        score();
         chosen = chooseAction(scores_.data(), count, options, random);
       }
       if (stepTrace)
@@ -310,6 +329,7 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
                                    candidateFeatures_.begin(),
                                    candidateFeatures_.end());
         record->selChosenRow.push_back(offset + chosen);
+        record->selPriorRows.push_back(offset + heuristicPick);
         record->selOffsets.push_back(offset + count);
         ++record->selDecisions;
         record->selMatches += match;
@@ -324,12 +344,23 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
     if (D >= 2) {
       env.deviceFeatures(v, rawDeviceFeatures_.data());
       standardizeSmall(rawDeviceFeatures_.data(), D, deviceFeatures_.data());
+      // The heuristic's device: the smallest est, the lowest id among equals.
+      DeviceId heuristicDevice = 0;
+      for (int32_t d = 1; d < D; ++d)
+        if (rawDeviceFeatures_[d * kFeatureCount + kEarliestStartFeature] <
+            rawDeviceFeatures_[heuristicDevice * kFeatureCount +
+                               kEarliestStartFeature])
+          heuristicDevice = d;
+      auto score = [&] {
+        scoreDevices(v, D, weights, tables);
+        scores_[heuristicDevice] += weights.plcPrior;
+      };
       if (explore && random.uniform() < options.epsilon) {
         device = static_cast<DeviceId>(random.below(D));
         if (stepTrace)
-          scoreDevices(v, D, weights, tables);
+          score();
       } else {
-        scoreDevices(v, D, weights, tables);
+        score();
         device = chooseAction(scores_.data(), D, options, random);
       }
       if (stepTrace)
@@ -346,6 +377,7 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
             record->plcTeacherRows.push_back(step * D + d);
             match |= d == device;
           }
+        record->plcPriorRows.push_back(step * D + heuristicDevice);
         record->plcFeatures.insert(record->plcFeatures.end(),
                                    deviceFeatures_.begin(),
                                    deviceFeatures_.begin() + D * kFeatureCount);

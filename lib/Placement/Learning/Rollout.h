@@ -48,6 +48,10 @@ struct ScorerWeights {
   const float *plcHeadSum = nullptr;
   const float *plcOutWeight = nullptr;
   float plcOutBias = 0;
+  // ModelConfig::heuristicPrior (0 without it): added to the score of the
+  // heuristic's candidate and device.
+  float selPrior = 0;
+  float plcPrior = 0;
 };
 
 /// Per-node tables of one graph (rows = nodes).
@@ -78,10 +82,12 @@ struct EpisodeRecord {
   std::vector<float> selFeatures;       // [rows][5], standardised per step
   std::vector<int32_t> selChosenRow;    // per segment
   std::vector<int32_t> selTeacherRows;  // rows the teacher would pick
+  std::vector<int32_t> selPriorRows;    // the heuristic's row, per segment
 
   // PLC rows: step * D + device, for every step (only when D >= 2).
   std::vector<float> plcFeatures;       // [steps][D][5], standardised
   std::vector<int32_t> plcTeacherRows;  // rows the teacher would pick
+  std::vector<int32_t> plcPriorRows;    // the heuristic's row, per step
 
   int32_t selDecisions = 0, selMatches = 0;
   int32_t plcDecisions = 0, plcMatches = 0;
@@ -98,6 +104,8 @@ struct RolloutOptions {
   /// Otherwise: sample from the softmax (true) or take the argmax (false;
   /// ties go to the earliest candidate / lowest device).
   bool sample = false;
+  /// Sampling divides the scores by this (> 1: flatter distributions).
+  double temperature = 1.0;
 };
 
 /// Optional per-step distributions (for LearnedPolicy::trace).
@@ -141,6 +149,7 @@ private:
   std::vector<double> deviceSums_;        // [D][H]
   std::vector<float> deviceSumsStd_;      // [D][H]
   std::vector<double> probabilities_;
+  std::vector<float> scaledScores_;
 };
 
 /// out[k] += sum_j x[j] * weight[j * outSize + k] (a vector times an

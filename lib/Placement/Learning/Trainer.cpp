@@ -93,6 +93,10 @@ SimulatorCostOracle::measure(const Graph &graph, ArrayView<DeviceId> assignment,
   return cost;
 }
 
+const char *SimulatorCostOracle::costSource() const noexcept {
+  return options_.linkContention ? "simulator-contention" : "simulator";
+}
+
 const char *doppler::placement::stageName(TrainingStage stage) noexcept {
   switch (stage) {
   case TrainingStage::Imitation:
@@ -507,15 +511,24 @@ TrainingSession::Impl::runEpisode(std::string *error) {
 }
 
 std::optional<EvaluationStats> TrainingSession::Impl::evaluate() {
-  double logSum = 0;
-  for (int32_t pair : evaluationPairs_)
-    logSum += std::log(greedyMakespan(pair) / criticalPathMakespan(pair));
+  double logSum = 0, regressionSum = 0;
+  int32_t noWorse = 0;
+  for (int32_t pair : evaluationPairs_) {
+    double logRatio =
+        std::log(greedyMakespan(pair) / criticalPathMakespan(pair));
+    logSum += logRatio;
+    regressionSum += std::max(logRatio, 0.0);
+    noWorse += logRatio <= 0;
+  }
   EvaluationStats stats;
   stats.episode = episode;
   stats.pairs = static_cast<int32_t>(evaluationPairs_.size());
   stats.ratioToCriticalPath = std::exp(logSum / stats.pairs);
-  if (stats.ratioToCriticalPath < bestScore_) {
-    bestScore_ = stats.ratioToCriticalPath;
+  stats.noWorseFraction = static_cast<double>(noWorse) / stats.pairs;
+  stats.selectionScore =
+      (logSum + (options.regressionWeight - 1) * regressionSum) / stats.pairs;
+  if (stats.selectionScore < bestScore_) {
+    bestScore_ = stats.selectionScore;
     if (!best)
       best = DualPolicyNetwork(network->config);
     copyParameters(*network, *best);
@@ -527,6 +540,8 @@ std::optional<EvaluationStats> TrainingSession::Impl::evaluate() {
   if (log_) {
     nlohmann::json line = {{"evaluation", stats.episode},
                            {"ratio_to_critical_path", stats.ratioToCriticalPath},
+                           {"no_worse_fraction", stats.noWorseFraction},
+                           {"selection_score", stats.selectionScore},
                            {"pairs", stats.pairs},
                            {"best", stats.best}};
     log_ << line.dump() << "\n";
@@ -544,6 +559,9 @@ void TrainingSession::Impl::writeLog(const EpisodeStats &s) {
                          {"graph", s.graph},
                          {"devices", s.devices},
                          {"makespan", s.makespan},
+                         {"cost_source", s.stage == TrainingStage::RealRL
+                                             ? options.realOracle->costSource()
+                                             : "simulator"},
                          {"running_average", s.runningAverage},
                          {"reward", s.reward},
                          {"loss", s.loss},
@@ -624,7 +642,9 @@ bool TrainingSession::Impl::saveCheckpoint(std::string *error) {
                   torch::tensor(placements, torch::kInt64));
     std::vector<double> scalars = {
         bestScore_, previousSeconds_ + secondsSince(start_),
-        bestEvaluation ? static_cast<double>(bestEvaluation->episode) : -1.0};
+        bestEvaluation ? static_cast<double>(bestEvaluation->episode) : -1.0,
+        bestEvaluation ? bestEvaluation->ratioToCriticalPath : 0.0,
+        bestEvaluation ? bestEvaluation->noWorseFraction : 0.0};
     archive.write("trainer_scalars", torch::tensor(scalars, torch::kFloat64));
     if (haveBest_) {
       torch::serialize::OutputArchive bestArchive;
@@ -688,7 +708,7 @@ bool TrainingSession::Impl::restore(std::string *error) {
   archive.read("trainer_scalars", scalars);
   if (state.numel() != 5 ||
       running.numel() != 2 * static_cast<int64_t>(pairs_.size()) ||
-      scalars.numel() != 3) {
+      (scalars.numel() != 3 && scalars.numel() != 5)) {
     setError(error, "checkpoint '" + path + "' has a malformed trainer state");
     return false;
   }
@@ -723,7 +743,10 @@ bool TrainingSession::Impl::restore(std::string *error) {
     offset += n;
   }
   const double *sc = scalars.data_ptr<double>();
-  bestScore_ = sc[0];
+  // Checkpoints from before the selection score have 3 scalars, the first
+  // the best geometric-mean ratio (= weight 1 in log form).
+  const bool detailedScalars = scalars.numel() >= 5;
+  bestScore_ = detailedScalars ? sc[0] : std::log(sc[0]);
   previousSeconds_ = sc[1];
   if (haveBest_) {
     torch::serialize::InputArchive bestArchive;
@@ -735,7 +758,9 @@ bool TrainingSession::Impl::restore(std::string *error) {
     best = std::move(*bestNetwork);
     EvaluationStats stats;
     stats.episode = static_cast<int64_t>(sc[2]);
-    stats.ratioToCriticalPath = bestScore_;
+    stats.selectionScore = bestScore_;
+    stats.ratioToCriticalPath = detailedScalars ? sc[3] : sc[0];
+    stats.noWorseFraction = detailedScalars ? sc[4] : 0.0;
     stats.pairs = static_cast<int32_t>(evaluationPairs_.size());
     stats.best = true;
     bestEvaluation = stats;

@@ -54,26 +54,35 @@ struct DOPPLER_LEARNING_API ModelConfig {
   /// How the episode's estimated schedule dates a placed node (device
   /// features and the imitation teacher depend on it).
   StartEstimate startEstimate = StartEstimate::EarliestStart;
+  /// The critical-path heuristic's choice as a prior: a learned scalar per
+  /// policy is added to the score of the candidate (largest b-level, the
+  /// oldest among equals) and of the device (smallest est, lowest id) the
+  /// heuristic would pick. Imitation makes it large, so greedy rollouts
+  /// start out as the heuristic; reinforcement learns where to leave it.
+  bool heuristicPrior = false;
 
   /// The reference architecture: two encoders with full edge matrices.
   static ModelConfig reference() noexcept;
-  /// The default: one shared encoder with low-rank edge matrices.
+  /// The default: one shared encoder with low-rank edge matrices and the
+  /// heuristic prior.
   static ModelConfig slim() noexcept;
   /// "hidden=128 head=64 rounds=6 edge=low-rank/8 encoders=shared
-  /// estimate=earliest-start".
+  /// estimate=earliest-start prior=off".
   std::string describe() const;
 };
 
 /// Parses "reference", "slim" (= "default"), optionally followed by
 /// ",key=value" overrides: hidden, head, rounds, edge (full | low-rank),
-/// rank, shared (0 | 1), estimate (earliest-start | device-load).
+/// rank, shared (0 | 1), estimate (earliest-start | device-load),
+/// prior (0 | 1: ModelConfig::heuristicPrior).
 /// Example: "slim,rank=16,rounds=4".
 DOPPLER_LEARNING_API std::optional<ModelConfig>
 parseModelConfig(const std::string &text, std::string *error) noexcept;
 
 struct PlaceOptions {
   /// 0: one greedy rollout. K > 0: K rollouts (the greedy one and K-1 drawn
-  /// from the policy's distributions), the best by the simulator is kept.
+  /// from the policy's distributions, at temperatures rising from 1 to 4),
+  /// the best by the simulator is kept.
   int32_t samples = 0;
   uint64_t seed = 0;
 };

@@ -58,6 +58,9 @@ struct DOPPLER_LEARNING_API CostOracle {
   virtual std::optional<double> measure(const Graph &graph,
                                         ArrayView<DeviceId> assignment,
                                         std::string *error) = 0;
+  /// Where the cost comes from, for the log's "cost_source" (e.g.
+  /// "simulator", "runtime-cpu"): real-rl costs may be simulated or measured.
+  virtual const char *costSource() const noexcept { return "oracle"; }
 };
 
 /// An oracle backed by the simulator (any of its modes), for tests and for
@@ -71,6 +74,7 @@ public:
   std::optional<double> measure(const Graph &graph,
                                 ArrayView<DeviceId> assignment,
                                 std::string *error) override;
+  const char *costSource() const noexcept override;
   /// How many times measure() ran.
   int64_t calls() const { return calls_; }
 
@@ -152,6 +156,11 @@ struct TrainerOptions {
   int64_t evaluateEvery = 100;
   int32_t evaluationPairs = 64;
   bool keepBest = true;
+  /// How the best evaluation is chosen: the smallest mean over pairs of
+  /// log(greedy / critical path), with regressions (ratio > 1) counted
+  /// `regressionWeight` times. 1: the geometric-mean ratio; larger values
+  /// prefer policies that rarely lose to the heuristic.
+  double regressionWeight = 1.0;
 
   /// Cost of real-rl episodes; required when a real-rl stage is present.
   CostOracle *realOracle = nullptr;
@@ -182,6 +191,10 @@ struct EvaluationStats {
   /// Geometric mean over the evaluated pairs of greedy makespan divided by
   /// the critical-path heuristic's makespan (< 1: better than it).
   double ratioToCriticalPath = 0;
+  /// Pairs where the greedy makespan is <= the heuristic's, as a fraction.
+  double noWorseFraction = 0;
+  /// What the best evaluation minimises (TrainerOptions::regressionWeight).
+  double selectionScore = 0;
   int32_t pairs = 0;
   bool best = false;
 };
