@@ -158,6 +158,23 @@ void BM_ImitationEpisodeReference(benchmark::State &state) {
 }
 BENCHMARK(BM_ImitationEpisodeReference)->Unit(benchmark::kMillisecond);
 
+/// The default architecture without the heuristic prior: what it costs.
+ModelConfig slimWithoutPrior() {
+  ModelConfig config = ModelConfig::slim();
+  config.heuristicPrior = false;
+  return config;
+}
+
+void BM_ImitationEpisodeNoPrior(benchmark::State &state) {
+  trainingEpisode(state, TrainingStage::Imitation, slimWithoutPrior());
+}
+BENCHMARK(BM_ImitationEpisodeNoPrior)->Unit(benchmark::kMillisecond);
+
+void BM_SimulationRLEpisodeNoPrior(benchmark::State &state) {
+  trainingEpisode(state, TrainingStage::SimulationRL, slimWithoutPrior());
+}
+BENCHMARK(BM_SimulationRLEpisodeNoPrior)->Unit(benchmark::kMillisecond);
+
 void BM_SimulationRLEpisodeReference(benchmark::State &state) {
   trainingEpisode(state, TrainingStage::SimulationRL, ModelConfig::reference());
 }

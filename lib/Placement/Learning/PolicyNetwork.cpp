@@ -682,9 +682,13 @@ RolloutInputs doppler::placement::learning::prepareRollout(
   w.selFeatureWeight = transposed(network.selFeature->weight);
   w.selFeatureBias = keep(network.selFeature->bias);
   const Tensor &selW = network.selHidden->weight;
-  w.selHeadFeature = transposed(selW.narrow(1, 0, H));
-  w.selHeadBottom = transposed(selW.narrow(1, 2 * H, H));
-  w.selHeadTop = transposed(selW.narrow(1, 3 * H, H));
+  // The three per-step input blocks stacked [3H][K], so that SEL scores
+  // all candidates of a step with one matrix product.
+  w.selHeadFeature = transposed(torch::cat(
+      {selW.narrow(1, 0, H), selW.narrow(1, 2 * H, H), selW.narrow(1, 3 * H, H)},
+      1));
+  w.selHeadBottom = w.selHeadFeature + H * w.headHidden;
+  w.selHeadTop = w.selHeadFeature + 2 * H * w.headHidden;
   w.selOutWeight = keep(network.selOut->weight.view({-1}));
   w.selOutBias = network.selOut->bias.item<float>();
   w.plcDeviceWeight = transposed(network.plcDevice->weight);

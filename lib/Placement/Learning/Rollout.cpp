@@ -2,6 +2,8 @@
 
 #include "Rollout.h"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -174,35 +176,37 @@ void RolloutEngine::scoreCandidates(ArrayView<NodeId> candidates,
                    bottomScale_, columnScratch_);
   columnStatistics(tables.topPathSums, H, candidates, topMean_, topScale_,
                    columnScratch_);
-  hidden_.resize(H);
-  standardized_.resize(H);
-  preActivation_.resize(K);
+  // Each candidate's head inputs as one row [feature MLP | bottom | top],
+  // then one GEMM for all of them: the step's dominant cost, which a
+  // vector-matrix product per candidate would spend reloading the weights.
+  const size_t width = 3 * static_cast<size_t>(H);
+  candidateRows_.resize(count * width);
+  candidatePre_.resize(static_cast<size_t>(count) * K);
   scores_.resize(count);
   for (int32_t c = 0; c < count; ++c) {
     NodeId v = candidates[c];
-    // MLP of the candidate's (step-standardised) features.
-    std::copy(w.selFeatureBias, w.selFeatureBias + H, hidden_.begin());
+    float *row = &candidateRows_[c * width];
+    std::copy(w.selFeatureBias, w.selFeatureBias + H, row);
     accumulateVectorMatrix(&candidateFeatures_[c * kFeatureCount],
-                           kFeatureCount, w.selFeatureWeight, H,
-                           hidden_.data());
-    for (float &x : hidden_)
-      x = leaky(x);
-    const float *nodeTerm = tables.selNodeTerm + static_cast<size_t>(v) * K;
-    std::copy(nodeTerm, nodeTerm + K, preActivation_.begin());
-    accumulateVectorMatrix(hidden_.data(), H, w.selHeadFeature, K,
-                           preActivation_.data());
+                           kFeatureCount, w.selFeatureWeight, H, row);
+    for (int32_t j = 0; j < H; ++j)
+      row[j] = leaky(row[j]);
     standardizeRow(tables.bottomPathSums + static_cast<size_t>(v) * H,
-                   bottomMean_.data(), bottomScale_.data(), H,
-                   standardized_.data());
-    accumulateVectorMatrix(standardized_.data(), H, w.selHeadBottom, K,
-                           preActivation_.data());
+                   bottomMean_.data(), bottomScale_.data(), H, row + H);
     standardizeRow(tables.topPathSums + static_cast<size_t>(v) * H,
-                   topMean_.data(), topScale_.data(), H, standardized_.data());
-    accumulateVectorMatrix(standardized_.data(), H, w.selHeadTop, K,
-                           preActivation_.data());
+                   topMean_.data(), topScale_.data(), H, row + 2 * H);
+    const float *nodeTerm = tables.selNodeTerm + static_cast<size_t>(v) * K;
+    std::copy(nodeTerm, nodeTerm + K, &candidatePre_[c * static_cast<size_t>(K)]);
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, count, K,
+              static_cast<int>(width), 1.0f, candidateRows_.data(),
+              static_cast<int>(width), w.selHeadFeature, K, 1.0f,
+              candidatePre_.data(), K);
+  for (int32_t c = 0; c < count; ++c) {
+    const float *pre = &candidatePre_[c * static_cast<size_t>(K)];
     float score = w.selOutBias;
     for (int32_t k = 0; k < K; ++k)
-      score += leaky(preActivation_[k]) * w.selOutWeight[k];
+      score += leaky(pre[k]) * w.selOutWeight[k];
     scores_[c] = score;
   }
 }

@@ -33,7 +33,8 @@ constexpr double kStandardizeEpsilon = 1e-6;
 struct ScorerWeights {
   int32_t hidden = 0;     // H
   int32_t headHidden = 0; // K
-  // SEL: feature MLP [5][H] + [H]; head input blocks [H][K]; output [K].
+  // SEL: feature MLP [5][H] + [H]; head input blocks [H][K], contiguous
+  // in this order (one [3H][K] matrix from selHeadFeature on); output [K].
   const float *selFeatureWeight = nullptr;
   const float *selFeatureBias = nullptr;
   const float *selHeadFeature = nullptr;
@@ -141,7 +142,6 @@ private:
   std::vector<float> candidateFeatures_;     // [C][5], standardised
   std::vector<double> columnScratch_;
   std::vector<float> bottomMean_, bottomScale_, topMean_, topScale_;
-  std::vector<float> standardized_;      // [H] one row
   std::vector<float> hidden_, preActivation_;
   std::vector<float> scores_;
   std::vector<double> rawDeviceFeatures_; // [D][5]
@@ -150,6 +150,8 @@ private:
   std::vector<float> deviceSumsStd_;      // [D][H]
   std::vector<double> probabilities_;
   std::vector<float> scaledScores_;
+  std::vector<float> candidateRows_;  // [C][3H]: SEL head inputs
+  std::vector<float> candidatePre_;   // [C][K]
 };
 
 /// out[k] += sum_j x[j] * weight[j * outSize + k] (a vector times an
