@@ -3,6 +3,7 @@
 #include "Doppler/Target/RuntimeProgram.h"
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Transforms/PlacementGraph.h"
+#include "Doppler/Transforms/RuntimeTypes.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -24,27 +25,20 @@ bool mlir::doppler::hasPlacedOps(func::FuncOp function) {
 
 namespace {
 
+static_assert(static_cast<int>(rt::ElementType::F32) ==
+                      static_cast<int>(RuntimeElement::F32) &&
+                  static_cast<int>(rt::ElementType::F64) ==
+                      static_cast<int>(RuntimeElement::F64) &&
+                  static_cast<int>(rt::ElementType::F16) ==
+                      static_cast<int>(RuntimeElement::F16),
+              "RuntimeTypes.h codes are the runtime's element types");
+
 /// The runtime element type of a float type; fails with an error at `op`.
 FailureOr<rt::ElementType> toElementType(Type type, Operation *op) {
-  if (type.isF32())
-    return rt::ElementType::F32;
-  if (type.isF64())
-    return rt::ElementType::F64;
-  if (type.isF16())
-    return rt::ElementType::F16;
-  return op->emitOpError() << "has element type " << type
-                           << ", which the runtime does not support (f16, "
-                              "f32, f64)";
-}
-
-FailureOr<RankedTensorType> requireTensor(Type type, Operation *op,
-                                          const Twine &what) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
-    return op->emitOpError() << what << " has type " << type
-                             << "; the runtime needs statically shaped "
-                                "tensors";
-  return tensor;
+  FailureOr<RuntimeElement> element = getRuntimeElement(type, op);
+  if (failed(element))
+    return failure();
+  return static_cast<rt::ElementType>(*element);
 }
 
 rt::Shape toShape(RankedTensorType type) {
@@ -114,22 +108,13 @@ FailureOr<rt::Plan> PlanBuilder::build() {
 }
 
 LogicalResult PlanBuilder::declareArguments() {
-  for (auto [i, type] : llvm::enumerate(function.getArgumentTypes())) {
-    FailureOr<RankedTensorType> tensor =
-        requireTensor(type, function, "argument " + Twine(i));
-    if (failed(tensor))
+  for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i) {
+    FailureOr<std::pair<RankedTensorType, RuntimeElement>> argument =
+        getRuntimeArgumentType(function, i);
+    if (failed(argument))
       return failure();
-    Type elementType = tensor->getElementType();
-    if (!elementType.isF16() && !elementType.isF32() && !elementType.isF64())
-      return function.emitError()
-             << "argument " << i << " of @" << function.getName()
-             << " has element type " << elementType
-             << ", which the runtime does not support (f16, f32, f64)";
-    FailureOr<rt::ElementType> element =
-        toElementType(tensor->getElementType(), function);
-    if (failed(element))
-      return failure();
-    plan.addArgument(*element, toShape(*tensor));
+    plan.addArgument(static_cast<rt::ElementType>(argument->second),
+                     toShape(argument->first));
   }
   argumentInputs.resize(function.getNumArguments());
   argumentHome.assign(function.getNumArguments(), -1);
@@ -290,7 +275,7 @@ LogicalResult PlanBuilder::visit(Operation &op) {
 
   // Tensor ops: check the result type first.
   FailureOr<RankedTensorType> resultType =
-      requireTensor(op.getResult(0).getType(), &op, "the result");
+      requireStaticTensor(op.getResult(0).getType(), &op, "the result");
   if (failed(resultType))
     return failure();
   FailureOr<rt::ElementType> element =
@@ -299,7 +284,7 @@ LogicalResult PlanBuilder::visit(Operation &op) {
     return failure();
   std::vector<rt::ValueId> inputs;
   for (Value value : op.getOperands()) {
-    if (failed(requireTensor(value.getType(), &op, "an operand")))
+    if (failed(requireStaticTensor(value.getType(), &op, "an operand")))
       return failure();
     FailureOr<rt::ValueId> input = operand(value, &op, dev);
     if (failed(input))

@@ -18,6 +18,7 @@
 #include "Doppler/Support/EinsumSpec.h"
 #include "Doppler/Transforms/Passes.h"
 #include "Doppler/Transforms/PlacementGraph.h"
+#include "Doppler/Transforms/RuntimeTypes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -42,25 +43,10 @@ namespace {
 
 /// Element type codes of CApi.h (DOPPLER_RT_F32, ...).
 FailureOr<int32_t> elementTypeCode(Type type, Operation *op) {
-  if (type.isF32())
-    return 0;
-  if (type.isF64())
-    return 1;
-  if (type.isF16())
-    return 2;
-  return op->emitOpError() << "has element type " << type
-                           << ", which the runtime does not support (f16, "
-                              "f32, f64)";
-}
-
-FailureOr<RankedTensorType> requireTensor(Type type, Operation *op,
-                                          const Twine &what) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
-    return op->emitOpError() << what << " has type " << type
-                             << "; the runtime needs statically shaped "
-                                "tensors";
-  return tensor;
+  FailureOr<RuntimeElement> element = getRuntimeElement(type, op);
+  if (failed(element))
+    return failure();
+  return static_cast<int32_t>(*element);
 }
 
 /// Declarations, constants and checked calls in the module being lowered.
@@ -310,23 +296,13 @@ FailureOr<LLVM::LLVMFuncOp> FunctionLowering::run() {
            << "); place it first, e.g. doppler-opt FILE "
               "--doppler-pipeline=devices=N -o placed.mlir";
 
-  for (auto [i, type] : llvm::enumerate(function.getArgumentTypes())) {
-    FailureOr<RankedTensorType> tensor =
-        requireTensor(type, function, "argument " + Twine(i));
-    if (failed(tensor))
+  for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i) {
+    FailureOr<std::pair<RankedTensorType, RuntimeElement>> argument =
+        getRuntimeArgumentType(function, i);
+    if (failed(argument))
       return failure();
-    Type elementType = tensor->getElementType();
-    if (!elementType.isF16() && !elementType.isF32() && !elementType.isF64())
-      return function.emitError()
-             << "argument " << i << " of @" << function.getName()
-             << " has element type " << elementType
-             << ", which the runtime does not support (f16, f32, f64)";
-    FailureOr<int32_t> code =
-        elementTypeCode(tensor->getElementType(), function);
-    if (failed(code))
-      return failure();
-    argumentTypes.push_back(*tensor);
-    argumentCodes.push_back(*code);
+    argumentTypes.push_back(argument->first);
+    argumentCodes.push_back(static_cast<int32_t>(argument->second));
   }
   argumentInputs.resize(argumentTypes.size());
   argumentHome.assign(argumentTypes.size(), -1);
@@ -493,14 +469,14 @@ LogicalResult FunctionLowering::visit(Operation &op) {
   }
 
   FailureOr<RankedTensorType> resultType =
-      requireTensor(op.getResult(0).getType(), &op, "the result");
+      requireStaticTensor(op.getResult(0).getType(), &op, "the result");
   if (failed(resultType))
     return failure();
   FailureOr<int32_t> code = elementTypeCode(resultType->getElementType(), &op);
   if (failed(code))
     return failure();
   for (Value value : op.getOperands())
-    if (failed(requireTensor(value.getType(), &op, "an operand")))
+    if (failed(requireStaticTensor(value.getType(), &op, "an operand")))
       return failure();
   SmallVector<Value> ids;
   if (failed(gather(op.getOperands(), ids)))

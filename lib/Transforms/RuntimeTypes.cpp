@@ -1,0 +1,48 @@
+//===- RuntimeTypes.cpp - What the runtime can hold, checked on IR --------===//
+
+#include "Doppler/Transforms/RuntimeTypes.h"
+
+using namespace mlir;
+using namespace mlir::doppler;
+
+FailureOr<RuntimeElement> mlir::doppler::getRuntimeElement(Type type,
+                                                           Operation *op) {
+  if (type.isF32())
+    return RuntimeElement::F32;
+  if (type.isF64())
+    return RuntimeElement::F64;
+  if (type.isF16())
+    return RuntimeElement::F16;
+  return op->emitOpError() << "has element type " << type
+                           << ", which the runtime does not support (f16, "
+                              "f32, f64)";
+}
+
+FailureOr<RankedTensorType>
+mlir::doppler::requireStaticTensor(Type type, Operation *op,
+                                   const Twine &what) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape())
+    return op->emitOpError() << what << " has type " << type
+                             << "; the runtime needs statically shaped "
+                                "tensors";
+  return tensor;
+}
+
+FailureOr<std::pair<RankedTensorType, RuntimeElement>>
+mlir::doppler::getRuntimeArgumentType(FunctionOpInterface function,
+                                      unsigned index) {
+  Type type = function.getArgumentTypes()[index];
+  FailureOr<RankedTensorType> tensor =
+      requireStaticTensor(type, function, "argument " + Twine(index));
+  if (failed(tensor))
+    return failure();
+  Type element = tensor->getElementType();
+  // Said at the function (not "op has element type"), naming the argument.
+  if (!element.isF16() && !element.isF32() && !element.isF64())
+    return function.emitError()
+           << "argument " << index << " of @" << function.getName()
+           << " has element type " << element
+           << ", which the runtime does not support (f16, f32, f64)";
+  return std::make_pair(*tensor, *getRuntimeElement(element, function));
+}
