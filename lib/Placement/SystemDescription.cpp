@@ -62,13 +62,52 @@ DeviceDescription a100() {
                      {"default", 19.5e12}},
                     80e9, 2.039e12, 5e-6);
 }
+// Joins that GPUs evaluate on their special function units (SFU: 16
+// results per clock per SM on compute capability 8.x and 9.x, CUDA C++
+// Programming Guide, "Arithmetic Instructions"). exp, log, sqrt, rsqrt,
+// reciprocal and div (rcp + mul) take one SFU operation; pow (lg2 + ex2),
+// sigmoid, silu, tanh and gelu (ex2 + rcp) two. Elementwise kernels stay
+// memory bound at these rates (an H100 streams at most ~1.7e12 bf16
+// elements/s), so the entries rarely change GPU costs; they keep the cost
+// model honest should a join ever outrun memory.
+DeviceDescription withSfuJoins(DeviceDescription device, double sfuPerSecond) {
+  for (JoinKind join : {JoinKind::Exp, JoinKind::Log, JoinKind::Sqrt,
+                        JoinKind::Rsqrt, JoinKind::Reciprocal, JoinKind::Div})
+    device.joinThroughput[static_cast<unsigned>(join)] = sfuPerSecond;
+  for (JoinKind join : {JoinKind::Pow, JoinKind::Sigmoid, JoinKind::Silu,
+                        JoinKind::Tanh, JoinKind::Gelu})
+    device.joinThroughput[static_cast<unsigned>(join)] = sfuPerSecond / 2;
+  return device;
+}
+
+// H100 SXM5: 132 SMs x 16 x 1.98 GHz; A100 SXM4: 108 SMs x 16 x 1.41 GHz.
+DeviceDescription h100Sfu() { return withSfuJoins(h100(), 132 * 16 * 1.98e9); }
+DeviceDescription a100Sfu() { return withSfuJoins(a100(), 108 * 16 * 1.41e9); }
+
 // One core of a server CPU with AVX2 FMA at ~3 GHz: 2 FMA units x 8 f32
 // lanes x 2 FLOP x 3e9 = 96 GFLOP/s f32 (half for f64); a share of a
-// ~80 GB/s memory system.
+// ~80 GB/s memory system. The runtime's CPU kernels evaluate joins with
+// scalar libm calls: the throughputs are doppler-calibrate's on an AMD EPYC
+// (Zen 3) core, rounded down.
 DeviceDescription cpuCore() {
-  return makeDevice("cpu-core",
-                    {{"f64", 48e9}, {"f32", 96e9}, {"default", 96e9}}, 4e9,
-                    20e9, 2e-6);
+  DeviceDescription device =
+      makeDevice("cpu-core", {{"f64", 48e9}, {"f32", 96e9}, {"default", 96e9}},
+                 4e9, 20e9, 2e-6);
+  for (auto [join, perSecond] :
+       std::initializer_list<std::pair<JoinKind, double>>{
+           {JoinKind::Div, 2e9},
+           {JoinKind::Pow, 1.5e8},
+           {JoinKind::Exp, 2.5e8},
+           {JoinKind::Log, 2e8},
+           {JoinKind::Sqrt, 5e8},
+           {JoinKind::Rsqrt, 3e8},
+           {JoinKind::Reciprocal, 2e9},
+           {JoinKind::Silu, 2.5e8},
+           {JoinKind::Gelu, 4e7},
+           {JoinKind::Tanh, 5e7},
+           {JoinKind::Sigmoid, 2e8}})
+    device.joinThroughput[static_cast<unsigned>(join)] = perSecond;
+  return device;
 }
 
 
@@ -80,10 +119,10 @@ struct Preset {
 };
 
 const Preset kPresets[] = {
-    {"h100x4", h100, 4, {450e9, 2e-6}},
-    {"h100x8", h100, 8, {450e9, 2e-6}},
-    {"a100x4", a100, 4, {300e9, 2e-6}},
-    {"a100x8", a100, 8, {300e9, 2e-6}},
+    {"h100x4", h100Sfu, 4, {450e9, 2e-6}},
+    {"h100x8", h100Sfu, 8, {450e9, 2e-6}},
+    {"a100x4", a100Sfu, 4, {300e9, 2e-6}},
+    {"a100x8", a100Sfu, 8, {300e9, 2e-6}},
     // CPU "devices" exchange data through shared memory (memcpy speed).
     {"cpu4", cpuCore, 4, {10e9, 1e-6}},
     {"cpu8", cpuCore, 8, {10e9, 1e-6}},
@@ -182,14 +221,19 @@ SystemDescription::parseJson(const std::string &text,
     if (!entry.is_object())
       return fail(where, "expected an object");
     for (auto it = entry.begin(); it != entry.end(); ++it) {
-      static const char *const known[] = {"name",          "count",
-                                          "peak_flops",    "memory_bytes",
-                                          "memory_bandwidth", "launch_overhead"};
+      static const char *const known[] = {"name",
+                                          "count",
+                                          "peak_flops",
+                                          "memory_bytes",
+                                          "memory_bandwidth",
+                                          "launch_overhead",
+                                          "join_throughput"};
       if (std::find(std::begin(known), std::end(known), it.key()) ==
           std::end(known))
         return fail(where + "." + it.key(),
                     "unknown field (expected name, count, peak_flops, "
-                    "memory_bytes, memory_bandwidth, launch_overhead)");
+                    "memory_bytes, memory_bandwidth, launch_overhead, "
+                    "join_throughput)");
     }
     DeviceDescription device;
     device.name = entry.value("name", json("device")).is_string()
@@ -229,6 +273,30 @@ SystemDescription::parseJson(const std::string &text,
         return fail(where + ".launch_overhead",
                     "expected a non-negative number of seconds");
       device.launchOverhead = entry["launch_overhead"].get<double>();
+    }
+    if (entry.contains("join_throughput")) {
+      const json &throughputs = entry["join_throughput"];
+      if (!throughputs.is_object())
+        return fail(where + ".join_throughput",
+                    "expected an object of applications per second by join "
+                    "kind, e.g. {\"exp\": 2e8}");
+      for (auto it = throughputs.begin(); it != throughputs.end(); ++it) {
+        std::optional<JoinKind> join = parseJoinKind(it.key());
+        if (!join) {
+          std::string names;
+          for (unsigned k = 0; k < kNumJoinKinds; ++k)
+            names += (k ? ", " : "") +
+                     std::string(joinKindName(static_cast<JoinKind>(k)));
+          return fail(where + ".join_throughput." + it.key(),
+                      "unknown join kind (known: " + names + ")");
+        }
+        if (!positiveFinite(it.value()))
+          return fail(where + ".join_throughput." + it.key(),
+                      "expected a positive number of applications per "
+                      "second");
+        device.joinThroughput[static_cast<unsigned>(*join)] =
+            it.value().get<double>();
+      }
     }
     for (int64_t c = 0; c < count; ++c) {
       system.devices_.push_back(device);
@@ -341,6 +409,25 @@ double SystemDescription::computeCost(DeviceId d, double flops,
   return seconds * kCostUnitsPerSecond;
 }
 
+double SystemDescription::computeCost(DeviceId d, double flops,
+                                      double bytesMoved,
+                                      const std::string &elementType,
+                                      JoinKind join,
+                                      double joinApplications) const {
+  const DeviceDescription &device = devices_[d];
+  double throughput = device.throughputOf(join);
+  if (throughput <= 0 || joinApplications <= 0)
+    return computeCost(d, flops, bytesMoved, elementType);
+  // The join's own FLOPs give way to its measured rate; the rest (an
+  // aggregation) still runs at peak. Memory traffic overlaps both.
+  double otherFlops = std::max(0.0, flops - joinApplications * joinFlops(join));
+  double seconds = std::max(otherFlops / device.peakFor(elementType) +
+                                joinApplications / throughput,
+                            bytesMoved / device.memoryBandwidth) +
+                   device.launchOverhead;
+  return seconds * kCostUnitsPerSecond;
+}
+
 double SystemDescription::transferCost(DeviceId from, DeviceId to,
                                        double bytes) const {
   const LinkDescription &l = link(from, to);
@@ -383,6 +470,13 @@ std::string SystemDescription::toJson() const {
     entry["memory_bytes"] = device.memoryBytes;
     entry["memory_bandwidth"] = device.memoryBandwidth;
     entry["launch_overhead"] = device.launchOverhead;
+    json throughputs = json::object();
+    for (unsigned k = 0; k < kNumJoinKinds; ++k)
+      if (device.joinThroughput[k] > 0)
+        throughputs[std::string(joinKindName(static_cast<JoinKind>(k)))] =
+            device.joinThroughput[k];
+    if (!throughputs.empty())
+      entry["join_throughput"] = throughputs;
     devices.push_back(entry);
   }
   root["devices"] = devices;

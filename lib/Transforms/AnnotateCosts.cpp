@@ -51,6 +51,11 @@ std::string elementTypeName(Operation *op) {
   return name;
 }
 
+bool isGemm(EinsumOp einsum) {
+  return einsum.getJoin() == JoinKind::Mul && einsum.getAggregation() &&
+         *einsum.getAggregation() == AggKind::Add;
+}
+
 class AnnotateCostsPass
     : public mlir::doppler::impl::DopplerAnnotateCostsPassBase<AnnotateCostsPass> {
 public:
@@ -83,8 +88,19 @@ public:
             bytes += resultBytes(&op);
             ++numFallback;
           }
-          double compute =
-              description->computeCost(0, flops, bytes, elementTypeName(&op));
+          double compute;
+          auto einsum = dyn_cast<EinsumOp>(op);
+          // A mul-add contraction runs as a GEMM, whose rate is peak_flops;
+          // any other einsum applies its join once per point of its
+          // iteration space, at the device's rate for that join if listed.
+          if (einsum && !isGemm(einsum))
+            compute = description->computeCost(
+                0, flops, bytes, elementTypeName(&op),
+                toSupport(einsum.getJoin()),
+                static_cast<double>(einsum.getIndexSizes().iterationSpace()));
+          else
+            compute =
+                description->computeCost(0, flops, bytes, elementTypeName(&op));
           double transfer =
               description->worstTransferCost(0, resultBytes(&op));
           op.setAttr(kComputeCostAttr, builder.getF64FloatAttr(compute));

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 
 using namespace doppler;
@@ -117,6 +118,37 @@ TEST(CpuKernels, EveryAggregationOverEveryReductionShape) {
     checkEinsum({"ij,ij->i", JoinKind::Mul, agg, {{11, 5}, {11, 5}}}, a);
     checkEinsum({"ij,jk->ik", JoinKind::Add, agg, {{6, 5}, {5, 4}}}, a);
     checkEinsum({"ij,jk->ik", JoinKind::Max, agg, {{6, 5}, {5, 4}}}, a);
+  }
+}
+
+TEST(CpuKernels, ExpJoinsPastTheirRangeMatchTheReference) {
+  // exp underflows to 0 and overflows to inf; the kernels return those
+  // values without libm's slower error path, exactly as std::exp would.
+  std::vector<float> x = {-1e30f, -800.f,    -104.5f,  -103.f,       -90.f,
+                          -1.f,   0.f,       88.f,     89.5f,        800.f,
+                          1e30f,  -INFINITY, INFINITY, std::nanf("")};
+  Shape shape = {static_cast<int64_t>(x.size())};
+  std::optional<EinsumSpec> spec = EinsumSpec::parse("i->i");
+  ASSERT_TRUE(spec);
+  for (JoinKind join : {JoinKind::Exp, JoinKind::Silu, JoinKind::Sigmoid}) {
+    SCOPED_TRACE(std::string(joinKindName(join)));
+    Result<cpu::EinsumKernel> kernel = cpu::EinsumKernel::create(
+        *spec, join, std::nullopt, 0, {shape}, ElementType::F32);
+    ASSERT_TRUE(kernel) << kernel.message();
+    std::vector<float> out(x.size());
+    const void *inputs[] = {x.data()};
+    kernel->run(inputs, out.data());
+    for (size_t i = 0; i < x.size(); ++i) {
+      float expected = join == JoinKind::Exp    ? std::exp(x[i])
+                       : join == JoinKind::Silu ? x[i] / (1.f + std::exp(-x[i]))
+                                                : 1.f / (1.f + std::exp(-x[i]));
+      if (std::isnan(expected)) {
+        EXPECT_TRUE(std::isnan(out[i])) << x[i];
+        continue;
+      }
+      EXPECT_EQ(out[i], expected) << x[i];
+      EXPECT_EQ(std::signbit(out[i]), std::signbit(expected)) << x[i];
+    }
   }
 }
 

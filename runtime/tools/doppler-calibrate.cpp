@@ -5,23 +5,43 @@
 // format of docs/SystemDescription.md, which doppler-annotate-costs{system=
 // FILE} and doppler-pipeline{system=FILE} read:
 //
-//   launch_overhead     makespan / K of a chain of K one-element einsums
-//                       on one device (dispatch + hand-off per task);
-//   peak_flops f32/f64  an N x N x N GEMM ("ij,jk->ik" mul/add):
-//                       2 N^3 / (time - launch_overhead);
-//   memory_bandwidth    an elementwise add of two M-element f32 tensors:
-//                       12 M bytes / (time - launch_overhead);
-//   links latency       a one-element transfer between two devices;
-//   links bandwidth     a B-byte transfer: B / (time - latency).
+//   launch_overhead     time / K of a chain of K one-element einsums
+//                       (dispatch + hand-off per task);
+//   peak_flops f32/f64  mul/add contractions of 2 N^3 FLOPs in four layouts
+//                       (ij,jk->ik; ij,kj->ik; bij,bjk->bik; sd,dhe->hse),
+//                       two each: FLOPs / (time - 8 launch_overhead);
+//   memory_bandwidth    32 elementwise adds of M-element f32 tensors, over
+//                       8 pairs of inputs in turn (streamed, not cached):
+//                       32 * 12 M bytes / (time - 32 launch_overhead);
+//   join_throughput     per join kind (all but identity), 128 elementwise
+//                       einsums of J cache-resident f32 elements:
+//                       128 J / (time - 128 launch_overhead);
+//   links latency       from the end of a one-element producer on device 0
+//                       to the end of its copy on device 1;
+//   links bandwidth     the same for a B-byte value: B / (time - latency).
+//
+// The einsums of one figure are independent, so a device's worker runs them
+// back to back. Each run is timed per device, from its first task's start
+// to its last task's end: how late a sleeping worker woke up (on a VM, up
+// to milliseconds) says nothing about the device's rate.
+//
+// Devices share the host: doppler-run gives each virtual device a worker
+// thread, and D of them may outnumber the cores or share a core's FPU and
+// the memory bus. So every compute figure is measured with the same kernel
+// running on all D devices at once (--alone: on one device, the rest
+// idle), i.e. the rate a device gets while the others are busy too, which
+// is what a well-balanced placement sees most of the time. Links are timed
+// alone (one transfer at a time).
 //
 // Each figure is the median of --repeat runs after a warm-up. Inputs are
 // seeded (mt19937_64, --seed). The figures describe this host as the CPU
 // backend sees it, with the link model off (doppler-run's default): run
 // doppler-run with the same --devices and no --link-* options.
 //
-//   doppler-calibrate [-o system.json] [--devices D] [--repeat N]
+//   doppler-calibrate [-o system.json] [--devices D] [--repeat N] [--alone]
 //                     [--gemm-size N] [--elementwise-elements M]
-//                     [--transfer-bytes B] [--seed S] [--json]
+//                     [--join-elements J] [--transfer-bytes B] [--seed S]
+//                     [--json]
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,10 +51,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <deque>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <random>
+#include <thread>
 
 using namespace doppler;
 using namespace doppler::runtime;
@@ -43,7 +68,8 @@ namespace {
 
 constexpr const char *kUsage =
     "usage: doppler-calibrate [-o system.json] [--devices D] [--repeat N]\n"
-    "                         [--gemm-size N] [--elementwise-elements M]\n"
+    "                         [--alone] [--gemm-size N]\n"
+    "                         [--elementwise-elements M] [--join-elements J]\n"
     "                         [--transfer-bytes B] [--seed S] [--json]\n";
 
 int fail(const std::string &message) {
@@ -55,28 +81,97 @@ struct Options {
   std::string output;
   int64_t devices = 2;
   int64_t repeat = 7;
-  int64_t gemmSize = 256;
+  bool alone = false;
+  int64_t gemmSize = 512;
   int64_t elementwise = int64_t(1) << 20;
+  int64_t joinElements = int64_t(1) << 14;
   int64_t transferBytes = int64_t(8) << 20;
   int64_t seed = 0;
   bool json = false;
 };
 
-std::vector<float> seeded(int64_t count, std::mt19937_64 &generator) {
-  std::vector<float> data(count);
-  for (float &value : data)
-    value = static_cast<float>(
-        2.0 * (static_cast<double>(generator() >> 11) * 0x1.0p-53) - 1.0);
-  return data;
+/// A graph under construction and the seeded host data of its inputs.
+class Bench {
+public:
+  explicit Bench(std::mt19937_64 &generator) : generator_(generator) {}
+
+  /// A seeded input in [low, high) on `device`.
+  ValueId input(int device, Shape shape, ElementType type = ElementType::F32,
+                double low = -1, double high = 1) {
+    ValueId id = *graph.addInput(device, shape, type);
+    int64_t count = numElements(shape);
+    std::uniform_real_distribution<double> uniform(low, high);
+    if (type == ElementType::F64) {
+      std::vector<double> &data = f64_.emplace_back(count);
+      for (double &value : data)
+        value = uniform(generator_);
+      inputs[id] = data.data();
+    } else {
+      std::vector<float> &data = f32_.emplace_back(count);
+      for (float &value : data)
+        value = static_cast<float>(uniform(generator_));
+      inputs[id] = data.data();
+    }
+    return id;
+  }
+
+  TaskGraph graph;
+  InputBindings inputs;
+
+private:
+  std::mt19937_64 &generator_;
+  // Deques: growing them never moves the buffers bound above.
+  std::deque<std::vector<float>> f32_;
+  std::deque<std::vector<double>> f64_;
+};
+
+/// `count` tasks made by `add`, independent of each other; the last one is
+/// kept as an output.
+Status addIndependent(Bench &bench, int count,
+                      const std::function<Result<ValueId>()> &add) {
+  ValueId last = -1;
+  for (int k = 0; k < count; ++k) {
+    Result<ValueId> task = add();
+    if (!task)
+      return task.status();
+    last = *task;
+  }
+  return bench.graph.markOutput(last);
 }
 
-/// Median makespan of `repeat` runs after a warm-up.
-Result<double> timeGraph(Executor &executor, const TaskGraph &graph,
-                         const InputBindings &inputs, int repeat) {
-  Result<Measurement> measured = measure(executor, graph, inputs, repeat);
-  if (!measured)
-    return measured.status();
-  return measured->median.makespan;
+/// Seconds a device spends on its share of `bench`: from its first task's
+/// start to its last task's end, averaged over the devices that ran tasks;
+/// the median of `repeat` runs after a warm-up. Unlike the makespan, this
+/// leaves out how late each worker woke up, which on a VM can be
+/// milliseconds and says nothing about the device's rate.
+Result<double> timeDevices(Executor &executor, Bench &bench, int repeat) {
+  std::vector<double> samples;
+  for (int run = 0; run <= repeat; ++run) {
+    Result<RunResult> result = executor.run(bench.graph, bench.inputs);
+    if (!result)
+      return result.status();
+    if (run == 0)
+      continue; // warm-up: page faults, kernel plans
+    std::map<int, std::pair<double, double>> spans;
+    for (ValueId id = 0; id < bench.graph.size(); ++id) {
+      const TaskTiming &timing = result->tasks[id];
+      if (!timing.ran || timing.worker != WorkerKind::Compute)
+        continue;
+      auto [it, fresh] =
+          spans.try_emplace(timing.device, timing.start, timing.end);
+      if (!fresh) {
+        it->second.first = std::min(it->second.first, timing.start);
+        it->second.second = std::max(it->second.second, timing.end);
+      }
+    }
+    double total = 0;
+    for (const auto &[device, span] : spans)
+      total += span.second - span.first;
+    samples.push_back(spans.empty() ? 0 : total / spans.size());
+  }
+  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
+                   samples.end());
+  return samples[samples.size() / 2];
 }
 
 } // namespace
@@ -101,9 +196,12 @@ int main(int argc, char **argv) {
       options.output = argv[++i];
     } else if (arg == "--json") {
       options.json = true;
+    } else if (arg == "--alone") {
+      options.alone = true;
     } else if (arg == "--devices" || arg == "--repeat" ||
                arg == "--gemm-size" || arg == "--elementwise-elements" ||
-               arg == "--transfer-bytes" || arg == "--seed") {
+               arg == "--join-elements" || arg == "--transfer-bytes" ||
+               arg == "--seed") {
       int64_t value;
       if (!integer(value) || value < (arg == "--seed" ? 0 : 1))
         return fail(arg + " needs a positive integer");
@@ -111,6 +209,7 @@ int main(int argc, char **argv) {
        : arg == "--repeat"               ? options.repeat
        : arg == "--gemm-size"            ? options.gemmSize
        : arg == "--elementwise-elements" ? options.elementwise
+       : arg == "--join-elements"        ? options.joinElements
        : arg == "--transfer-bytes"       ? options.transferBytes
                                          : options.seed) = value;
     } else {
@@ -120,100 +219,184 @@ int main(int argc, char **argv) {
   if (options.devices > 4096)
     return fail("--devices is too large");
 
-  // Two devices are enough to time a transfer; the host description is
-  // then repeated `devices` times.
+  // The devices the description will have; two at least, to time a
+  // transfer.
+  int devices = static_cast<int>(options.devices);
   CpuBackendOptions cpu;
-  cpu.numDevices = 2;
+  cpu.numDevices = std::max(devices, 2);
   Result<std::unique_ptr<Backend>> backend = createCpuBackend(cpu);
   if (!backend)
     return fail(backend.message());
   Executor executor(std::move(*backend));
   int repeat = static_cast<int>(options.repeat);
+  int busy = options.alone ? 1 : devices;
   std::mt19937_64 generator(static_cast<uint64_t>(options.seed));
 
-  // Per-task overhead: a chain of tiny tasks on one device.
+  // Times `add(bench, device)` placed on each of the `busy` devices at once.
+  auto timeOnBusyDevices =
+      [&](const std::function<Status(Bench &, int)> &add) -> Result<double> {
+    Bench bench(generator);
+    for (int d = 0; d < busy; ++d)
+      if (Status status = add(bench, d); !status)
+        return status;
+    return timeDevices(executor, bench, repeat);
+  };
+
+  // Per-task overhead: a chain of tiny tasks per device.
   constexpr int kChain = 200;
   double overhead;
   {
-    TaskGraph graph;
-    ValueId x = *graph.addInput(0, {1});
-    ValueId last = x;
-    for (int k = 0; k < kChain; ++k)
-      last = *graph.addEinsum(0, "i->i", JoinKind::Neg, std::nullopt, {last});
-    (void)graph.markOutput(last);
-    std::vector<float> data = seeded(1, generator);
-    Result<double> time =
-        timeGraph(executor, graph, {{x, data.data()}}, repeat);
+    Result<double> time = timeOnBusyDevices([&](Bench &bench, int d) {
+      ValueId last = bench.input(d, {1});
+      for (int k = 0; k < kChain; ++k)
+        last = *bench.graph.addEinsum(d, "i->i", JoinKind::Neg, std::nullopt,
+                                      {last});
+      return bench.graph.markOutput(last);
+    });
     if (!time)
       return fail(time.message());
     overhead = *time / kChain;
   }
+
+  // Every rate below times a batch of independent tasks per device (kTasks
+  // or a multiple): a device's worker runs them back to back, so a rate is
+  // not at the mercy of one task's timing.
+  constexpr int kTasks = 8;
 
   auto computeTime = [](double total, double overhead) {
     // Never below a tenth of the total: guards the rates against noise.
     return std::max(total - overhead, 0.1 * total);
   };
 
-  // GEMM peak for f32 and f64.
+  // Contraction rate for f32 and f64: 2 N^3 FLOPs in each of four layouts
+  // that blocked models use (plain, transposed operand, batched, output
+  // with permuted indices); the runtime's kernel reaches its peak on the
+  // first and a little less on the others, which is what placed programs
+  // mostly run. Two of each per device.
+  struct Layout {
+    const char *spec;
+    std::vector<Shape> shapes;
+    double flops;
+  };
+  int64_t n = options.gemmSize, quarter = std::max<int64_t>(n / 4, 1);
+  double cube = 2.0 * n * n * n, batched = 2.0 * n * n * 4 * quarter;
+  const Layout layouts[] = {
+      {"ij,jk->ik", {{n, n}, {n, n}}, cube},
+      {"ij,kj->ik", {{n, n}, {n, n}}, cube},
+      {"bij,bjk->bik", {{4, n, quarter}, {4, quarter, n}}, batched},
+      {"sd,dhe->hse", {{n, n}, {n, 4, quarter}}, batched}};
+  double contractionFlops = 0;
+  for (const Layout &layout : layouts)
+    contractionFlops += layout.flops;
   double peak[2];
-  int64_t n = options.gemmSize;
   for (int precision = 0; precision < 2; ++precision) {
     ElementType type = precision == 0 ? ElementType::F32 : ElementType::F64;
-    TaskGraph graph;
-    ValueId a = *graph.addInput(0, {n, n}, type);
-    ValueId b = *graph.addInput(0, {n, n}, type);
-    Result<ValueId> c =
-        graph.addEinsum(0, "ij,jk->ik", JoinKind::Mul, AggKind::Add, {a, b});
-    if (!c)
-      return fail(c.message());
-    (void)graph.markOutput(*c);
-    std::vector<float> af = seeded(n * n, generator);
-    std::vector<float> bf = seeded(n * n, generator);
-    std::vector<double> ad(af.begin(), af.end()), bd(bf.begin(), bf.end());
-    InputBindings inputs = precision == 0
-                               ? InputBindings{{a, af.data()}, {b, bf.data()}}
-                               : InputBindings{{a, ad.data()}, {b, bd.data()}};
-    Result<double> time = timeGraph(executor, graph, inputs, repeat);
+    Result<double> time = timeOnBusyDevices([&](Bench &bench, int d) {
+      for (const Layout &layout : layouts) {
+        ValueId a = bench.input(d, layout.shapes[0], type);
+        ValueId b = bench.input(d, layout.shapes[1], type);
+        auto contract = [&] {
+          return bench.graph.addEinsum(d, layout.spec, JoinKind::Mul,
+                                       AggKind::Add, {a, b});
+        };
+        if (Status status = addIndependent(bench, 2, contract); !status)
+          return status;
+      }
+      return Status();
+    });
     if (!time)
       return fail(time.message());
-    peak[precision] = 2.0 * n * n * n / computeTime(*time, overhead);
+    peak[precision] = 2 * contractionFlops /
+                      computeTime(*time, 2 * std::size(layouts) * overhead);
   }
 
   // Memory bandwidth: an elementwise add (two reads, one write).
   double bandwidth;
   {
     int64_t m = options.elementwise;
-    TaskGraph graph;
-    ValueId a = *graph.addInput(0, {m});
-    ValueId b = *graph.addInput(0, {m});
-    ValueId c =
-        *graph.addEinsum(0, "i,i->i", JoinKind::Add, std::nullopt, {a, b});
-    (void)graph.markOutput(c);
-    std::vector<float> ad = seeded(m, generator), bd = seeded(m, generator);
-    Result<double> time =
-        timeGraph(executor, graph, {{a, ad.data()}, {b, bd.data()}}, repeat);
+    // kTasks pairs of inputs, each read by 4 tasks in turn: streamed from
+    // memory (the other pairs evict it from the caches in between), not
+    // from a cache that repeated reads of the same tensors would warm.
+    constexpr int kAdds = 4 * kTasks;
+    Result<double> time = timeOnBusyDevices([&](Bench &bench, int d) {
+      std::vector<std::pair<ValueId, ValueId>> pairs;
+      for (int k = 0; k < kTasks; ++k)
+        pairs.emplace_back(bench.input(d, {m}), bench.input(d, {m}));
+      int next = 0;
+      return addIndependent(bench, kAdds, [&] {
+        auto [a, b] = pairs[next++ % pairs.size()];
+        return bench.graph.addEinsum(d, "i,i->i", JoinKind::Add, std::nullopt,
+                                     {a, b});
+      });
+    });
     if (!time)
       return fail(time.message());
-    bandwidth = 12.0 * m / computeTime(*time, overhead);
+    bandwidth = kAdds * 12.0 * m / computeTime(*time, kAdds * overhead);
   }
 
-  // Links: latency from a one-element transfer, bandwidth from a large one.
+  // Join throughputs: independent elementwise einsums over one small input
+  // (cache resident, so the join and not memory sets the pace), inputs in
+  // [0.5, 2) where every join is finite and off its special-case paths.
+  constexpr int kJoinTasks = 16 * kTasks;
+  std::vector<std::pair<JoinKind, double>> joinRates;
+  for (unsigned k = 0; k < kNumJoinKinds; ++k) {
+    JoinKind join = static_cast<JoinKind>(k);
+    if (join == JoinKind::Identity)
+      continue; // a copy: what memory_bandwidth measures
+    int64_t m = options.joinElements;
+    Result<double> time = timeOnBusyDevices([&](Bench &bench, int d) {
+      std::vector<ValueId> operands = {
+          bench.input(d, {m}, ElementType::F32, 0.5, 2.0)};
+      if (joinArity(join) == 2)
+        operands.push_back(bench.input(d, {m}, ElementType::F32, 0.5, 2.0));
+      std::string spec = joinArity(join) == 2 ? "i,i->i" : "i->i";
+      return addIndependent(bench, kJoinTasks, [&] {
+        return bench.graph.addEinsum(d, spec, join, std::nullopt, operands,
+                                     0.5);
+      });
+    });
+    if (!time)
+      return fail(time.message());
+    double applications = static_cast<double>(kJoinTasks) * m;
+    joinRates.emplace_back(join, applications /
+                                     computeTime(*time, kJoinTasks * overhead));
+  }
+
+  // Links, one transfer at a time on idle devices: latency from the end of
+  // a tiny producer on device 0 to the end of its copy on device 1 (the
+  // copy worker's wake-up and hand-off); bandwidth from the same for a
+  // B-byte value, less the latency. (Under load a copy worker may wait a
+  // whole scheduler slice for a core, but rarely does in real runs: the
+  // compute workers pause often enough.)
+  auto timeHandOff = [&](int64_t elements) -> Result<double> {
+    Bench bench(generator);
+    ValueId x = bench.input(0, {elements});
+    ValueId produced =
+        *bench.graph.addEinsum(0, "i->i", JoinKind::Neg, std::nullopt, {x});
+    ValueId moved = *bench.graph.addTransfer(produced, 1);
+    if (Status status = bench.graph.markOutput(moved); !status)
+      return status;
+    std::vector<double> samples;
+    for (int run = 0; run <= repeat; ++run) {
+      Result<RunResult> result = executor.run(bench.graph, bench.inputs);
+      if (!result)
+        return result.status();
+      if (run > 0) // the first run is a warm-up
+        samples.push_back(result->tasks[moved].end -
+                          result->tasks[produced].end);
+    }
+    std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
+                     samples.end());
+    return samples[samples.size() / 2];
+  };
   double latency, linkBandwidth;
   {
-    auto timeTransfer = [&](int64_t elements) -> Result<double> {
-      TaskGraph graph;
-      ValueId x = *graph.addInput(0, {elements});
-      ValueId y = *graph.addTransfer(x, 1);
-      (void)graph.markOutput(y);
-      std::vector<float> data = seeded(elements, generator);
-      return timeGraph(executor, graph, {{x, data.data()}}, repeat);
-    };
-    Result<double> tiny = timeTransfer(1);
+    Result<double> tiny = timeHandOff(1);
     if (!tiny)
       return fail(tiny.message());
     latency = *tiny;
     int64_t elements = std::max<int64_t>(options.transferBytes / 4, 1);
-    Result<double> large = timeTransfer(elements);
+    Result<double> large = timeHandOff(elements);
     if (!large)
       return fail(large.message());
     linkBandwidth = 4.0 * elements / computeTime(*large, latency);
@@ -223,7 +406,11 @@ int main(int argc, char **argv) {
   double memory = pages > 0 && pageSize > 0
                       ? static_cast<double>(pages) * pageSize / options.devices
                       : 4e9;
+  unsigned cores = std::thread::hardware_concurrency();
 
+  nlohmann::json throughputs = nlohmann::json::object();
+  for (auto [join, rate] : joinRates)
+    throughputs[std::string(joinKindName(join))] = rate;
   nlohmann::json description = {
       {"name", "calibrated-cpu"},
       {"devices",
@@ -233,7 +420,8 @@ int main(int argc, char **argv) {
           {{"f32", peak[0]}, {"f64", peak[1]}, {"default", peak[0]}}},
          {"memory_bytes", memory},
          {"memory_bandwidth", bandwidth},
-         {"launch_overhead", overhead}}}},
+         {"launch_overhead", overhead},
+         {"join_throughput", throughputs}}}},
       {"links", {{"bandwidth", linkBandwidth}, {"latency", latency}}}};
   if (!options.output.empty()) {
     std::ofstream out(options.output);
@@ -247,26 +435,39 @@ int main(int argc, char **argv) {
     nlohmann::json report = {{"system", description},
                              {"gemm_size", options.gemmSize},
                              {"elementwise_elements", options.elementwise},
+                             {"join_elements", options.joinElements},
                              {"transfer_bytes", options.transferBytes},
-                             {"repeat", options.repeat}};
+                             {"repeat", options.repeat},
+                             {"busy_devices", busy},
+                             {"host_cores", cores}};
     if (!options.output.empty())
       report["output"] = options.output;
     std::cout << report.dump(2) << "\n";
   } else {
-
     std::cout << "calibrated the CPU backend (median of " << repeat
-              << " runs each):\n"
+              << " runs each, " << busy << " of " << devices
+              << " device(s) busy at once, " << cores << " core(s)):\n"
               << "  launch overhead: " << formatNumber(overhead * 1e6, 3)
               << " us per task\n"
-              << "  f32 GEMM " << n << "^3: " << formatNumber(peak[0] / 1e9, 4)
+              << "  f32 contractions (N = " << n
+              << ", 4 layouts): " << formatNumber(peak[0] / 1e9, 4)
               << " GFLOP/s\n"
-              << "  f64 GEMM " << n << "^3: " << formatNumber(peak[1] / 1e9, 4)
+              << "  f64 contractions: " << formatNumber(peak[1] / 1e9, 4)
               << " GFLOP/s\n"
               << "  memory bandwidth (elementwise add, " << options.elementwise
               << " elements): " << formatNumber(bandwidth / 1e9, 4) << " GB/s\n"
-              << "  link: latency " << formatNumber(latency * 1e6, 3)
+              << "  joins (" << options.joinElements
+              << " elements, G applications/s):";
+    for (auto [join, rate] : joinRates)
+      std::cout << " " << joinKindName(join) << " "
+                << formatNumber(rate / 1e9, 3);
+    std::cout << "\n  link: latency " << formatNumber(latency * 1e6, 3)
               << " us, bandwidth " << formatNumber(linkBandwidth / 1e9, 4)
               << " GB/s\n";
+    if (devices > static_cast<int>(cores) && cores > 0)
+      std::cout << "note: " << devices << " devices share " << cores
+                << " core(s); the rates are each device's share with all "
+                   "of them busy\n";
     if (!options.output.empty())
       std::cout << "wrote " << options.output << " (" << options.devices
                 << " devices)\n";

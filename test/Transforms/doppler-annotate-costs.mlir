@@ -1,5 +1,6 @@
 // RUN: doppler-opt %s --split-input-file --doppler-annotate-costs | FileCheck %s
 // RUN: doppler-opt %s --split-input-file --doppler-annotate-costs=system=cpu4 | FileCheck %s --check-prefix=CPU
+// RUN: doppler-opt %s --split-input-file --doppler-annotate-costs=system=%S/Inputs/join-throughput-system.json | FileCheck %s --check-prefix=JOIN
 
 // A 4096^3 f32 matmul on an H100 (67 TFLOP/s f32, 5 us launch) is compute
 // bound: 2*4096^3 / 67e12 s + 5 us = 2056.3 us. Its 64 MiB result moves over
@@ -45,4 +46,31 @@ func.func @mixed(%x: tensor<16xf32>) -> (!doppler.value, tensor<16xf32>) {
   %t = doppler.task "input" compute(7.0) transfer(3.0)
   %s = arith.addf %x, %x : tensor<16xf32>
   return %t, %s : !doppler.value, tensor<16xf32>
+}
+
+// -----
+
+// With a join throughput (exp: 1e8 per second; 1e11 FLOP/s, 1e10 B/s, no
+// launch overhead), exp over 2^20 elements costs 2^20 / 1e8 s = 10485.76 us,
+// far above the memory-bound add (12 MiB / 1e10 B/s = 1258.29 us). A
+// reduction adds its aggregation at peak (+ 10.49 us). A mul-add
+// contraction is a GEMM: peak FLOP/s (2 * 256^3 / 1e11 = 335.54 us), never
+// the elementwise mul throughput.
+// JOIN-LABEL: func.func @joins
+// JOIN: join(exp)
+// JOIN-SAME: doppler.compute_cost = 10485.76{{[0-9]*}} : f64
+// JOIN-SAME: doppler.transfer_cost = 419.430{{[0-9]*}} : f64
+// JOIN: join(add)
+// JOIN-SAME: doppler.compute_cost = 1258.29{{[0-9]*}} : f64
+// JOIN: join(exp) agg(add)
+// JOIN-SAME: doppler.compute_cost = 10496.24576{{[0-9]*}} : f64
+// JOIN: join(mul) agg(add)
+// JOIN-SAME: doppler.compute_cost = 335.544{{[0-9]*}} : f64
+func.func @joins(%x: tensor<1024x1024xf32>, %a: tensor<256x256xf32>)
+    -> (tensor<1024x1024xf32>, tensor<1024x1024xf32>, tensor<1024xf32>, tensor<256x256xf32>) {
+  %e = doppler.einsum "ij->ij" join(exp) (%x) : (tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %s = doppler.einsum "ij,ij->ij" join(add) (%x, %x) : (tensor<1024x1024xf32>, tensor<1024x1024xf32>) -> tensor<1024x1024xf32>
+  %r = doppler.einsum "ij->i" join(exp) agg(add) (%x) : (tensor<1024x1024xf32>) -> tensor<1024xf32>
+  %m = doppler.einsum "ij,jk->ik" join(mul) agg(add) (%a, %a) : (tensor<256x256xf32>, tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %e, %s, %r, %m : tensor<1024x1024xf32>, tensor<1024x1024xf32>, tensor<1024xf32>, tensor<256x256xf32>
 }

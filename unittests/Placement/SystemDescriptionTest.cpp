@@ -89,6 +89,75 @@ TEST(SystemDescription, JsonRoundTripWithMatrices) {
   std::remove(path.c_str());
 }
 
+TEST(SystemDescription, JoinThroughputReplacesTheJoinsFlops) {
+  const char *text = R"({
+    "devices": [{"peak_flops": {"f32": 1e11}, "memory_bytes": 1e9,
+                 "memory_bandwidth": 1e10, "launch_overhead": 1e-6,
+                 "join_throughput": {"exp": 1e8, "silu": 5e7}}],
+    "links": {"bandwidth": 1e9}
+  })";
+  std::string error;
+  auto system = SystemDescription::parseJson(text, "sys.json", &error);
+  ASSERT_TRUE(system) << error;
+  EXPECT_DOUBLE_EQ(system->device(0).throughputOf(doppler::JoinKind::Exp), 1e8);
+  EXPECT_EQ(system->device(0).throughputOf(doppler::JoinKind::Add), 0);
+  // exp over 2^20 f32 elements: 2^20 / 1e8 s, above the 8 MiB / 1e10 s of
+  // memory traffic that bounds an add of the same size.
+  double points = 1 << 20, bytes = 8.0 * points;
+  double exp = system->computeCost(0, points, bytes, "f32",
+                                   doppler::JoinKind::Exp, points);
+  EXPECT_NEAR(exp, (points / 1e8 + 1e-6) * 1e6, 1e-9);
+  double add = system->computeCost(0, points, 1.5 * bytes, "f32",
+                                   doppler::JoinKind::Add, points);
+  EXPECT_DOUBLE_EQ(add, system->computeCost(0, points, 1.5 * bytes, "f32"));
+  EXPECT_GT(exp, 5 * add);
+  // A reduction keeps its aggregation FLOPs at peak.
+  double reduce = system->computeCost(0, 4 * points, 0, "f32",
+                                      doppler::JoinKind::Silu, points);
+  EXPECT_NEAR(reduce, (points / 1e11 + points / 5e7 + 1e-6) * 1e6, 1e-9);
+  // Round trip.
+  auto again = SystemDescription::parseJson(system->toJson(), "again", &error);
+  ASSERT_TRUE(again) << error;
+  EXPECT_DOUBLE_EQ(again->device(0).throughputOf(doppler::JoinKind::Silu), 5e7);
+}
+
+TEST(SystemDescription, FilesWithoutJoinThroughputCostAsBefore) {
+  const char *text = R"({
+    "devices": [{"peak_flops": {"f32": 1e11}, "memory_bytes": 1e9,
+                 "memory_bandwidth": 1e10}],
+    "links": {"bandwidth": 1e9}
+  })";
+  std::string error;
+  auto system = SystemDescription::parseJson(text, "sys.json", &error);
+  ASSERT_TRUE(system) << error;
+  for (unsigned k = 0; k < doppler::kNumJoinKinds; ++k)
+    EXPECT_EQ(system->device(0).joinThroughput[k], 0);
+  EXPECT_DOUBLE_EQ(
+      system->computeCost(0, 1e9, 1e3, "f32", doppler::JoinKind::Exp, 1e9),
+      1e9 / 1e11 * 1e6);
+  EXPECT_EQ(system->toJson().find("join_throughput"), std::string::npos);
+}
+
+TEST(SystemDescription, PresetsListJoinThroughputs) {
+  // GPUs: special function units, 16 per clock per SM.
+  auto h100 = SystemDescription::preset("h100x4");
+  EXPECT_DOUBLE_EQ(h100->device(0).throughputOf(doppler::JoinKind::Exp),
+                   132 * 16 * 1.98e9);
+  EXPECT_DOUBLE_EQ(h100->device(0).throughputOf(doppler::JoinKind::Silu),
+                   132 * 16 * 1.98e9 / 2);
+  EXPECT_EQ(h100->device(0).throughputOf(doppler::JoinKind::Add), 0);
+  // A large f32 exp stays memory bound on an H100.
+  double points = 1 << 24;
+  EXPECT_DOUBLE_EQ(h100->computeCost(0, points, 8 * points, "f32",
+                                     doppler::JoinKind::Exp, points),
+                   h100->computeCost(0, points, 8 * points, "f32"));
+  // A CPU core evaluates exp far below its FMA peak.
+  auto cpu = SystemDescription::preset("cpu4");
+  double exp = cpu->computeCost(0, points, 8 * points, "f32",
+                                doppler::JoinKind::Exp, points);
+  EXPECT_GT(exp, 5 * cpu->computeCost(0, points, 8 * points, "f32"));
+}
+
 TEST(SystemDescription, WithDevicesKeepsAPrefix) {
   auto system = SystemDescription::preset("h100x8");
   std::string error;
@@ -138,6 +207,26 @@ TEST(SystemDescription, ErrorsNameTheField) {
   EXPECT_EQ(jsonError(R"({"devices": [{"peak_flops": {"f32": 1}, "memory_bytes": 1,
               "memory_bandwidth": 1}], "links": {"bandwidth": 1, "latency": -1}})"),
             "sys.json: links.latency: expected a non-negative number");
+  EXPECT_EQ(
+      jsonError(R"({"devices": [{"peak_flops": {"f32": 1}, "memory_bytes": 1,
+              "memory_bandwidth": 1, "join_throughput": 3}], "links": {"bandwidth": 1}})"),
+      "sys.json: devices[0].join_throughput: expected an object of "
+      "applications per second by join kind, e.g. {\"exp\": 2e8}");
+  EXPECT_EQ(
+      jsonError(R"({"devices": [{"peak_flops": {"f32": 1}, "memory_bytes": 1,
+              "memory_bandwidth": 1, "join_throughput": {"expo": 1}}],
+              "links": {"bandwidth": 1}})")
+          .rfind("sys.json: devices[0].join_throughput.expo: unknown join "
+                 "kind (known: identity, add, sub,",
+                 0),
+      0u);
+  EXPECT_EQ(
+      jsonError(R"({"devices": [{"peak_flops": {"f32": 1}, "memory_bytes": 1,
+              "memory_bandwidth": 1, "join_throughput": {"exp": 1}},
+              {"peak_flops": {"f32": 1}, "memory_bytes": 1, "memory_bandwidth": 1,
+               "join_throughput": {"tanh": 0}}], "links": {"bandwidth": 1}})"),
+      "sys.json: devices[1].join_throughput.tanh: expected a positive "
+      "number of applications per second");
 }
 
 } // namespace

@@ -1,8 +1,9 @@
 //===- SystemDescription.h - Hardware for the cost model --------*- C++ -*-===//
 //
 // What the cost model needs to know about a machine: per device its peak
-// FLOP/s per element type, memory size and bandwidth and kernel launch
-// overhead; per ordered device pair a link bandwidth and latency. Comes from
+// FLOP/s per element type, optional throughputs of expensive joins (exp,
+// silu, ...), memory size and bandwidth and kernel launch overhead; per
+// ordered device pair a link bandwidth and latency. Comes from
 // a built-in preset (figures from the vendors' data sheets) or a JSON file.
 // MLIR-free; errors never throw.
 //
@@ -15,7 +16,9 @@
 #define DOPPLER_PLACEMENT_SYSTEMDESCRIPTION_H
 
 #include "Doppler/Placement/System.h"
+#include "Doppler/Support/EinsumSpec.h"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -37,10 +40,19 @@ struct DeviceDescription {
   double memoryBandwidth = 0;
   /// Fixed time per kernel, in seconds.
   double launchOverhead = 0;
+  /// Applications per second of each join's scalar function (index =
+  /// JoinKind), 0 where not given. A roofline counts exp or silu as a few
+  /// FLOPs, but a CPU evaluates them 10x or more slower than its GEMM peak
+  /// suggests; a listed join is charged applications / throughput instead.
+  std::array<double, kNumJoinKinds> joinThroughput{};
 
   /// Peak FLOP/s for `elementType`, falling back to "default", then to the
   /// smallest listed figure.
   double peakFor(const std::string &elementType) const;
+  /// The join's throughput, or 0 when the device does not list it.
+  double throughputOf(JoinKind join) const {
+    return joinThroughput[static_cast<unsigned>(join)];
+  }
 };
 
 struct LinkDescription {
@@ -84,6 +96,14 @@ public:
   /// bytes / memory bandwidth) + launch overhead.
   double computeCost(DeviceId d, double flops, double bytesMoved,
                      const std::string &elementType) const;
+  /// The same for a kernel that applies `join` `joinApplications` times,
+  /// `flops` including joinFlops(join) for each application (as
+  /// estimateEinsumWork counts them). Where the device lists a throughput
+  /// for the join, those FLOPs are replaced by joinApplications / throughput
+  /// seconds; otherwise this equals the overload above.
+  double computeCost(DeviceId d, double flops, double bytesMoved,
+                     const std::string &elementType, JoinKind join,
+                     double joinApplications) const;
   /// Time to move `bytes` from `from` to `to`, in cost units: latency +
   /// bytes / bandwidth. (The slowest link when from == to is meaningless;
   /// callers use it for "to any other device": see averageTransferCost.)

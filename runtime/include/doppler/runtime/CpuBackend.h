@@ -32,8 +32,17 @@ struct CpuBackendOptions {
   double linkLatency = 0;
   WaitMode waitMode = WaitMode::Sleep;
   /// Freed blocks each device keeps for reuse (avoids page faults on large
-  /// buffers in repeated runs).
-  uint64_t cachedBytesPerDevice = uint64_t(256) << 20;
+  /// buffers in repeated runs: first touching fresh pages costs several
+  /// times a streaming pass over them). 0: automatic, a quarter of the
+  /// host's memory shared by the devices, at least 256 MiB each.
+  uint64_t cachedBytesPerDevice = 0;
+  /// With two devices or more, binds device d's compute worker to the
+  /// (d mod n)-th of the n CPUs the process may use (Linux; elsewhere a
+  /// no-op). Unbound workers that sleep and wake for every task are often
+  /// woken on a core that is still busy, and the kernel may leave them there
+  /// for milliseconds: two devices on two idle cores then run one after the
+  /// other. Copy workers stay unbound.
+  bool pinComputeWorkers = true;
 };
 
 /// Fails on invalid options (no devices, negative bandwidth or latency).
