@@ -146,15 +146,15 @@ void EpisodeRecord::clear(int32_t nodes, int32_t devices) {
 }
 
 int32_t RolloutEngine::chooseAction(const float *scores, int32_t count,
-                                    const RolloutOptions &options,
+                                    bool sample, double temperature,
                                     Random &random) {
-  if (!options.sample)
+  if (!sample)
     return static_cast<int32_t>(std::max_element(scores, scores + count) -
                                 scores);
-  if (options.temperature != 1.0) {
+  if (temperature != 1.0) {
     scaledScores_.assign(scores, scores + count);
     for (float &s : scaledScores_)
-      s = static_cast<float>(s / options.temperature);
+      s = static_cast<float>(s / temperature);
     scores = scaledScores_.data();
   }
   softmax(scores, count, probabilities_);
@@ -311,7 +311,8 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
           score();
       } else {
         score();
-        chosen = chooseAction(scores_.data(), count, options, random);
+        chosen = chooseAction(scores_.data(), count, options.sample,
+                              options.selectionTemperature, random);
       }
       if (stepTrace)
         softmax(scores_.data(), count, stepTrace->candidateProbability);
@@ -365,7 +366,8 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
           score();
       } else {
         score();
-        device = chooseAction(scores_.data(), D, options, random);
+        device = chooseAction(scores_.data(), D, options.sample,
+                              options.placementTemperature, random);
       }
       if (stepTrace)
         softmax(scores_.data(), D, stepTrace->deviceProbability);

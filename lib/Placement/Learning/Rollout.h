@@ -105,8 +105,10 @@ struct RolloutOptions {
   /// Otherwise: sample from the softmax (true) or take the argmax (false;
   /// ties go to the earliest candidate / lowest device).
   bool sample = false;
-  /// Sampling divides the scores by this (> 1: flatter distributions).
-  double temperature = 1.0;
+  /// Sampling divides SEL's and PLC's scores by these (> 1: flatter
+  /// distributions).
+  double selectionTemperature = 1.0;
+  double placementTemperature = 1.0;
 };
 
 /// Optional per-step distributions (for LearnedPolicy::trace).
@@ -130,8 +132,8 @@ public:
            std::vector<StepTrace> *trace);
 
 private:
-  int32_t chooseAction(const float *scores, int32_t count,
-                       const RolloutOptions &options, Random &random);
+  int32_t chooseAction(const float *scores, int32_t count, bool sample,
+                       double temperature, Random &random);
   void scoreCandidates(ArrayView<NodeId> candidates,
                        const ScorerWeights &weights, const NodeTables &tables);
   void scoreDevices(NodeId v, int32_t numDevices, const ScorerWeights &w,

@@ -81,7 +81,8 @@ parseModelConfig(const std::string &text, std::string *error) noexcept;
 
 struct PlaceOptions {
   /// 0: one greedy rollout. K > 0: K rollouts (the greedy one and K-1 drawn
-  /// from the policy's distributions, at temperatures rising from 1 to 4),
+  /// from the policy's distributions, SEL's at temperatures rising from 1 to
+  /// 24),
   /// the best by the simulator is kept.
   int32_t samples = 0;
   uint64_t seed = 0;

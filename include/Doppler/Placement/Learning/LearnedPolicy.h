@@ -36,7 +36,7 @@ struct LearnedPolicyOptions {
   /// A model file; empty: the default model embedded in the library.
   std::string modelPath;
   /// 0: the greedy rollout. K > 0: K rollouts (the greedy one and K-1
-  /// sampled at temperatures rising from 1 to 4), the best by the
+  /// sampled, SEL at temperatures rising from 1 to 24), the best by the
   /// simulator is kept.
   int32_t samples = 0;
   uint64_t seed = 0;
