@@ -384,19 +384,10 @@ LogicalResult FunctionLowering::visit(Operation &op) {
     }
     return success();
   }
-  if (op.hasTrait<OpTrait::IsTerminator>())
-    return op.emitOpError() << "is not supported by the runtime";
-  if (!isa<EinsumOp, SliceOp, AssembleOp, FillOp, TransferOp, TaskOp>(op))
-    return op.emitOpError()
-           << "is not supported by the runtime (it runs doppler.einsum, "
-              "doppler.slice, doppler.assemble, doppler.fill, "
-              "doppler.transfer, and doppler.task as a delay)";
-  int64_t device = getDevice(&op);
-  if (device < 0)
-    return op.emitOpError() << "is not placed (no " << kDeviceAttr
-                            << "); run doppler-pipeline, or doppler-place "
-                               "and doppler-insert-transfers, first";
-  int dev = static_cast<int>(device);
+  FailureOr<int> runtimeDevice = getRuntimeDevice(op);
+  if (failed(runtimeDevice))
+    return failure();
+  int dev = *runtimeDevice;
   maxDevice = std::max(maxDevice, dev);
   Value devValue = e.constI32(builder, loc, dev);
 
@@ -435,9 +426,9 @@ LogicalResult FunctionLowering::visit(Operation &op) {
   if (auto transfer = dyn_cast<TransferOp>(op)) {
     int64_t from = transfer.getSource().getId();
     int64_t to = transfer.getTarget().getId();
-    if (to != device)
+    if (to != dev)
       return op.emitOpError() << "moves to device " << to
-                              << " but is placed on device " << device;
+                              << " but is placed on device " << dev;
     Value input = transfer.getInput();
     if (auto it = values.find(input);
         it != values.end() && it->second.second != from)

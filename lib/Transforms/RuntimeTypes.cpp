@@ -1,6 +1,8 @@
 //===- RuntimeTypes.cpp - What the runtime can hold, checked on IR --------===//
 
 #include "Doppler/Transforms/RuntimeTypes.h"
+#include "Doppler/Dialect/DopplerOps.h"
+#include "Doppler/Transforms/PlacementGraph.h"
 
 using namespace mlir;
 using namespace mlir::doppler;
@@ -27,6 +29,22 @@ mlir::doppler::requireStaticTensor(Type type, Operation *op,
                              << "; the runtime needs statically shaped "
                                 "tensors";
   return tensor;
+}
+
+FailureOr<int> mlir::doppler::getRuntimeDevice(Operation &op) {
+  if (op.hasTrait<OpTrait::IsTerminator>())
+    return op.emitOpError() << "is not supported by the runtime";
+  if (!isa<EinsumOp, SliceOp, AssembleOp, FillOp, TransferOp, TaskOp>(op))
+    return op.emitOpError()
+           << "is not supported by the runtime (it runs doppler.einsum, "
+              "doppler.slice, doppler.assemble, doppler.fill, "
+              "doppler.transfer, and doppler.task as a delay)";
+  int64_t device = getDevice(&op);
+  if (device < 0)
+    return op.emitOpError() << "is not placed (no " << kDeviceAttr
+                            << "); run doppler-pipeline, or doppler-place "
+                               "and doppler-insert-transfers, first";
+  return static_cast<int>(device);
 }
 
 FailureOr<std::pair<RankedTensorType, RuntimeElement>>

@@ -30,6 +30,11 @@ FailureOr<RuntimeElement> getRuntimeElement(Type type, Operation *op);
 FailureOr<RankedTensorType> requireStaticTensor(Type type, Operation *op,
                                                 const Twine &what);
 
+/// The device of a non-terminator op the runtime runs (einsum, slice,
+/// assemble, fill, transfer, task); an error at the op when it is another
+/// op or has no doppler.device.
+FailureOr<int> getRuntimeDevice(Operation &op);
+
 /// Argument `index` of `function`: a statically shaped tensor of a runtime
 /// element type, or an error at the function.
 FailureOr<std::pair<RankedTensorType, RuntimeElement>>
