@@ -1,6 +1,7 @@
 //===- GraphLoader.cpp - Placement graphs from any supported file ---------===//
 
 #include "Doppler/Target/GraphLoader.h"
+#include "Doppler/Target/GraphLoaderIR.h"
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Transforms/Passes.h"
 #include "Doppler/Transforms/PlacementGraph.h"
@@ -52,6 +53,24 @@ loadFromMLIR(const std::string &path, const ::doppler::GraphLoadOptions &options
   if (!module)
     return fail("cannot parse '" + path + "'");
 
+  std::string reason;
+  FailureOr<FunctionOpInterface> function =
+      ::doppler::selectCostedFunction(*module, path, options, &reason);
+  if (failed(function))
+    return fail(reason);
+  FailureOr<mlir::doppler::IRGraph> graph = mlir::doppler::buildPlacementGraph(
+      *function, mlir::doppler::TransferHandling::AsEdges);
+  if (failed(graph))
+    return fail("cannot build a graph from '" + path + "'");
+  return std::move(graph->graph);
+}
+
+} // namespace
+
+namespace doppler {
+FailureOr<FunctionOpInterface>
+selectCostedFunction(ModuleOp module, const std::string &path,
+                     const GraphLoadOptions &options, std::string *error) {
   FunctionOpInterface function;
   module->walk([&](FunctionOpInterface candidate) {
     if (function || candidate.isExternal())
@@ -59,10 +78,12 @@ loadFromMLIR(const std::string &path, const ::doppler::GraphLoadOptions &options
     if (options.function.empty() || candidate.getName() == options.function)
       function = candidate;
   });
-  if (!function)
-    return fail(options.function.empty()
-                    ? path + ": no function with a body"
-                    : path + ": no function named '" + options.function + "'");
+  if (!function) {
+    *error = options.function.empty()
+                 ? path + ": no function with a body"
+                 : path + ": no function named '" + options.function + "'";
+    return failure();
+  }
 
   // Cost what has no cost yet (imported graphs carry theirs).
   bool needsCosts = false;
@@ -76,23 +97,18 @@ loadFromMLIR(const std::string &path, const ::doppler::GraphLoadOptions &options
     }
   }
   if (needsCosts) {
-    PassManager pm(&context);
+    PassManager pm(module.getContext());
     mlir::doppler::DopplerAnnotateCostsPassOptions costs;
     costs.system = options.system;
     pm.addPass(mlir::doppler::createDopplerAnnotateCostsPass(costs));
-    if (failed(pm.run(*module)))
-      return fail("cannot cost '" + path + "'");
+    if (failed(pm.run(module))) {
+      *error = "cannot cost '" + path + "'";
+      return failure();
+    }
   }
-  FailureOr<mlir::doppler::IRGraph> graph = mlir::doppler::buildPlacementGraph(
-      function, mlir::doppler::TransferHandling::AsEdges);
-  if (failed(graph))
-    return fail("cannot build a graph from '" + path + "'");
-  return std::move(graph->graph);
+  return function;
 }
 
-} // namespace
-
-namespace doppler {
 std::optional<placement::Graph>
 loadPlacementGraph(const std::string &path,
                             const GraphLoadOptions &options,

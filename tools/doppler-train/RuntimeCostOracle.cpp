@@ -7,6 +7,7 @@
 
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Placement/Simulator.h"
+#include "Doppler/Target/GraphLoaderIR.h"
 #include "Doppler/Target/RuntimeProgram.h"
 #include "Doppler/Transforms/Passes.h"
 #include "Doppler/Transforms/PlacementGraph.h"
@@ -225,36 +226,15 @@ bool RuntimeCostOracle::addProgram(const std::string &path,
     return fail("cannot parse '" + path + "'");
 
   // The function and the costs exactly as loadPlacementGraph chooses them.
-  FunctionOpInterface chosen;
-  parsed->walk([&](FunctionOpInterface candidate) {
-    if (chosen || candidate.isExternal())
-      return;
-    if (load.function.empty() || candidate.getName() == load.function)
-      chosen = candidate;
-  });
-  if (!chosen)
-    return fail(path + ": no function" +
-                (load.function.empty() ? std::string(" with a body")
-                                       : " named '" + load.function + "'"));
-  auto function = dyn_cast<func::FuncOp>(chosen.getOperation());
+  std::string reason;
+  FailureOr<FunctionOpInterface> chosen =
+      selectCostedFunction(*parsed, path, load, &reason);
+  if (failed(chosen))
+    return fail(reason);
+  auto function = dyn_cast<func::FuncOp>(chosen->getOperation());
   if (!function)
-    return fail(path + ": @" + chosen.getName().str() +
+    return fail(path + ": @" + chosen->getName().str() +
                 " is not a func.func; the runtime cannot run it");
-  bool needsCosts = false;
-  for (Operation &op : function.getBody().getOps())
-    if (!op.hasTrait<OpTrait::IsTerminator>() &&
-        !isa<mlir::doppler::TaskOp>(op) &&
-        (!op.hasAttr(mlir::doppler::kComputeCostAttr) ||
-         !op.hasAttr(mlir::doppler::kTransferCostAttr)))
-      needsCosts = true;
-  if (needsCosts) {
-    PassManager pm(&s.context);
-    mlir::doppler::DopplerAnnotateCostsPassOptions costs;
-    costs.system = load.system;
-    pm.addPass(mlir::doppler::createDopplerAnnotateCostsPass(costs));
-    if (failed(pm.run(*parsed)))
-      return fail("cannot cost '" + path + "'");
-  }
 
   auto program = std::make_unique<Program>();
   program->path = path;
