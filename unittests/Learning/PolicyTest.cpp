@@ -1,5 +1,6 @@
 //===- PolicyTest.cpp - LearnedPolicy: masking, seeds, model files --------===//
 
+#include "LearningTestSupport.h"
 #include "PolicyImpl.h"
 #include "PolicyNetwork.h"
 
@@ -19,21 +20,10 @@ using namespace doppler::placement::learning;
 
 namespace {
 
-Graph testGraph(uint64_t seed = 3, int32_t nodes = 40) {
-  RandomLayeredShape shape;
-  shape.numNodes = nodes;
-  shape.seed = seed;
-  shape.minWidth = 2;
-  shape.maxWidth = 6;
-  return generateRandomLayered(shape, CostRates())->graph;
-}
+using test_support::smallConfig;
 
-ModelConfig smallConfig() {
-  ModelConfig config;
-  config.hiddenSize = 32;
-  config.headHiddenSize = 16;
-  config.messagePassingRounds = 3;
-  return config;
+Graph testGraph(uint64_t seed = 3, int32_t nodes = 40) {
+  return test_support::randomLayeredGraph(seed, nodes, /*maxWidth=*/6);
 }
 
 std::string tempPath(const std::string &name) {

@@ -1,5 +1,6 @@
 //===- TrainerTest.cpp - Training stages, seeds, checkpoints --------------===//
 
+#include "LearningTestSupport.h"
 #include "PolicyImpl.h"
 
 #include "Doppler/Placement/Heuristics.h"
@@ -16,21 +17,10 @@ using namespace doppler::placement;
 
 namespace {
 
-Graph randomGraph(uint64_t seed, int32_t nodes) {
-  RandomLayeredShape shape;
-  shape.numNodes = nodes;
-  shape.seed = seed;
-  shape.minWidth = 2;
-  shape.maxWidth = 5;
-  return generateRandomLayered(shape, CostRates())->graph;
-}
+using test_support::smallConfig;
 
-ModelConfig smallConfig() {
-  ModelConfig config;
-  config.hiddenSize = 32;
-  config.headHiddenSize = 16;
-  config.messagePassingRounds = 3;
-  return config;
+Graph randomGraph(uint64_t seed, int32_t nodes) {
+  return test_support::randomLayeredGraph(seed, nodes, /*maxWidth=*/5);
 }
 
 std::string tempPath(const std::string &name) {
