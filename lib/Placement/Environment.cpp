@@ -54,6 +54,7 @@ bool PlacementEnvironment::reset(const Graph &graph, int32_t numDevices,
   sameDeviceReady_.assign(numDevices, 0.0);
   crossDeviceReady_.assign(numDevices, 0.0);
   estScratch_.assign(numDevices, 0.0);
+  siblingScratch_.assign(numDevices, 0.0);
   estimatedMakespan_ = 0;
   return true;
 }
@@ -178,6 +179,33 @@ void PlacementEnvironment::deviceFeatures(NodeId v, double *out) const {
   earliestStarts(v, estScratch_.data());
   for (DeviceId d = 0; d < numDevices_; ++d)
     out[d * kNumDeviceFeatures + kEarliestStartFeature] = estScratch_[d];
+  joinSplitCosts(v, estScratch_.data());
+  for (DeviceId d = 0; d < numDevices_; ++d)
+    out[d * kNumDeviceFeatures + kJoinSplitFeature] = estScratch_[d];
+}
+
+void PlacementEnvironment::joinSplitCosts(NodeId v, double *out) const {
+  const Graph &graph = *graph_;
+  // Per device, the split cost of the placed siblings on it; a device pays
+  // the total minus its own share.
+  std::fill(siblingScratch_.begin(), siblingScratch_.end(), 0.0);
+  double total = 0;
+  for (int32_t e = graph.succBegin(v); e < graph.succEnd(v); ++e) {
+    NodeId w = graph.edgeTarget(e);
+    const double ownCost = graph.edgeCost(e);
+    ArrayView<NodeId> inputs = graph.predecessors(w);
+    ArrayView<int32_t> inEdges = graph.predecessorEdges(w);
+    for (size_t j = 0; j < inputs.size(); ++j) {
+      NodeId u = inputs[j];
+      if (u == v || device_[u] < 0)
+        continue;
+      double split = std::min(ownCost, graph.edgeCost(inEdges[j]));
+      siblingScratch_[device_[u]] += split;
+      total += split;
+    }
+  }
+  for (DeviceId d = 0; d < numDevices_; ++d)
+    out[d] = total - siblingScratch_[d];
 }
 
 } // namespace doppler::placement

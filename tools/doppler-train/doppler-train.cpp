@@ -68,7 +68,9 @@ training:
   --architecture SPEC      reference | slim[,key=value...] (default slim:
                            shared low-rank encoder, heuristic prior);
                            keys: hidden, head, rounds, edge, rank, shared,
-                           estimate, prior (see DualPolicy.h)
+                           estimate, prior, join (see DualPolicy.h; join=1
+                           adds the join-split device feature and a prior
+                           for the join-aware device, for per-graph runs)
   --lr LIST                learning rate per stage (default 1e-3 for il,
                            1e-4 for rl), decayed linearly to 0
   --epsilon LIST           exploration per stage (default 1.0 il, 0.2 rl),
@@ -88,6 +90,9 @@ training:
   --regression-weight W    the best evaluation minimises the mean log ratio
                            to critical path with losses counted W times
                            (default 1: the geometric mean)
+  --prior-lr-scale X       the heuristic priors learn X times faster than
+                           the rest (default 1; > 1 lets RL move off an
+                           imitated heuristic within a per-graph run)
   --no-keep-best           output the final parameters, not the best
   --function NAME          .mlir: the function to train on (default: the
                            first with a body)
@@ -215,6 +220,7 @@ struct Arguments {
   std::string episodesPerUpdate;
   double gamma = 0.99;
   double regressionWeight = 1.0;
+  double priorLearningRateScale = 1.0;
   bool resume = false, sampleActions = false, keepBest = true;
   bool criticalPathBaseline = false;
   bool progress = true;
@@ -287,6 +293,12 @@ Arguments parseArguments(int argc, char **argv) {
       if (!parseDouble(text, args.regressionWeight) ||
           args.regressionWeight < 1)
         fail("--regression-weight needs a number >= 1, got '" + text + "'");
+    } else if (flag == "--prior-lr-scale") {
+      std::string text = needValue(i, flag);
+      if (!parseDouble(text, args.priorLearningRateScale) ||
+          !(args.priorLearningRateScale > 0) ||
+          !std::isfinite(args.priorLearningRateScale))
+        fail("--prior-lr-scale needs a positive number, got '" + text + "'");
     } else if (flag == "--no-keep-best") {
       args.keepBest = false;
     } else if (flag == "--oracle") {
@@ -574,6 +586,7 @@ int train(const Arguments &args) {
   options.evaluateEvery = args.evaluateEvery;
   options.evaluationPairs = static_cast<int32_t>(args.evaluationPairs);
   options.regressionWeight = args.regressionWeight;
+  options.priorLearningRateScale = args.priorLearningRateScale;
   options.keepBest = args.keepBest;
   const size_t graphCount = options.graphs.size();
   const size_t deviceCount = options.deviceCounts.size();

@@ -97,8 +97,10 @@ TEST(PolicyTest, RolloutScoresAgreeWithTheBatchedLoss) {
   Graph graph = testGraph(5, 60);
   ModelConfig withPrior = smallConfig();
   withPrior.heuristicPrior = true;
+  ModelConfig withJoin = smallConfig();
+  withJoin.joinFeature = true;
   for (const ModelConfig &config :
-       {smallConfig(), ModelConfig::reference(), withPrior}) {
+       {smallConfig(), ModelConfig::reference(), withPrior, withJoin}) {
     torch::manual_seed(2);
     DualPolicyNetwork network(config);
     if (config.heuristicPrior) {
@@ -170,8 +172,10 @@ TEST(PolicyTest, ModelFileRoundTrip) {
   Graph graph = testGraph(11, 50);
   ModelConfig withPrior = smallConfig();
   withPrior.heuristicPrior = true;
+  ModelConfig withJoin = withPrior;
+  withJoin.joinFeature = true;
   for (const ModelConfig &config :
-       {smallConfig(), ModelConfig::reference(), withPrior}) {
+       {smallConfig(), ModelConfig::reference(), withPrior, withJoin}) {
     auto policy = LearnedPolicy::create(config, 7);
     std::string path = tempPath("roundtrip.pt"), error;
     ASSERT_TRUE(policy->save(path, &error)) << error;
@@ -186,6 +190,10 @@ TEST(PolicyTest, ModelFileRoundTrip) {
                 (*after)[i].candidateProbability);
       EXPECT_EQ((*before)[i].deviceProbability, (*after)[i].deviceProbability);
     }
+    if (config.joinFeature) // one more device-MLP column, the join prior
+      EXPECT_EQ(policy->numParameters(),
+                LearnedPolicy::create(withPrior, 7)->numParameters() +
+                    config.hiddenSize + 1);
     std::string bytes = readBytes(path);
     auto fromMemory =
         LearnedPolicy::loadFromMemory(bytes.data(), bytes.size(), "bytes", &error);
@@ -231,6 +239,17 @@ TEST(PolicyTest, BadModelFilesGiveClearErrors) {
     archive.save_to(tempPath("shape.pt"));
     expectFailure(tempPath("shape.pt"),
                   "parameter 'selOut.weight' has shape [1, 7], expected [1, 16]");
+  }
+  // Says it reads the join-split feature, holds a 5-feature device MLP.
+  {
+    DualPolicyNetwork network(smallConfig());
+    torch::serialize::OutputArchive archive;
+    writeNetwork(*network, archive);
+    archive.write("config_join", c10::IValue(int64_t(1)));
+    archive.write("param_joinPrior", torch::zeros({1}));
+    archive.save_to(tempPath("join.pt"));
+    expectFailure(tempPath("join.pt"), "parameter 'plcDevice.weight' has "
+                                       "shape [32, 5], expected [32, 6]");
   }
   // An absurd configuration value is refused before allocating anything.
   {

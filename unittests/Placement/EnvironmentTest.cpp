@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 using namespace doppler::placement;
@@ -139,6 +140,54 @@ TEST(EnvironmentTest, EarliestStartEstimateByHand) {
 
   ASSERT_TRUE(env.step(3, 0));
   EXPECT_EQ(env.estimatedMakespan(), 37);
+}
+
+/// Three producers joined by one consumer, plus a second consumer of the
+/// last producer with a cheaper edge:
+///   0 -> 3 (edge 5), 1 -> 3 (edge 7), 2 -> 3 (edge 2), 2 -> 4 (edge 1),
+///   5 -> 4 (edge 9).
+TEST(EnvironmentTest, JoinSplitCountsSiblingsOnOtherDevices) {
+  GraphBuilder builder;
+  for (int i = 0; i < 6; ++i)
+    builder.addNode(1, 1);
+  builder.addEdge(0, 3, 5.0);
+  builder.addEdge(1, 3, 7.0);
+  builder.addEdge(2, 3, 2.0);
+  builder.addEdge(2, 4, 1.0);
+  builder.addEdge(5, 4, 9.0);
+  std::optional<Graph> graph = builder.build();
+  ASSERT_TRUE(graph);
+  PlacementEnvironment env;
+  ASSERT_TRUE(env.reset(*graph, 3));
+
+  // Nothing placed: nothing to split.
+  double split[3];
+  env.joinSplitCosts(0, split);
+  EXPECT_EQ(split[0], 0);
+  EXPECT_EQ(split[1], 0);
+  EXPECT_EQ(split[2], 0);
+
+  ASSERT_TRUE(env.step(0, 0));
+  ASSERT_TRUE(env.step(1, 1));
+  // 2's sibling inputs of 3: node 0 on device 0 (min(2, 5) = 2) and node 1
+  // on device 1 (min(2, 7) = 2); node 5 (input of 4) is unplaced.
+  env.joinSplitCosts(2, split);
+  EXPECT_EQ(split[0], 2); // splits from node 1
+  EXPECT_EQ(split[1], 2); // splits from node 0
+  EXPECT_EQ(split[2], 4); // splits from both
+
+  ASSERT_TRUE(env.step(5, 2));
+  env.joinSplitCosts(2, split);
+  // Node 5 feeds 4 with 2: min(1, 9) = 1, paid away from device 2.
+  EXPECT_EQ(split[0], 2 + 1);
+  EXPECT_EQ(split[1], 2 + 1);
+  EXPECT_EQ(split[2], 4);
+
+  // The same numbers as the last device-feature column.
+  double features[3 * kNumDeviceFeatures];
+  env.deviceFeatures(2, features);
+  for (int d = 0; d < 3; ++d)
+    EXPECT_EQ(features[d * kNumDeviceFeatures + kJoinSplitFeature], split[d]);
 }
 
 TEST(EnvironmentTest, DeviceLoadEstimateIgnoresWaiting) {

@@ -46,14 +46,24 @@ enum class StartEstimate {
   EarliestStart,
 };
 
-/// Device feature columns (METHOD section 4), in this order.
+/// Device feature columns, in this order: the five of METHOD section 4,
+/// then our own.
 enum DeviceFeature : int32_t {
   kDeviceLoadFeature = 0,         ///< total compute already placed on d
   kInputComputeFeature = 1,       ///< total compute of v's inputs on d
   kInputMinStartFeature = 2,      ///< min estimated start of v's inputs on d
   kInputMaxFinishFeature = 3,     ///< max estimated finish of v's inputs on d
   kEarliestStartFeature = 4,      ///< est(v, d)
-  kNumDeviceFeatures = 5
+  kNumMethodDeviceFeatures = 5,
+  /// What placing v on d splits from its siblings: for every successor w of
+  /// v and every other input u of w already placed on another device than
+  /// d, min(edge cost u -> w, edge cost v -> w), the least that w must wait
+  /// for a transfer wherever it goes. est(v, d) looks only backwards; this
+  /// is the forward cost of a join whose inputs are spread (on the shared
+  /// ffnn and transformer graphs, the gap between the critical-path
+  /// heuristic and the best placements found by search).
+  kJoinSplitFeature = 5,
+  kNumDeviceFeatures = 6
 };
 
 class PlacementEnvironment {
@@ -109,9 +119,11 @@ public:
   void earliestStarts(NodeId v, double *out) const;
   /// The device with the smallest est(v, d) (lowest id among equals).
   DeviceId earliestDevice(NodeId v) const;
-  /// The 5 device features of `v` for every device: writes
+  /// The device features of `v` for every device: writes
   /// numDevices() * kNumDeviceFeatures values, row-major by device.
   void deviceFeatures(NodeId v, double *out) const;
+  /// The kJoinSplitFeature column alone: numDevices() values.
+  void joinSplitCosts(NodeId v, double *out) const;
 
 private:
   /// Per device: max finish of v's inputs on it, and max finish + edge cost
@@ -133,7 +145,8 @@ private:
   double estimatedMakespan_ = 0;
 
   // Query scratch, sized numDevices_.
-  mutable std::vector<double> sameDeviceReady_, crossDeviceReady_, estScratch_;
+  mutable std::vector<double> sameDeviceReady_, crossDeviceReady_, estScratch_,
+      siblingScratch_;
 };
 
 } // namespace doppler::placement

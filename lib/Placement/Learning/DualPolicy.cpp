@@ -76,6 +76,7 @@ std::string ModelConfig::describe() const {
   text += sharedEncoder ? " encoders=shared" : " encoders=separate";
   text += std::string(" estimate=") + estimateName(startEstimate);
   text += heuristicPrior ? " prior=on" : " prior=off";
+  text += joinFeature ? " join=on" : " join=off";
   return text;
 }
 
@@ -139,6 +140,10 @@ doppler::placement::parseModelConfig(const std::string &text,
         if (!number(0, 1, flag))
           return std::nullopt;
         config.heuristicPrior = flag != 0;
+      } else if (key == "join") {
+        if (!number(0, 1, flag))
+          return std::nullopt;
+        config.joinFeature = flag != 0;
       } else if (key == "edge") {
         if (value == "full")
           config.edgeNetwork = EdgeNetworkKind::Full;
@@ -163,7 +168,7 @@ doppler::placement::parseModelConfig(const std::string &text,
       } else {
         setError(error, "unknown model option '" + key +
                             "' (valid: hidden, head, rounds, edge, rank, "
-                            "shared, estimate, prior)");
+                            "shared, estimate, prior, join)");
         return std::nullopt;
       }
     }

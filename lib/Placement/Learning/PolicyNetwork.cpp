@@ -251,7 +251,7 @@ struct SegmentStandardize : torch::autograd::Function<SegmentStandardize> {
     const int32_t *off = offsets.data_ptr<int32_t>();
     const float *xs = x.data_ptr<float>();
     float *ys = y.data_ptr<float>(), *sg = sigma.data_ptr<float>();
-    std::vector<double> mean(width), squares(width);
+    std::vector<double> mean(width), squares(width), scale(width);
     for (int64_t s = 0; s < segments; ++s) {
       int32_t begin = off[s], end = off[s + 1];
       double n = end - begin;
@@ -270,11 +270,13 @@ struct SegmentStandardize : torch::autograd::Function<SegmentStandardize> {
       for (int64_t c = 0; c < width; ++c) {
         double std = std::sqrt(squares[c] / n);
         sg[s * width + c] = static_cast<float>(std);
-        double scale = 1.0 / (std + kStandardizeEpsilon);
-        for (int32_t r = begin; r < end; ++r)
-          ys[r * width + c] =
-              static_cast<float>((xs[r * width + c] - mean[c]) * scale);
+        scale[c] = 1.0 / (std + kStandardizeEpsilon);
       }
+      // Row by row: contiguous writes.
+      for (int32_t r = begin; r < end; ++r)
+        for (int64_t c = 0; c < width; ++c)
+          ys[r * width + c] =
+              static_cast<float>((xs[r * width + c] - mean[c]) * scale[c]);
     }
     ctx->save_for_backward({y, sigma});
     ctx->saved_data["offsets"] = offsets;
@@ -291,7 +293,8 @@ struct SegmentStandardize : torch::autograd::Function<SegmentStandardize> {
     const float *ys = y.data_ptr<float>(), *gs = g.data_ptr<float>();
     const float *sg = sigma.data_ptr<float>();
     float *os = out.data_ptr<float>();
-    std::vector<double> gMean(width), gDotY(width);
+    std::vector<double> gMean(width), gDotY(width), scale(width),
+        coupling(width);
     // With s = std + eps: dx_i = (g_i - mean(g)) / s - y_i * sum_j(g_j y_j)
     // / (n * std); the second term vanishes with std = 0.
     for (int64_t s = 0; s < segments; ++s) {
@@ -306,13 +309,15 @@ struct SegmentStandardize : torch::autograd::Function<SegmentStandardize> {
         }
       for (int64_t c = 0; c < width; ++c) {
         double std = sg[s * width + c];
-        double scale = 1.0 / (std + kStandardizeEpsilon);
-        double mean = gMean[c] / n;
-        double coupling = std > 0 ? gDotY[c] / (n * std) : 0.0;
-        for (int32_t r = begin; r < end; ++r)
-          os[r * width + c] = static_cast<float>(
-              (gs[r * width + c] - mean) * scale - ys[r * width + c] * coupling);
+        scale[c] = 1.0 / (std + kStandardizeEpsilon);
+        gMean[c] /= n;
+        coupling[c] = std > 0 ? gDotY[c] / (n * std) : 0.0;
       }
+      for (int32_t r = begin; r < end; ++r)
+        for (int64_t c = 0; c < width; ++c)
+          os[r * width + c] = static_cast<float>(
+              (gs[r * width + c] - gMean[c]) * scale[c] -
+              ys[r * width + c] * coupling[c]);
     }
     return {out, Tensor()};
   }
@@ -607,7 +612,8 @@ DualPolicyNetworkImpl::DualPolicyNetworkImpl(const ModelConfig &config)
   selFeature = register_module("selFeature", torch::nn::Linear(kFeatureCount, H));
   selHidden = register_module("selHidden", torch::nn::Linear(4 * H, K));
   selOut = register_module("selOut", torch::nn::Linear(K, 1));
-  plcDevice = register_module("plcDevice", torch::nn::Linear(kFeatureCount, H));
+  plcDevice = register_module(
+      "plcDevice", torch::nn::Linear(config.deviceFeatureCount(), H));
   plcNode = register_module("plcNode", torch::nn::Linear(kFeatureCount, H));
   plcHidden = register_module("plcHidden", torch::nn::Linear(4 * H, K));
   plcOut = register_module("plcOut", torch::nn::Linear(K, 1));
@@ -615,6 +621,8 @@ DualPolicyNetworkImpl::DualPolicyNetworkImpl(const ModelConfig &config)
     selPrior = register_parameter("selPrior", torch::zeros({1}));
     plcPrior = register_parameter("plcPrior", torch::zeros({1}));
   }
+  if (config.joinFeature)
+    joinPrior = register_parameter("joinPrior", torch::zeros({1}));
   resetParameters();
 }
 
@@ -634,6 +642,13 @@ void DualPolicyNetworkImpl::resetParameters() {
     selPrior.fill_(kInitialPrior);
     plcPrior.fill_(kInitialPrior);
   }
+  // Above the critical-path prior, so that RL's first episodes follow the
+  // join-aware device where the two disagree: its gains come when whole
+  // joins move together, and single deviations from the heuristic mostly
+  // cost (shared ffnn: below a 3 in 4 share of join-aware choices the
+  // median makespan does not move). RL lowers it where it does not pay.
+  if (config.joinFeature)
+    joinPrior.fill_(2 * kInitialPrior);
 }
 
 //===----------------------------------------------------------------------===//
@@ -691,6 +706,7 @@ RolloutInputs doppler::placement::learning::prepareRollout(
   w.selHeadTop = w.selHeadFeature + 2 * H * w.headHidden;
   w.selOutWeight = keep(network.selOut->weight.view({-1}));
   w.selOutBias = network.selOut->bias.item<float>();
+  w.deviceFeatures = network.config.deviceFeatureCount();
   w.plcDeviceWeight = transposed(network.plcDevice->weight);
   w.plcDeviceBias = keep(network.plcDevice->bias);
   const Tensor &plcW = network.plcHidden->weight;
@@ -702,6 +718,8 @@ RolloutInputs doppler::placement::learning::prepareRollout(
     w.selPrior = network.selPrior.item<float>();
     w.plcPrior = network.plcPrior.item<float>();
   }
+  if (network.config.joinFeature)
+    w.joinPrior = network.joinPrior.item<float>();
 
   NodeTables &t = in.tables;
   t.numNodes = graph.numNodes;
@@ -785,7 +803,7 @@ LossTerms doppler::placement::learning::computeEpisodeLoss(
   if (D >= 2 && T > 0) {
     Tensor features =
         torch::from_blob(const_cast<float *>(record.plcFeatures.data()),
-                         {T * D, kFeatureCount}, torch::kFloat32)
+                         {T * D, record.deviceFeatures}, torch::kFloat32)
             .clone();
     Tensor nodes = int64FromInt32(record.node);
     Tensor devices = int64FromInt32(record.device);
@@ -814,6 +832,9 @@ LossTerms doppler::placement::learning::computeEpisodeLoss(
     if (network.config.heuristicPrior)
       scores = scores + network.plcPrior *
                             indicator(T * D, record.plcPriorRows);
+    if (network.config.joinFeature && weights.joinPrior)
+      scores = scores + network.joinPrior *
+                            indicator(T * D, record.plcJoinRows);
     Tensor logp = torch::log_softmax(scores.view({T, D}), 1);
     if (weights.imitation != 0)
       imitation =
@@ -862,6 +883,7 @@ void doppler::placement::learning::writeNetwork(
   archive.write("config_shared", c10::IValue(int64_t(c.sharedEncoder)));
   archive.write("config_estimate", c10::IValue(int64_t(c.startEstimate)));
   archive.write("config_prior", c10::IValue(int64_t(c.heuristicPrior)));
+  archive.write("config_join", c10::IValue(int64_t(c.joinFeature)));
   for (const auto &item : network.named_parameters())
     archive.write(mangle(item.key()), item.value().detach());
 }
@@ -912,10 +934,13 @@ std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
       !readInt("config_shared", 0, 1, shared) ||
       !readInt("config_estimate", 0, 1, estimate))
     return std::nullopt;
-  // Added later: models written before it have no prior.
-  int64_t prior = 0;
+  // Added later: models written before them have neither.
+  int64_t prior = 0, join = 0;
   if (c10::IValue stored; archive.try_read("config_prior", stored) &&
                           !readInt("config_prior", 0, 1, prior))
+    return std::nullopt;
+  if (c10::IValue stored; archive.try_read("config_join", stored) &&
+                          !readInt("config_join", 0, 1, join))
     return std::nullopt;
   ModelConfig config;
   config.hiddenSize = static_cast<int32_t>(hidden);
@@ -926,6 +951,7 @@ std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
   config.sharedEncoder = shared != 0;
   config.startEstimate = static_cast<StartEstimate>(estimate);
   config.heuristicPrior = prior != 0;
+  config.joinFeature = join != 0;
   if (config.edgeNetwork == EdgeNetworkKind::Full && hidden > 512) {
     setError(error, source + ": hidden size " + std::to_string(hidden) +
                         " is too large for full edge matrices");

@@ -112,6 +112,8 @@ public:
   /// ModelConfig::heuristicPrior: the weight of the heuristic's choice in
   /// SEL's and PLC's scores ([1] each; undefined without the prior).
   torch::Tensor selPrior, plcPrior;
+  /// ModelConfig::joinFeature: the join-aware device's prior.
+  torch::Tensor joinPrior;
 };
 TORCH_MODULE(DualPolicyNetwork);
 
@@ -143,6 +145,9 @@ struct LossWeights {
   double entropy = 0;
   /// Per step (size N) when policyGradient != 0.
   std::vector<double> returns;
+  /// Whether the join-aware device's prior is part of the policy (the
+  /// trainer leaves it out of imitation episodes, rollout and loss alike).
+  bool joinPrior = true;
 };
 
 struct LossTerms {

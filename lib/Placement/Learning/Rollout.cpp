@@ -88,22 +88,24 @@ void columnStatistics(const float *table, int32_t width, ArrayView<NodeId> ids,
         1.0 / (std::sqrt(sumSquares[j] / count) + kStandardizeEpsilon));
 }
 
-/// Standardises the columns of a [rows][5] double block into floats.
-void standardizeSmall(const double *in, int32_t rows, float *out) {
-  for (int32_t j = 0; j < kFeatureCount; ++j) {
+/// Standardises the first `columns` columns of a [rows][inStride] double
+/// block into a [rows][columns] float block.
+void standardizeSmall(const double *in, int32_t rows, int32_t inStride,
+                      int32_t columns, float *out) {
+  for (int32_t j = 0; j < columns; ++j) {
     double sum = 0;
     for (int32_t r = 0; r < rows; ++r)
-      sum += in[r * kFeatureCount + j];
+      sum += in[r * inStride + j];
     double mean = sum / rows;
     double squares = 0;
     for (int32_t r = 0; r < rows; ++r) {
-      double d = in[r * kFeatureCount + j] - mean;
+      double d = in[r * inStride + j] - mean;
       squares += d * d;
     }
     double scale = 1.0 / (std::sqrt(squares / rows) + kStandardizeEpsilon);
     for (int32_t r = 0; r < rows; ++r)
-      out[r * kFeatureCount + j] =
-          static_cast<float>((in[r * kFeatureCount + j] - mean) * scale);
+      out[r * columns + j] =
+          static_cast<float>((in[r * inStride + j] - mean) * scale);
   }
 }
 
@@ -127,9 +129,10 @@ void standardizeRow(const float *x, const float *mean, const float *scale,
 
 } // namespace
 
-void EpisodeRecord::clear(int32_t nodes, int32_t devices) {
+void EpisodeRecord::clear(int32_t nodes, int32_t devices, int32_t features) {
   numNodes = nodes;
   numDevices = devices;
+  deviceFeatures = features;
   node.clear();
   device.clear();
   selStep.clear();
@@ -142,6 +145,7 @@ void EpisodeRecord::clear(int32_t nodes, int32_t devices) {
   plcFeatures.clear();
   plcTeacherRows.clear();
   plcPriorRows.clear();
+  plcJoinRows.clear();
   selDecisions = selMatches = plcDecisions = plcMatches = 0;
 }
 
@@ -239,8 +243,9 @@ void RolloutEngine::scoreDevices(NodeId v, int32_t numDevices,
   const float *nodeTerm = tables.plcNodeTerm + static_cast<size_t>(v) * K;
   for (int32_t d = 0; d < numDevices; ++d) {
     std::copy(w.plcDeviceBias, w.plcDeviceBias + H, hidden_.begin());
-    accumulateVectorMatrix(&deviceFeatures_[d * kFeatureCount], kFeatureCount,
-                           w.plcDeviceWeight, H, hidden_.data());
+    accumulateVectorMatrix(&deviceFeatures_[d * w.deviceFeatures],
+                           w.deviceFeatures, w.plcDeviceWeight, H,
+                           hidden_.data());
     for (float &x : hidden_)
       x = leaky(x);
     std::copy(nodeTerm, nodeTerm + K, preActivation_.begin());
@@ -261,14 +266,15 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
                         const RolloutOptions &options, Random &random,
                         EpisodeRecord *record, std::vector<StepTrace> *trace) {
   const int32_t N = graph.numNodes(), D = numDevices, H = weights.hidden;
+  const int32_t F = weights.deviceFeatures;
   env.reset(graph, D, estimate);
   if (record)
-    record->clear(N, D);
+    record->clear(N, D, F);
   if (trace)
     trace->clear();
   deviceSums_.assign(static_cast<size_t>(D) * H, 0.0);
-  rawDeviceFeatures_.resize(static_cast<size_t>(D) * kFeatureCount);
-  deviceFeatures_.resize(static_cast<size_t>(D) * kFeatureCount);
+  rawDeviceFeatures_.resize(static_cast<size_t>(D) * kNumDeviceFeatures);
+  deviceFeatures_.resize(static_cast<size_t>(D) * F);
   const bool explore = options.epsilon > 0;
 
   for (int32_t step = 0; step < N; ++step) {
@@ -292,8 +298,8 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
         for (int32_t f = 0; f < kFeatureCount; ++f)
           rawCandidateFeatures_[c * kFeatureCount + f] =
               tables.features[candidates[c] * kFeatureCount + f];
-      standardizeSmall(rawCandidateFeatures_.data(), count,
-                       candidateFeatures_.data());
+      standardizeSmall(rawCandidateFeatures_.data(), count, kFeatureCount,
+                       kFeatureCount, candidateFeatures_.data());
       // The critical-path heuristic's pick: the largest b-level, the
       // oldest candidate among equals (placeCriticalPath).
       int32_t heuristicPick = 0;
@@ -348,17 +354,33 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
     DeviceId device = 0;
     if (D >= 2) {
       env.deviceFeatures(v, rawDeviceFeatures_.data());
-      standardizeSmall(rawDeviceFeatures_.data(), D, deviceFeatures_.data());
+      standardizeSmall(rawDeviceFeatures_.data(), D, kNumDeviceFeatures, F,
+                       deviceFeatures_.data());
       // The heuristic's device: the smallest est, the lowest id among equals.
       DeviceId heuristicDevice = 0;
       for (int32_t d = 1; d < D; ++d)
-        if (rawDeviceFeatures_[d * kFeatureCount + kEarliestStartFeature] <
-            rawDeviceFeatures_[heuristicDevice * kFeatureCount +
+        if (rawDeviceFeatures_[d * kNumDeviceFeatures + kEarliestStartFeature] <
+            rawDeviceFeatures_[heuristicDevice * kNumDeviceFeatures +
                                kEarliestStartFeature])
           heuristicDevice = d;
+      // The join-aware device: the smallest est + join split (lowest id
+      // among equals), when the model reads the split.
+      DeviceId joinDevice = -1;
+      if (F > kJoinSplitFeature) {
+        auto joinStart = [&](int32_t d) {
+          const double *row = &rawDeviceFeatures_[d * kNumDeviceFeatures];
+          return row[kEarliestStartFeature] + row[kJoinSplitFeature];
+        };
+        joinDevice = 0;
+        for (int32_t d = 1; d < D; ++d)
+          if (joinStart(d) < joinStart(joinDevice))
+            joinDevice = d;
+      }
       auto score = [&] {
         scoreDevices(v, D, weights, tables);
         scores_[heuristicDevice] += weights.plcPrior;
+        if (joinDevice >= 0)
+          scores_[joinDevice] += weights.joinPrior;
       };
       if (explore && random.uniform() < options.epsilon) {
         device = static_cast<DeviceId>(random.below(D));
@@ -374,19 +396,21 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
       if (record) {
         double best = std::numeric_limits<double>::infinity();
         for (int32_t d = 0; d < D; ++d)
-          best = std::min(best, rawDeviceFeatures_[d * kFeatureCount +
+          best = std::min(best, rawDeviceFeatures_[d * kNumDeviceFeatures +
                                                    kEarliestStartFeature]);
         bool match = false;
         for (int32_t d = 0; d < D; ++d)
-          if (rawDeviceFeatures_[d * kFeatureCount + kEarliestStartFeature] ==
-              best) {
+          if (rawDeviceFeatures_[d * kNumDeviceFeatures +
+                                 kEarliestStartFeature] == best) {
             record->plcTeacherRows.push_back(step * D + d);
             match |= d == device;
           }
         record->plcPriorRows.push_back(step * D + heuristicDevice);
+        if (joinDevice >= 0)
+          record->plcJoinRows.push_back(step * D + joinDevice);
         record->plcFeatures.insert(record->plcFeatures.end(),
                                    deviceFeatures_.begin(),
-                                   deviceFeatures_.begin() + D * kFeatureCount);
+                                   deviceFeatures_.begin() + D * F);
         ++record->plcDecisions;
         record->plcMatches += match;
       }

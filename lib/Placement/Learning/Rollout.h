@@ -24,7 +24,7 @@
 
 namespace doppler::placement::learning {
 
-constexpr int32_t kFeatureCount = 5; // node features and device features
+constexpr int32_t kFeatureCount = 5; // node features (METHOD section 3)
 constexpr float kLeakySlope = 0.1f;
 constexpr double kStandardizeEpsilon = 1e-6;
 
@@ -42,7 +42,9 @@ struct ScorerWeights {
   const float *selHeadTop = nullptr;
   const float *selOutWeight = nullptr;
   float selOutBias = 0;
-  // PLC: device MLP [5][H] + [H]; head input blocks [H][K]; output [K].
+  // PLC: device MLP [F][H] + [H] over the first F device features
+  // (ModelConfig::deviceFeatureCount()); head input blocks [H][K]; output [K].
+  int32_t deviceFeatures = kNumMethodDeviceFeatures; // F
   const float *plcDeviceWeight = nullptr;
   const float *plcDeviceBias = nullptr;
   const float *plcHeadDevice = nullptr;
@@ -53,6 +55,9 @@ struct ScorerWeights {
   // heuristic's candidate and device.
   float selPrior = 0;
   float plcPrior = 0;
+  // ModelConfig::joinFeature (0 without it): added to the score of the
+  // join-aware device, the smallest est(v, d) + join split(v, d).
+  float joinPrior = 0;
 };
 
 /// Per-node tables of one graph (rows = nodes).
@@ -86,14 +91,16 @@ struct EpisodeRecord {
   std::vector<int32_t> selPriorRows;    // the heuristic's row, per segment
 
   // PLC rows: step * D + device, for every step (only when D >= 2).
-  std::vector<float> plcFeatures;       // [steps][D][5], standardised
+  int32_t deviceFeatures = 0;           // F
+  std::vector<float> plcFeatures;       // [steps][D][F], standardised
   std::vector<int32_t> plcTeacherRows;  // rows the teacher would pick
   std::vector<int32_t> plcPriorRows;    // the heuristic's row, per step
+  std::vector<int32_t> plcJoinRows;     // the join-aware device's row
 
   int32_t selDecisions = 0, selMatches = 0;
   int32_t plcDecisions = 0, plcMatches = 0;
 
-  void clear(int32_t nodes, int32_t devices);
+  void clear(int32_t nodes, int32_t devices, int32_t features);
   int32_t numSelSegments() const {
     return static_cast<int32_t>(selStep.size());
   }
@@ -146,8 +153,8 @@ private:
   std::vector<float> bottomMean_, bottomScale_, topMean_, topScale_;
   std::vector<float> hidden_, preActivation_;
   std::vector<float> scores_;
-  std::vector<double> rawDeviceFeatures_; // [D][5]
-  std::vector<float> deviceFeatures_;     // [D][5], standardised
+  std::vector<double> rawDeviceFeatures_; // [D][kNumDeviceFeatures]
+  std::vector<float> deviceFeatures_;     // [D][F], standardised
   std::vector<double> deviceSums_;        // [D][H]
   std::vector<float> deviceSumsStd_;      // [D][H]
   std::vector<double> probabilities_;

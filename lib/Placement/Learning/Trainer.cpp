@@ -192,6 +192,9 @@ private:
   std::vector<double> criticalPath_;
   std::vector<int32_t> evaluationPairs_;
   std::unique_ptr<torch::optim::Adam> optimizer_;
+  /// Adam over the network; with priorLearningRateScale != 1 the prior
+  /// scalars form a second parameter group.
+  void makeOptimizer();
   PlacementEnvironment environment_;
   RolloutEngine engine_;
   EpisodeRecord record_;
@@ -298,8 +301,7 @@ bool TrainingSession::Impl::initialize(std::string *error) {
       torch::manual_seed(options.seed);
       network = DualPolicyNetwork(options.model);
     }
-    optimizer_ = std::make_unique<torch::optim::Adam>(
-        network->parameters(), torch::optim::AdamOptions(1e-3));
+    makeOptimizer();
   }
   skipEmptyStages();
 
@@ -366,8 +368,12 @@ TrainingSession::Impl::runEpisode(std::string *error) {
       static_cast<double>(stageEpisode_) / static_cast<double>(stage.episodes);
   const double learningRate = stage.learningRate * (1 - progress);
   const double epsilon = stage.epsilon * (1 - progress);
-  for (auto &group : optimizer_->param_groups())
-    static_cast<torch::optim::AdamOptions &>(group.options()).lr(learningRate);
+  auto &groups = optimizer_->param_groups();
+  for (size_t g = 0; g < groups.size(); ++g)
+    static_cast<torch::optim::AdamOptions &>(groups[g].options())
+        .lr(g == 0 || stage.stage == TrainingStage::Imitation
+                ? learningRate
+                : learningRate * options.priorLearningRateScale);
 
   const int32_t pair =
       pairs_.size() == 1
@@ -381,6 +387,13 @@ TrainingSession::Impl::runEpisode(std::string *error) {
   network->train();
   EncodedGraph encoded = encodeGraph(*network, tensors);
   RolloutInputs inputs = prepareRollout(*network, encoded, tensors);
+  // Imitation episodes leave the join-aware prior out: imitating the
+  // critical-path heuristic says nothing about how far to trust the other
+  // heuristic (and would teach the network to cancel it), so reinforcement
+  // alone sets it, starting from equal trust.
+  const bool imitation = stage.stage == TrainingStage::Imitation;
+  if (imitation)
+    inputs.weights.joinPrior = 0;
   RolloutOptions rollout;
   rollout.epsilon = epsilon;
   rollout.sample = options.sampleActions;
@@ -437,6 +450,7 @@ TrainingSession::Impl::runEpisode(std::string *error) {
   weights.imitation = stage.imitationWeight;
   weights.policyGradient = stage.policyGradientWeight;
   weights.entropy = stage.entropyWeight;
+  weights.joinPrior = !imitation;
   if (weights.policyGradient != 0) {
     const int32_t steps = graph.numNodes();
     weights.returns.resize(steps);
@@ -467,6 +481,12 @@ TrainingSession::Impl::runEpisode(std::string *error) {
   stats.graph = options.graphs[p.graph].name;
   stats.devices = p.devices;
   stats.makespan = cost;
+  if (network->config.heuristicPrior) {
+    stats.selectionPrior = network->selPrior.item<double>();
+    stats.placementPrior = network->plcPrior.item<double>();
+  }
+  if (network->config.joinFeature)
+    stats.joinPrior = network->joinPrior.item<double>();
   if (cost < bestCost_[pair]) {
     bestCost_[pair] = cost;
     ArrayView<DeviceId> placed = environment_.assignment();
@@ -573,6 +593,12 @@ void TrainingSession::Impl::writeLog(const EpisodeStats &s) {
                          {"lr", s.learningRate},
                          {"epsilon", s.epsilon},
                          {"seconds", s.seconds}};
+  if (!std::isnan(s.selectionPrior)) {
+    line["sel_prior"] = s.selectionPrior;
+    line["plc_prior"] = s.placementPrior;
+  }
+  if (!std::isnan(s.joinPrior))
+    line["join_prior"] = s.joinPrior;
   log_ << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
        << "\n";
   log_.flush();
@@ -613,6 +639,9 @@ std::string TrainingSession::Impl::fingerprint() const {
   for (const StageOptions &s : options.stages)
     text += std::string(" ") + stageName(s.stage) + ":" +
             std::to_string(s.episodes);
+  // One parameter group or two: the optimizer state must match.
+  if (options.priorLearningRateScale != 1.0)
+    text += "; prior-lr-scale " + std::to_string(options.priorLearningRateScale);
   return text;
 }
 
@@ -665,6 +694,23 @@ bool TrainingSession::Impl::saveCheckpoint(std::string *error) {
   }
 }
 
+void TrainingSession::Impl::makeOptimizer() {
+  if (options.priorLearningRateScale == 1.0) {
+    optimizer_ = std::make_unique<torch::optim::Adam>(
+        network->parameters(), torch::optim::AdamOptions(1e-3));
+    return;
+  }
+  std::vector<torch::Tensor> weights, priors;
+  for (const auto &item : network->named_parameters())
+    (item.key().find("Prior") != std::string::npos ? priors : weights)
+        .push_back(item.value());
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(weights);
+  groups.emplace_back(priors);
+  optimizer_ = std::make_unique<torch::optim::Adam>(
+      groups, torch::optim::AdamOptions(1e-3));
+}
+
 bool TrainingSession::Impl::restore(std::string *error) {
   const std::string &path = options.checkpointPath;
   torch::serialize::InputArchive archive;
@@ -686,8 +732,7 @@ bool TrainingSession::Impl::restore(std::string *error) {
   if (!loaded)
     return false;
   network = std::move(*loaded);
-  optimizer_ = std::make_unique<torch::optim::Adam>(
-      network->parameters(), torch::optim::AdamOptions(1e-3));
+  makeOptimizer();
   torch::serialize::InputArchive optimizerArchive;
   archive.read("optimizer", optimizerArchive);
   optimizer_->load(optimizerArchive);

@@ -60,6 +60,21 @@ struct DOPPLER_LEARNING_API ModelConfig {
   /// heuristic would pick. Imitation makes it large, so greedy rollouts
   /// start out as the heuristic; reinforcement learns where to leave it.
   bool heuristicPrior = false;
+  /// PLC also reads the join-split device feature (kJoinSplitFeature in
+  /// Environment.h): the forward transfer cost of placing a node away from
+  /// the already-placed inputs of its successors. With it comes a second
+  /// learned prior, on the *join-aware* device (smallest est + split). It
+  /// starts at twice the critical-path prior's start and only
+  /// reinforcement moves it: imitation episodes leave it out, so imitation
+  /// trains the network on the heuristic alone and RL then weighs the two
+  /// heuristics against each other. Off: the five device features of
+  /// METHOD section 4 (and the default model).
+  bool joinFeature = false;
+
+  /// Device features PLC reads: 5, or 6 with joinFeature.
+  int32_t deviceFeatureCount() const noexcept {
+    return joinFeature ? 6 : 5;
+  }
 
   /// The reference architecture: two encoders with full edge matrices.
   static ModelConfig reference() noexcept;
@@ -67,14 +82,15 @@ struct DOPPLER_LEARNING_API ModelConfig {
   /// heuristic prior.
   static ModelConfig slim() noexcept;
   /// "hidden=128 head=64 rounds=6 edge=low-rank/8 encoders=shared
-  /// estimate=earliest-start prior=off".
+  /// estimate=earliest-start prior=off join=off".
   std::string describe() const;
 };
 
 /// Parses "reference", "slim" (= "default"), optionally followed by
 /// ",key=value" overrides: hidden, head, rounds, edge (full | low-rank),
 /// rank, shared (0 | 1), estimate (earliest-start | device-load),
-/// prior (0 | 1: ModelConfig::heuristicPrior).
+/// prior (0 | 1: ModelConfig::heuristicPrior), join (0 | 1:
+/// ModelConfig::joinFeature).
 /// Example: "slim,rank=16,rounds=4".
 DOPPLER_LEARNING_API std::optional<ModelConfig>
 parseModelConfig(const std::string &text, std::string *error) noexcept;

@@ -42,6 +42,7 @@
 #include "Doppler/Placement/Simulator.h"
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -161,6 +162,12 @@ struct TrainerOptions {
   /// `regressionWeight` times. 1: the geometric-mean ratio; larger values
   /// prefer policies that rarely lose to the heuristic.
   double regressionWeight = 1.0;
+  /// The heuristic priors' (selPrior, plcPrior, joinPrior) learning rate in
+  /// RL stages, as a multiple of the stage's. Adam moves a scalar by about its
+  /// learning rate per update, so at 1 a few hundred RL updates cannot
+  /// undo an imitated prior of ~4; a larger factor lets RL decide how far
+  /// to trust each heuristic (per-graph training).
+  double priorLearningRateScale = 1.0;
 
   /// Cost of real-rl episodes; required when a real-rl stage is present.
   CostOracle *realOracle = nullptr;
@@ -184,6 +191,11 @@ struct EpisodeStats {
   double learningRate = 0;
   double epsilon = 0;
   double seconds = 0;        ///< wall time of this episode
+  /// The heuristic priors after this episode's update (ModelConfig::
+  /// heuristicPrior / joinFeature; NaN where the model has none).
+  double selectionPrior = std::numeric_limits<double>::quiet_NaN();
+  double placementPrior = std::numeric_limits<double>::quiet_NaN();
+  double joinPrior = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct EvaluationStats {
