@@ -138,6 +138,63 @@ TEST(TrainerTest, SameSeedSameModel) {
   EXPECT_FALSE(sameParameters(*a, *c));
 }
 
+TEST(TrainerTest, JoinPriorStartAndFastPriorsSurviveAResume) {
+  // The join-aware prior: imitation leaves it alone, RL picks its start
+  // and moves it (here 20 times faster than the rest). Interrupted right
+  // at the end of imitation and resumed, the run ends where an
+  // uninterrupted one does.
+  auto options = [](const std::string &checkpoint) {
+    TrainerOptions run = smallRun(6);
+    run.model.heuristicPrior = true;
+    run.model.joinFeature = true;
+    run.priorLearningRateScale = 20;
+    run.sampleActions = true;
+    run.checkpointPath = checkpoint;
+    run.checkpointEvery = 0;
+    return run;
+  };
+  std::string error;
+  auto uninterrupted =
+      TrainingSession::create(options(tempPath("join-straight.ckpt")), &error);
+  ASSERT_TRUE(uninterrupted) << error;
+  const float start =
+      uninterrupted->currentPolicy()->impl().network->joinPrior.item<float>();
+  for (int i = 0; i < 12; ++i)
+    ASSERT_TRUE(uninterrupted->runEpisode(&error)) << error;
+  EXPECT_EQ(
+      uninterrupted->currentPolicy()->impl().network->joinPrior.item<float>(),
+      start);
+  while (!uninterrupted->finished())
+    ASSERT_TRUE(uninterrupted->runEpisode(&error)) << error;
+  EXPECT_NE(
+      uninterrupted->currentPolicy()->impl().network->joinPrior.item<float>(),
+      start);
+
+  TrainerOptions interrupted = options(tempPath("join-interrupted.ckpt"));
+  {
+    auto session = TrainingSession::create(interrupted, &error);
+    ASSERT_TRUE(session) << error;
+    for (int i = 0; i < 12; ++i)
+      ASSERT_TRUE(session->runEpisode(&error)) << error;
+    ASSERT_TRUE(session->saveCheckpoint(&error)) << error;
+  }
+  interrupted.resume = true;
+  auto resumed = TrainingSession::create(interrupted, &error);
+  ASSERT_TRUE(resumed) << error;
+  while (!resumed->finished())
+    ASSERT_TRUE(resumed->runEpisode(&error)) << error;
+  EXPECT_TRUE(sameParameters(*uninterrupted->currentPolicy(),
+                             *resumed->currentPolicy()));
+
+  // Another prior learning rate is another setup: its checkpoint is refused.
+  TrainerOptions other = options(interrupted.checkpointPath);
+  other.priorLearningRateScale = 1;
+  other.resume = true;
+  EXPECT_FALSE(TrainingSession::create(other, &error));
+  EXPECT_NE(error.find("different training setup"), std::string::npos)
+      << error;
+}
+
 TEST(TrainerTest, ResumedRunEqualsUninterruptedRun) {
   std::string error;
   TrainerOptions straight = smallRun(5);

@@ -48,8 +48,6 @@ Tensor int64Tensor(const std::vector<int64_t> &values) {
 Tensor int64FromInt32(const std::vector<int32_t> &values) {
   return int32Tensor(values).to(torch::kInt64);
 }
-/// ModelConfig::heuristicPrior: the weight both priors start with.
-constexpr float kInitialPrior = 4.0f;
 
 /// [size] floats: 1 at `positions`, 0 elsewhere.
 Tensor indicator(int64_t size, const std::vector<int32_t> &positions) {
@@ -744,6 +742,12 @@ LossTerms doppler::placement::learning::computeEpisodeLoss(
   Tensor policy = torch::zeros({});
   Tensor negativeEntropy = torch::zeros({});
   LossTerms terms;
+  // sum p log p; without an entropy bonus only its value is logged, so it
+  // stays out of the backward pass.
+  auto entropyTerm = [&](const Tensor &logp) {
+    Tensor x = weights.entropy != 0 ? logp : logp.detach();
+    return (x.exp() * x).sum();
+  };
 
   // SEL: every step that had a choice, all candidates at once.
   const int64_t segments = record.numSelSegments();
@@ -794,7 +798,7 @@ LossTerms doppler::placement::learning::computeEpisodeLoss(
                              .clone())
                    .sum();
     }
-    negativeEntropy = negativeEntropy + (logp.exp() * logp).sum();
+    negativeEntropy = negativeEntropy + entropyTerm(logp);
     terms.decisions += static_cast<int32_t>(segments);
   }
 
@@ -853,7 +857,7 @@ LossTerms doppler::placement::learning::computeEpisodeLoss(
                              .clone())
                    .sum();
     }
-    negativeEntropy = negativeEntropy + (logp.exp() * logp).sum();
+    negativeEntropy = negativeEntropy + entropyTerm(logp);
     terms.decisions += static_cast<int32_t>(T);
   }
 

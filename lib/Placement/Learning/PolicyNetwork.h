@@ -24,6 +24,10 @@
 
 namespace doppler::placement::learning {
 
+/// ModelConfig::heuristicPrior: the weight both critical-path priors start
+/// with.
+constexpr float kInitialPrior = 4.0f;
+
 /// Constant per-graph inputs of the network; built once per graph.
 struct GraphTensors {
   int32_t numNodes = 0;
