@@ -175,6 +175,24 @@ void BM_SimulationRLEpisodeNoPrior(benchmark::State &state) {
 }
 BENCHMARK(BM_SimulationRLEpisodeNoPrior)->Unit(benchmark::kMillisecond);
 
+/// The per-graph recipe's architecture (scripts/train_per_graph.sh): the
+/// default plus the join-split feature and the join-aware prior.
+ModelConfig slimWithJoin() {
+  ModelConfig config = ModelConfig::slim();
+  config.joinFeature = true;
+  return config;
+}
+
+void BM_ImitationEpisodeJoin(benchmark::State &state) {
+  trainingEpisode(state, TrainingStage::Imitation, slimWithJoin());
+}
+BENCHMARK(BM_ImitationEpisodeJoin)->Unit(benchmark::kMillisecond);
+
+void BM_SimulationRLEpisodeJoin(benchmark::State &state) {
+  trainingEpisode(state, TrainingStage::SimulationRL, slimWithJoin());
+}
+BENCHMARK(BM_SimulationRLEpisodeJoin)->Unit(benchmark::kMillisecond);
+
 void BM_SimulationRLEpisodeReference(benchmark::State &state) {
   trainingEpisode(state, TrainingStage::SimulationRL, ModelConfig::reference());
 }
