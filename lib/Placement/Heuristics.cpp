@@ -63,6 +63,28 @@ std::vector<DeviceId> placeCriticalPath(const Graph &graph,
   return {placed.begin(), placed.end()};
 }
 
+std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices) {
+  const std::vector<double> bottom = computeBottomLevels(graph).value;
+  PlacementEnvironment env;
+  env.reset(graph, numDevices, StartEstimate::EarliestStart);
+  std::vector<double> start(numDevices), split(numDevices);
+  while (!env.done()) {
+    NodeId picked = -1;
+    for (NodeId v : env.candidates())
+      if (picked < 0 || bottom[v] > bottom[picked])
+        picked = v;
+    env.earliestStarts(picked, start.data());
+    env.joinSplitCosts(picked, split.data());
+    DeviceId device = 0;
+    for (DeviceId d = 1; d < numDevices; ++d)
+      if (start[d] + split[d] < start[device] + split[device])
+        device = d;
+    env.step(picked, device);
+  }
+  ArrayView<DeviceId> placed = env.assignment();
+  return {placed.begin(), placed.end()};
+}
+
 std::vector<DeviceId> placeCriticalPathReference(const Graph &graph,
                                                  int32_t numDevices,
                                                  uint64_t seed) {
@@ -231,6 +253,7 @@ enum class HeuristicKind {
   Random,
   Single,
   CriticalPathReference,
+  JoinAware,
 };
 
 struct HeuristicEntry {
@@ -241,6 +264,7 @@ struct HeuristicEntry {
 // The order of the --help listing.
 constexpr HeuristicEntry kHeuristics[] = {
     {"critical-path", HeuristicKind::CriticalPath},
+    {"join-aware", HeuristicKind::JoinAware},
     {"heft", HeuristicKind::Heft},
     {"round-robin", HeuristicKind::RoundRobin},
     {"random", HeuristicKind::Random},
@@ -266,6 +290,8 @@ public:
     switch (entry_.kind) {
     case HeuristicKind::CriticalPath:
       return placeCriticalPath(graph, numDevices, options_.estimate);
+    case HeuristicKind::JoinAware:
+      return placeJoinAware(graph, numDevices);
     case HeuristicKind::Heft:
       return placeHeft(graph, numDevices);
     case HeuristicKind::RoundRobin:

@@ -55,8 +55,9 @@ implement), node ids in op order.
 options:
   --devices D              number of devices (>= 1); required
   --policy NAME            critical-path (default), doppler (the learned
-                           dual policy; loads LibTorch), heft, round-robin,
-                           random, single, critical-path-reference
+                           dual policy; loads LibTorch), join-aware, heft,
+                           round-robin, random, single,
+                           critical-path-reference
   --seed S                 seed of random, critical-path-reference, the
                            learned policy's sampling and the refinement
                            (default 0)

@@ -71,8 +71,8 @@ TEST(HeuristicsTest, SeededRandomIsReproducibleAndInRange) {
 
 TEST(HeuristicsTest, FactoryKnowsEveryNameAndExplainsUnknownOnes) {
   const std::vector<std::string> &names = heuristicPolicyNames();
-  EXPECT_EQ(names, (std::vector<std::string>{"critical-path", "heft",
-                                             "round-robin", "random",
+  EXPECT_EQ(names, (std::vector<std::string>{"critical-path", "join-aware",
+                                             "heft", "round-robin", "random",
                                              "single",
                                              "critical-path-reference"}));
   for (const std::string &name : names) {
@@ -82,8 +82,9 @@ TEST(HeuristicsTest, FactoryKnowsEveryNameAndExplainsUnknownOnes) {
   }
   std::string error;
   EXPECT_FALSE(createPolicy("cp", {}, &error));
-  EXPECT_EQ(error, "unknown policy 'cp' (valid: critical-path, heft, "
-                   "round-robin, random, single, critical-path-reference)");
+  EXPECT_EQ(error, "unknown policy 'cp' (valid: critical-path, join-aware, "
+                   "heft, round-robin, random, single, "
+                   "critical-path-reference)");
 }
 
 TEST(HeuristicsTest, PoliciesRejectNoDevices) {
@@ -158,6 +159,27 @@ TEST(HeuristicsTest, CriticalPathKeepsChainsTogether) {
   EXPECT_EQ(placed, (std::vector<DeviceId>{0, 0, 0, 1, 1, 1}));
   Simulator simulator(graph, 2);
   EXPECT_EQ(simulator.run(placed), 30);
+}
+
+TEST(HeuristicsTest, JoinAwareKeepsAJoinsInputsTogether) {
+  // Two sources with dear outputs (m = 40 > c = 10) joined by one sink.
+  // Critical path spreads the sources (each starts at 0 on its own device)
+  // and the join waits for a transfer; join-aware puts the second source
+  // with the first: 10 later, but no transfer.
+  GraphBuilder builder;
+  builder.addNode(10, 40); // 0
+  builder.addNode(10, 40); // 1
+  builder.addNode(1, 1);   // 2 = join(0, 1)
+  builder.addEdge(0, 2);
+  builder.addEdge(1, 2);
+  Graph graph = *builder.build();
+  Simulator simulator(graph, 2);
+  std::vector<DeviceId> spread = placeCriticalPath(graph, 2);
+  EXPECT_NE(spread[0], spread[1]);
+  EXPECT_EQ(simulator.run(spread), 10 + 40 + 1);
+  std::vector<DeviceId> joined = placeJoinAware(graph, 2);
+  EXPECT_EQ(joined, (std::vector<DeviceId>{0, 0, 0}));
+  EXPECT_EQ(simulator.run(joined), 10 + 10 + 1);
 }
 
 TEST(HeuristicsTest, CriticalPathFollowsLargestBottomLevel) {

@@ -7,6 +7,13 @@
 //                            first); PLC: the device with the smallest
 //                            est(v, d) (lowest id among equals).
 //                            Deterministic.
+//   join-aware               SEL as critical-path; PLC: the device with the
+//                            smallest est(v, d) + join split(v, d) (what v's
+//                            successors will wait for if their inputs end
+//                            up apart; PlacementEnvironment::joinSplitCosts),
+//                            lowest id among equals. Deterministic. Not in
+//                            METHOD: the join-aware prior of the learned
+//                            policy (ModelConfig::joinFeature) as a rule.
 //   critical-path-reference  The reference code's version, slip included: it
 //                            picks uniformly among the *first k* candidates
 //                            of its list (k = how many candidates share the
@@ -94,6 +101,7 @@ placeWithPolicy(std::string_view name, const Graph &graph, int32_t numDevices,
 std::vector<DeviceId>
 placeCriticalPath(const Graph &graph, int32_t numDevices,
                   StartEstimate estimate = StartEstimate::EarliestStart);
+std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices);
 std::vector<DeviceId> placeCriticalPathReference(const Graph &graph,
                                                  int32_t numDevices,
                                                  uint64_t seed);

@@ -82,9 +82,10 @@ def DopplerPlacePass : Pass<"doppler-place", "::mlir::ModuleOp"> {
     Policies: doppler (default: the learned dual policy of METHOD.md
     section 5 with the model embedded in libDopplerLearning.so, or `model`;
     greedy, or the best of `samples` rollouts by the simulator),
-    critical-path, heft, round-robin, random, single,
-    critical-path-reference (the reference code's variant, for
-    comparisons). The learned policy loads LibTorch on first use (about
+    critical-path, join-aware (critical-path that also weighs the
+    transfers a join waits for when its inputs are apart), heft,
+    round-robin, random, single, critical-path-reference (the reference
+    code's variant, for comparisons). The learned policy loads LibTorch on first use (about
     0.7 s); the heuristics need no LibTorch.
 
     ```mlir
