@@ -43,6 +43,21 @@ double SeededRandom::uniform() {
 // The policies as functions
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Critical-path SEL: the candidate with the largest b-level. Among equal
+/// b-levels the oldest candidate wins: it has been ready longest, as a FIFO
+/// engine would serve it (clearly better than lowest id on the reference
+/// graphs, e.g. 13.0e12 vs 17.0e12 on chain_mm).
+NodeId largestBottomLevel(const PlacementEnvironment &env,
+                          const std::vector<double> &bottom) {
+  NodeId picked = -1;
+  for (NodeId v : env.candidates())
+    if (picked < 0 || bottom[v] > bottom[picked])
+      picked = v;
+  return picked;
+}
+} // namespace
+
 std::vector<DeviceId> placeCriticalPath(const Graph &graph,
                                         int32_t numDevices,
                                         StartEstimate estimate) {
@@ -50,13 +65,7 @@ std::vector<DeviceId> placeCriticalPath(const Graph &graph,
   PlacementEnvironment env;
   env.reset(graph, numDevices, estimate);
   while (!env.done()) {
-    // Among equal b-levels the oldest candidate wins: it has been ready
-    // longest, as a FIFO engine would serve it (clearly better than lowest
-    // id on the reference graphs, e.g. 13.0e12 vs 17.0e12 on chain_mm).
-    NodeId picked = -1;
-    for (NodeId v : env.candidates())
-      if (picked < 0 || bottom[v] > bottom[picked])
-        picked = v;
+    NodeId picked = largestBottomLevel(env, bottom);
     env.step(picked, env.earliestDevice(picked));
   }
   ArrayView<DeviceId> placed = env.assignment();
@@ -69,10 +78,7 @@ std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices) {
   env.reset(graph, numDevices, StartEstimate::EarliestStart);
   std::vector<double> start(numDevices), split(numDevices);
   while (!env.done()) {
-    NodeId picked = -1;
-    for (NodeId v : env.candidates())
-      if (picked < 0 || bottom[v] > bottom[picked])
-        picked = v;
+    NodeId picked = largestBottomLevel(env, bottom);
     env.earliestStarts(picked, start.data());
     env.joinSplitCosts(picked, split.data());
     DeviceId device = 0;

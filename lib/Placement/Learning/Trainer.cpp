@@ -182,6 +182,8 @@ private:
   /// ModelConfig::joinFeature, when reinforcement follows imitation: start
   /// RL from whichever join-aware prior gives the best greedy placements.
   void chooseJoinPriorStart();
+  /// The greedy policy on the evaluation pairs (no bookkeeping).
+  EvaluationStats evaluateGreedy();
   std::string fingerprint() const;
   Simulator &simulatorFor(int32_t pair);
   double criticalPathMakespan(int32_t pair);
@@ -555,16 +557,7 @@ void TrainingSession::Impl::chooseJoinPriorStart() {
       torch::NoGradGuard noGrad;
       network->joinPrior.fill_(value);
     }
-    double logSum = 0, regressionSum = 0;
-    for (int32_t pair : evaluationPairs_) {
-      double logRatio =
-          std::log(greedyMakespan(pair) / criticalPathMakespan(pair));
-      logSum += logRatio;
-      regressionSum += std::max(logRatio, 0.0);
-    }
-    const double score =
-        (logSum + (options.regressionWeight - 1) * regressionSum) /
-        static_cast<double>(evaluationPairs_.size());
+    const double score = evaluateGreedy().selectionScore;
     tried.push_back({{"join_prior", value}, {"selection_score", score}});
     if (score < bestScore) {
       bestScore = score;
@@ -580,7 +573,7 @@ void TrainingSession::Impl::chooseJoinPriorStart() {
   }
 }
 
-std::optional<EvaluationStats> TrainingSession::Impl::evaluate() {
+EvaluationStats TrainingSession::Impl::evaluateGreedy() {
   double logSum = 0, regressionSum = 0;
   int32_t noWorse = 0;
   for (int32_t pair : evaluationPairs_) {
@@ -597,6 +590,11 @@ std::optional<EvaluationStats> TrainingSession::Impl::evaluate() {
   stats.noWorseFraction = static_cast<double>(noWorse) / stats.pairs;
   stats.selectionScore =
       (logSum + (options.regressionWeight - 1) * regressionSum) / stats.pairs;
+  return stats;
+}
+
+std::optional<EvaluationStats> TrainingSession::Impl::evaluate() {
+  EvaluationStats stats = evaluateGreedy();
   if (stats.selectionScore < bestScore_) {
     bestScore_ = stats.selectionScore;
     if (!best)
