@@ -12,7 +12,8 @@
 // x_baseline: time per iteration over the environment episode alone
 // (BM_EnvironmentEpisode), or for the 10k placement over the critical-path
 // heuristic on the same graph.
-// The torch work is single-threaded (see DualPolicy.h).
+// The torch work is single-threaded (see DualPolicy.h). The heap keeps freed
+// memory, as in doppler-train (keepFreedMemoryForTraining).
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +35,8 @@
 using namespace doppler::placement;
 
 namespace {
+
+const bool kKeepFreedMemory = (keepFreedMemoryForTraining(), true);
 
 const Graph &graph200() {
   static const Graph graph = [] {

@@ -637,6 +637,7 @@ int train(const Arguments &args) {
 } // namespace
 
 int main(int argc, char **argv) {
+  keepFreedMemoryForTraining();
   Arguments args = parseArguments(argc, argv);
   if (!args.writeGenerated.empty())
     return writeGenerated(args);

@@ -13,6 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
+#if defined(__linux__)
+#include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -95,6 +98,15 @@ SimulatorCostOracle::measure(const Graph &graph, ArrayView<DeviceId> assignment,
 
 const char *SimulatorCostOracle::costSource() const noexcept {
   return options_.linkContention ? "simulator-contention" : "simulator";
+}
+
+void doppler::placement::keepFreedMemoryForTraining() noexcept {
+#if defined(__GLIBC__)
+  // Blocks below 256 MiB come from the heap, and up to 1 GiB of free heap
+  // stays mapped.
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
 }
 
 const char *doppler::placement::stageName(TrainingStage stage) noexcept {

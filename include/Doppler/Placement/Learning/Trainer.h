@@ -91,6 +91,14 @@ enum class TrainingStage : int32_t { Imitation = 0, SimulationRL = 1, RealRL = 2
 
 /// "il", "sim-rl", "real-rl".
 DOPPLER_LEARNING_API const char *stageName(TrainingStage stage) noexcept;
+
+/// For a process whose main work is training: keeps freed memory in the
+/// heap instead of handing it back to the OS. An episode allocates and
+/// frees the same few-MB tensors every time, and glibc's defaults unmap
+/// and re-fault them (10% of a 200-node episode, doppler-bench-learning).
+/// Changes no result. Global to the process, so the library never calls
+/// it itself: doppler-train and the benchmarks do.
+DOPPLER_LEARNING_API void keepFreedMemoryForTraining() noexcept;
 DOPPLER_LEARNING_API std::optional<TrainingStage>
 parseStage(const std::string &name) noexcept;
 
