@@ -14,7 +14,7 @@
 #   OUTPUT_MODEL  default: models/doppler-default.pt
 # Rebuild afterwards (ninja DopplerLearning) to embed the new model.
 #
-# Wall time: about 4 minutes on 2 shared cores (models/README.md).
+# Wall time: about 3 minutes on 2 shared cores (models/README.md).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
