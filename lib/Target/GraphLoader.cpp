@@ -32,16 +32,8 @@ loadFromMLIR(const std::string &path, const ::doppler::GraphLoadOptions &options
   std::string firstError;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diagnostic) {
     if (diagnostic.getSeverity() == DiagnosticSeverity::Error &&
-        firstError.empty()) {
-      std::string location;
-      llvm::raw_string_ostream os(location);
-      if (auto file = dyn_cast<FileLineColLoc>(diagnostic.getLocation()))
-        os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-           << file.getColumn();
-      else
-        diagnostic.getLocation().print(os);
-      firstError = location + ": " + diagnostic.str();
-    }
+        firstError.empty())
+      firstError = ::doppler::describeDiagnostic(diagnostic);
     return success();
   });
   auto fail = [&](const std::string &fallback) {
@@ -68,6 +60,17 @@ loadFromMLIR(const std::string &path, const ::doppler::GraphLoadOptions &options
 } // namespace
 
 namespace doppler {
+std::string describeDiagnostic(Diagnostic &diagnostic) {
+  std::string location;
+  llvm::raw_string_ostream os(location);
+  if (auto file = dyn_cast<FileLineColLoc>(diagnostic.getLocation()))
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else
+    diagnostic.getLocation().print(os);
+  return location + ": " + diagnostic.str();
+}
+
 FailureOr<FunctionOpInterface>
 selectCostedFunction(ModuleOp module, const std::string &path,
                      const GraphLoadOptions &options, std::string *error) {

@@ -94,14 +94,7 @@ struct RuntimeCostOracle::Impl {
     if (diagnostic.getSeverity() != DiagnosticSeverity::Error ||
         !firstError.empty())
       return;
-    std::string location;
-    llvm::raw_string_ostream os(location);
-    if (auto file = dyn_cast<FileLineColLoc>(diagnostic.getLocation()))
-      os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-         << file.getColumn();
-    else
-      diagnostic.getLocation().print(os);
-    firstError = location + ": " + diagnostic.str();
+    firstError = ::doppler::describeDiagnostic(diagnostic);
   }
 
   /// The first error diagnostic since the last call, else `fallback`.

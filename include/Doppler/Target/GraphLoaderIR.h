@@ -11,6 +11,7 @@
 #include "Doppler/Target/GraphLoader.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <string>
@@ -24,6 +25,10 @@ namespace doppler {
 mlir::FailureOr<mlir::FunctionOpInterface>
 selectCostedFunction(mlir::ModuleOp module, const std::string &path,
                      const GraphLoadOptions &options, std::string *error);
+
+/// "file:line:col: message" (or the location as MLIR prints it): one
+/// diagnostic as a one-line error for tools that report in text.
+std::string describeDiagnostic(mlir::Diagnostic &diagnostic);
 
 } // namespace doppler
 
