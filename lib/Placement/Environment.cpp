@@ -154,7 +154,8 @@ DeviceId PlacementEnvironment::earliestDevice(NodeId v) const {
       estScratch_.begin());
 }
 
-void PlacementEnvironment::deviceFeatures(NodeId v, double *out) const {
+void PlacementEnvironment::deviceFeatures(NodeId v, double *out,
+                                          int32_t columns) const {
   const Graph &graph = *graph_;
   constexpr double kNone = std::numeric_limits<double>::infinity();
   for (DeviceId d = 0; d < numDevices_; ++d) {
@@ -179,6 +180,8 @@ void PlacementEnvironment::deviceFeatures(NodeId v, double *out) const {
   earliestStarts(v, estScratch_.data());
   for (DeviceId d = 0; d < numDevices_; ++d)
     out[d * kNumDeviceFeatures + kEarliestStartFeature] = estScratch_[d];
+  if (columns <= kJoinSplitFeature)
+    return;
   joinSplitCosts(v, estScratch_.data());
   for (DeviceId d = 0; d < numDevices_; ++d)
     out[d * kNumDeviceFeatures + kJoinSplitFeature] = estScratch_[d];

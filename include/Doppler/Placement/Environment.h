@@ -119,9 +119,12 @@ public:
   void earliestStarts(NodeId v, double *out) const;
   /// The device with the smallest est(v, d) (lowest id among equals).
   DeviceId earliestDevice(NodeId v) const;
-  /// The device features of `v` for every device: writes
-  /// numDevices() * kNumDeviceFeatures values, row-major by device.
-  void deviceFeatures(NodeId v, double *out) const;
+  /// The device features of `v` for every device, row-major by device with
+  /// a stride of kNumDeviceFeatures. `columns` (kNumMethodDeviceFeatures or
+  /// kNumDeviceFeatures) says how many leading columns to fill: a reader of
+  /// METHOD's five does not pay for the join split.
+  void deviceFeatures(NodeId v, double *out,
+                      int32_t columns = kNumDeviceFeatures) const;
   /// The kJoinSplitFeature column alone: numDevices() values.
   void joinSplitCosts(NodeId v, double *out) const;
 

@@ -353,7 +353,7 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
     // PLC.
     DeviceId device = 0;
     if (D >= 2) {
-      env.deviceFeatures(v, rawDeviceFeatures_.data());
+      env.deviceFeatures(v, rawDeviceFeatures_.data(), F);
       standardizeSmall(rawDeviceFeatures_.data(), D, kNumDeviceFeatures, F,
                        deviceFeatures_.data());
       // The heuristic's device: the smallest est, the lowest id among equals.
