@@ -190,10 +190,11 @@ TEST(PolicyTest, ModelFileRoundTrip) {
                 (*after)[i].candidateProbability);
       EXPECT_EQ((*before)[i].deviceProbability, (*after)[i].deviceProbability);
     }
-    if (config.joinFeature) // one more device-MLP column, the join prior
+    if (config.joinFeature) { // one more device-MLP column, the join prior
       EXPECT_EQ(policy->numParameters(),
                 LearnedPolicy::create(withPrior, 7)->numParameters() +
                     config.hiddenSize + 1);
+    }
     std::string bytes = readBytes(path);
     auto fromMemory =
         LearnedPolicy::loadFromMemory(bytes.data(), bytes.size(), "bytes", &error);
