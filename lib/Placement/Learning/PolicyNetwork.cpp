@@ -640,11 +640,11 @@ void DualPolicyNetworkImpl::resetParameters() {
     selPrior.fill_(kInitialPrior);
     plcPrior.fill_(kInitialPrior);
   }
-  // Above the critical-path prior, so that RL's first episodes follow the
-  // join-aware device where the two disagree: its gains come when whole
-  // joins move together, and single deviations from the heuristic mostly
-  // cost (shared ffnn: below a 3 in 4 share of join-aware choices the
-  // median makespan does not move). RL lowers it where it does not pay.
+  // Above the critical-path prior, leaning towards the join-aware device
+  // where the two disagree (its gains come when whole joins move together).
+  // A trainer that follows imitation with RL re-picks the start by
+  // evaluation (chooseJoinPriorStart); this is the value models without
+  // that step (or tried first by it) hold.
   if (config.joinFeature)
     joinPrior.fill_(2 * kInitialPrior);
 }

@@ -411,7 +411,7 @@ TrainingSession::Impl::runEpisode(std::string *error) {
   // Imitation episodes leave the join-aware prior out: imitating the
   // critical-path heuristic says nothing about how far to trust the other
   // heuristic (and would teach the network to cancel it), so reinforcement
-  // alone sets it, starting from equal trust.
+  // alone sets it, from the start chooseJoinPriorStart() picks.
   const bool imitation = stage.stage == TrainingStage::Imitation;
   if (imitation)
     inputs.weights.joinPrior = 0;

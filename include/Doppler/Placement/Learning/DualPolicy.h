@@ -63,12 +63,13 @@ struct DOPPLER_LEARNING_API ModelConfig {
   /// PLC also reads the join-split device feature (kJoinSplitFeature in
   /// Environment.h): the forward transfer cost of placing a node away from
   /// the already-placed inputs of its successors. With it comes a second
-  /// learned prior, on the *join-aware* device (smallest est + split). It
-  /// starts at twice the critical-path prior's start and only
-  /// reinforcement moves it: imitation episodes leave it out, so imitation
-  /// trains the network on the heuristic alone and RL then weighs the two
-  /// heuristics against each other. Off: the five device features of
-  /// METHOD section 4 (and the default model).
+  /// learned prior, on the *join-aware* device (smallest est + split),
+  /// which only reinforcement moves: imitation episodes leave it out, so
+  /// imitation trains the network on the heuristic alone; when RL follows
+  /// imitation the trainer starts the prior at the value (of 4) whose
+  /// greedy placements score best, and RL then weighs the two heuristics
+  /// against each other. Off: the five device features of METHOD section 4
+  /// (and the default model).
   bool joinFeature = false;
 
   /// Device features PLC reads: 5, or 6 with joinFeature.
