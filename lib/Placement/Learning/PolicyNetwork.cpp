@@ -700,8 +700,6 @@ RolloutInputs doppler::placement::learning::prepareRollout(
   w.selHeadFeature = transposed(torch::cat(
       {selW.narrow(1, 0, H), selW.narrow(1, 2 * H, H), selW.narrow(1, 3 * H, H)},
       1));
-  w.selHeadBottom = w.selHeadFeature + H * w.headHidden;
-  w.selHeadTop = w.selHeadFeature + 2 * H * w.headHidden;
   w.selOutWeight = keep(network.selOut->weight.view({-1}));
   w.selOutBias = network.selOut->bias.item<float>();
   w.deviceFeatures = network.config.deviceFeatureCount();

@@ -33,13 +33,11 @@ constexpr double kStandardizeEpsilon = 1e-6;
 struct ScorerWeights {
   int32_t hidden = 0;     // H
   int32_t headHidden = 0; // K
-  // SEL: feature MLP [5][H] + [H]; head input blocks [H][K], contiguous
-  // in this order (one [3H][K] matrix from selHeadFeature on); output [K].
+  // SEL: feature MLP [5][H] + [H]; the head's input blocks for the feature
+  // MLP, b-level and t-level sums as one [3H][K] matrix; output [K].
   const float *selFeatureWeight = nullptr;
   const float *selFeatureBias = nullptr;
   const float *selHeadFeature = nullptr;
-  const float *selHeadBottom = nullptr;
-  const float *selHeadTop = nullptr;
   const float *selOutWeight = nullptr;
   float selOutBias = 0;
   // PLC: device MLP [F][H] + [H] over the first F device features
