@@ -67,10 +67,11 @@ training:
   --log FILE               JSON lines, one per episode
   --architecture SPEC      reference | slim[,key=value...] (default slim:
                            shared low-rank encoder, heuristic prior);
-                           keys: hidden, head, rounds, edge, rank, shared,
-                           estimate, prior, join (see DualPolicy.h; join=1
-                           adds the join-split device feature and a prior
-                           for the join-aware device, for per-graph runs)
+                           keys: hidden, head,
+                           rounds, edge, rank, shared, estimate, prior,
+                           join, project (see DualPolicy.h; join=1 adds the
+                           join-split device feature and a prior for the
+                           join-aware device, for per-graph runs)
   --lr LIST                learning rate per stage (default 1e-3 for il,
                            1e-4 for rl), decayed linearly to 0
   --epsilon LIST           exploration per stage (default 1.0 il, 0.2 rl),

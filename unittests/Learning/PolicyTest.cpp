@@ -99,16 +99,25 @@ TEST(PolicyTest, RolloutScoresAgreeWithTheBatchedLoss) {
   withPrior.heuristicPrior = true;
   ModelConfig withJoin = smallConfig();
   withJoin.joinFeature = true;
-  for (const ModelConfig &config :
-       {smallConfig(), ModelConfig::reference(), withPrior, withJoin}) {
+  ModelConfig projected = withPrior;
+  projected.projectSums = true;
+  for (const ModelConfig &config : {smallConfig(), ModelConfig::reference(),
+                                    withPrior, withJoin, projected}) {
     torch::manual_seed(2);
     DualPolicyNetwork network(config);
+    torch::NoGradGuard noGrad; // the loss's value is enough here
     if (config.heuristicPrior) {
       // Non-zero, different weights, so that both must agree on where the
       // heuristic's choice is.
-      torch::NoGradGuard noGrad;
       network->selPrior.fill_(1.5);
       network->plcPrior.fill_(-0.75);
+    }
+    if (config.projectSums) {
+      // Gains other than their initial ones, different per unit, so that
+      // both must apply each gain to its own unit.
+      network->selBottomGain.copy_(torch::rand({config.headHiddenSize}) * 2);
+      network->selTopGain.copy_(torch::rand({config.headHiddenSize}) * 2);
+      network->plcSumGain.copy_(torch::rand({config.headHiddenSize}) * 2);
     }
     GraphTensors tensors = buildGraphTensors(graph);
     EncodedGraph encoded = encodeGraph(*network, tensors);
@@ -133,7 +142,8 @@ TEST(PolicyTest, RolloutScoresAgreeWithTheBatchedLoss) {
     weights.returns.assign(graph.numNodes(), 1.0);
     LossTerms terms =
         computeEpisodeLoss(*network, tensors, encoded, record, weights);
-    EXPECT_NEAR(terms.policy, expected, 1e-3 * std::abs(expected) + 1e-3);
+    EXPECT_NEAR(terms.policy, expected, 1e-3 * std::abs(expected) + 1e-3)
+        << config.describe();
     EXPECT_GT(terms.decisions, graph.numNodes());
   }
 }
@@ -174,8 +184,10 @@ TEST(PolicyTest, ModelFileRoundTrip) {
   withPrior.heuristicPrior = true;
   ModelConfig withJoin = withPrior;
   withJoin.joinFeature = true;
-  for (const ModelConfig &config :
-       {smallConfig(), ModelConfig::reference(), withPrior, withJoin}) {
+  ModelConfig projected = withPrior;
+  projected.projectSums = true;
+  for (const ModelConfig &config : {smallConfig(), ModelConfig::reference(),
+                                    withPrior, withJoin, projected}) {
     auto policy = LearnedPolicy::create(config, 7);
     std::string path = tempPath("roundtrip.pt"), error;
     ASSERT_TRUE(policy->save(path, &error)) << error;
@@ -194,6 +206,11 @@ TEST(PolicyTest, ModelFileRoundTrip) {
       EXPECT_EQ(policy->numParameters(),
                 LearnedPolicy::create(withPrior, 7)->numParameters() +
                     config.hiddenSize + 1);
+    }
+    if (config.projectSums) { // three gains of head width
+      EXPECT_EQ(policy->numParameters(),
+                LearnedPolicy::create(withPrior, 7)->numParameters() +
+                    3 * config.headHiddenSize);
     }
     std::string bytes = readBytes(path);
     auto fromMemory =
@@ -251,6 +268,16 @@ TEST(PolicyTest, BadModelFilesGiveClearErrors) {
     archive.save_to(tempPath("join.pt"));
     expectFailure(tempPath("join.pt"), "parameter 'plcDevice.weight' has "
                                        "shape [32, 5], expected [32, 6]");
+  }
+  // Says its sums are projected, holds no gains for them.
+  {
+    DualPolicyNetwork network(smallConfig());
+    torch::serialize::OutputArchive archive;
+    writeNetwork(*network, archive);
+    archive.write("config_project", c10::IValue(int64_t(1)));
+    archive.save_to(tempPath("project.pt"));
+    expectFailure(tempPath("project.pt"),
+                  "model lacks parameter 'selBottomGain'");
   }
   // An absurd configuration value is refused before allocating anything.
   {

@@ -77,6 +77,7 @@ std::string ModelConfig::describe() const {
   text += std::string(" estimate=") + estimateName(startEstimate);
   text += heuristicPrior ? " prior=on" : " prior=off";
   text += joinFeature ? " join=on" : " join=off";
+  text += projectSums ? " project=on" : " project=off";
   return text;
 }
 
@@ -144,6 +145,10 @@ doppler::placement::parseModelConfig(const std::string &text,
         if (!number(0, 1, flag))
           return std::nullopt;
         config.joinFeature = flag != 0;
+      } else if (key == "project") {
+        if (!number(0, 1, flag))
+          return std::nullopt;
+        config.projectSums = flag != 0;
       } else if (key == "edge") {
         if (value == "full")
           config.edgeNetwork = EdgeNetworkKind::Full;
@@ -168,7 +173,7 @@ doppler::placement::parseModelConfig(const std::string &text,
       } else {
         setError(error, "unknown model option '" + key +
                             "' (valid: hidden, head, rounds, edge, rank, "
-                            "shared, estimate, prior, join)");
+                            "shared, estimate, prior, join, project)");
         return std::nullopt;
       }
     }

@@ -621,6 +621,11 @@ DualPolicyNetworkImpl::DualPolicyNetworkImpl(const ModelConfig &config)
   }
   if (config.joinFeature)
     joinPrior = register_parameter("joinPrior", torch::zeros({1}));
+  if (config.projectSums) {
+    selBottomGain = register_parameter("selBottomGain", torch::ones({K}));
+    selTopGain = register_parameter("selTopGain", torch::ones({K}));
+    plcSumGain = register_parameter("plcSumGain", torch::ones({K}));
+  }
   resetParameters();
 }
 
@@ -647,6 +652,14 @@ void DualPolicyNetworkImpl::resetParameters() {
   // that step (or tried first by it) hold.
   if (config.joinFeature)
     joinPrior.fill_(2 * kInitialPrior);
+  // Unit gains: a standardised projection then adds about as much to the
+  // pre-activations as the unprojected form does through an orthogonal
+  // block (unit-variance inputs, unit-norm rows).
+  if (config.projectSums) {
+    selBottomGain.fill_(1.0f);
+    selTopGain.fill_(1.0f);
+    plcSumGain.fill_(1.0f);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -668,6 +681,13 @@ EncodedGraph doppler::placement::learning::encodeGraph(
   out.topSums = SegmentStandardize::apply(
       PathSum::apply(out.selEmbedding, graph.topNext, graph.topOrder), whole);
   const Tensor &selW = network.selHidden->weight;
+  out.deviceSummand = out.plcEmbedding;
+  if (network.config.projectSums) {
+    out.bottomSums = torch::linear(out.bottomSums, selW.narrow(1, 2 * H, H));
+    out.topSums = torch::linear(out.topSums, selW.narrow(1, 3 * H, H));
+    out.deviceSummand = torch::linear(
+        out.plcEmbedding, network.plcHidden->weight.narrow(1, 3 * H, H));
+  }
   out.selNodeTerm = torch::linear(out.selEmbedding, selW.narrow(1, H, H),
                                   network.selHidden->bias);
   const Tensor &plcW = network.plcHidden->weight;
@@ -695,11 +715,15 @@ RolloutInputs doppler::placement::learning::prepareRollout(
   w.selFeatureWeight = transposed(network.selFeature->weight);
   w.selFeatureBias = keep(network.selFeature->bias);
   const Tensor &selW = network.selHidden->weight;
-  // The three per-step input blocks stacked [3H][K], so that SEL scores
-  // all candidates of a step with one matrix product.
-  w.selHeadFeature = transposed(torch::cat(
-      {selW.narrow(1, 0, H), selW.narrow(1, 2 * H, H), selW.narrow(1, 3 * H, H)},
-      1));
+  // The per-step input blocks stacked ([3H][K], or the feature block alone
+  // with projected sums), so that SEL scores all candidates of a step with
+  // one matrix product.
+  w.selHeadFeature = transposed(
+      network.config.projectSums
+          ? selW.narrow(1, 0, H)
+          : torch::cat({selW.narrow(1, 0, H), selW.narrow(1, 2 * H, H),
+                        selW.narrow(1, 3 * H, H)},
+                       1));
   w.selOutWeight = keep(network.selOut->weight.view({-1}));
   w.selOutBias = network.selOut->bias.item<float>();
   w.deviceFeatures = network.config.deviceFeatureCount();
@@ -707,7 +731,15 @@ RolloutInputs doppler::placement::learning::prepareRollout(
   w.plcDeviceBias = keep(network.plcDevice->bias);
   const Tensor &plcW = network.plcHidden->weight;
   w.plcHeadDevice = transposed(plcW.narrow(1, 0, H));
-  w.plcHeadSum = transposed(plcW.narrow(1, 3 * H, H));
+  if (network.config.projectSums) {
+    w.sumWidth = network.config.headHiddenSize;
+    w.selBottomGain = keep(network.selBottomGain);
+    w.selTopGain = keep(network.selTopGain);
+    w.plcSumGain = keep(network.plcSumGain);
+  } else {
+    w.sumWidth = static_cast<int32_t>(H);
+    w.plcHeadSum = transposed(plcW.narrow(1, 3 * H, H));
+  }
   w.plcOutWeight = keep(network.plcOut->weight.view({-1}));
   w.plcOutBias = network.plcOut->bias.item<float>();
   if (network.config.heuristicPrior) {
@@ -724,7 +756,7 @@ RolloutInputs doppler::placement::learning::prepareRollout(
   t.topPathSums = keep(encoded.topSums);
   t.selNodeTerm = keep(encoded.selNodeTerm);
   t.plcNodeTerm = keep(encoded.plcNodeTerm);
-  t.plcEmbeddings = keep(encoded.plcEmbedding);
+  t.deviceSummands = keep(encoded.deviceSummand);
   t.bottomLevels = graph.bottomLevels.data();
   return in;
 }
@@ -760,15 +792,16 @@ LossTerms doppler::placement::learning::computeEpisodeLoss(
     const Tensor &W = network.selHidden->weight;
     Tensor pre =
         GatherRows::apply(encoded.selNodeTerm, candidates) +
-        torch::linear(leaky(network.selFeature(features)), W.narrow(1, 0, H)) +
-        torch::linear(SegmentStandardize::apply(
-                          GatherRows::apply(encoded.bottomSums, candidates),
-                          offsets),
-                      W.narrow(1, 2 * H, H)) +
-        torch::linear(SegmentStandardize::apply(
-                          GatherRows::apply(encoded.topSums, candidates),
-                          offsets),
-                      W.narrow(1, 3 * H, H));
+        torch::linear(leaky(network.selFeature(features)), W.narrow(1, 0, H));
+    Tensor bottom = SegmentStandardize::apply(
+        GatherRows::apply(encoded.bottomSums, candidates), offsets);
+    Tensor top = SegmentStandardize::apply(
+        GatherRows::apply(encoded.topSums, candidates), offsets);
+    if (network.config.projectSums)
+      pre = pre + bottom * network.selBottomGain + top * network.selTopGain;
+    else
+      pre = pre + torch::linear(bottom, W.narrow(1, 2 * H, H)) +
+            torch::linear(top, W.narrow(1, 3 * H, H));
     Tensor scores = network.selOut(leaky(pre)).view({-1});
     if (network.config.heuristicPrior)
       scores = scores + network.selPrior *
@@ -811,13 +844,14 @@ LossTerms doppler::placement::learning::computeEpisodeLoss(
     Tensor devices = int64FromInt32(record.device);
     // Embedding sums per device before each step: an exclusive running sum
     // over the placement order.
-    Tensor placed = GatherRows::apply(encoded.plcEmbedding, nodes); // [T][H]
+    Tensor placed = GatherRows::apply(encoded.deviceSummand, nodes); // [T][S]
+    const int64_t S = placed.size(1);
     Tensor oneHot = torch::zeros({T, D});
     oneHot.scatter_(1, devices.unsqueeze(1), 1.0f);
     Tensor running = (oneHot.unsqueeze(2) * placed.unsqueeze(1)).cumsum(0);
-    Tensor before = torch::cat({torch::zeros({1, D, H}),
+    Tensor before = torch::cat({torch::zeros({1, D, S}),
                                 running.narrow(0, 0, T - 1)})
-                        .view({T * D, H});
+                        .view({T * D, S});
     Tensor deviceOffsets =
         torch::arange(0, (T + 1) * D, D, torch::kInt32);
     const Tensor &W = network.plcHidden->weight;
@@ -827,9 +861,11 @@ LossTerms doppler::placement::learning::computeEpisodeLoss(
                           .reshape({T * D, network.config.headHiddenSize});
     Tensor pre =
         nodeTerm +
-        torch::linear(leaky(network.plcDevice(features)), W.narrow(1, 0, H)) +
-        torch::linear(SegmentStandardize::apply(before, deviceOffsets),
-                      W.narrow(1, 3 * H, H));
+        torch::linear(leaky(network.plcDevice(features)), W.narrow(1, 0, H));
+    Tensor sums = SegmentStandardize::apply(before, deviceOffsets);
+    pre = network.config.projectSums
+              ? pre + sums * network.plcSumGain
+              : pre + torch::linear(sums, W.narrow(1, 3 * H, H));
     Tensor scores = network.plcOut(leaky(pre)).view({-1});
     if (network.config.heuristicPrior)
       scores = scores + network.plcPrior *
@@ -886,6 +922,7 @@ void doppler::placement::learning::writeNetwork(
   archive.write("config_estimate", c10::IValue(int64_t(c.startEstimate)));
   archive.write("config_prior", c10::IValue(int64_t(c.heuristicPrior)));
   archive.write("config_join", c10::IValue(int64_t(c.joinFeature)));
+  archive.write("config_project", c10::IValue(int64_t(c.projectSums)));
   for (const auto &item : network.named_parameters())
     archive.write(mangle(item.key()), item.value().detach());
 }
@@ -936,13 +973,16 @@ std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
       !readInt("config_shared", 0, 1, shared) ||
       !readInt("config_estimate", 0, 1, estimate))
     return std::nullopt;
-  // Added later: models written before them have neither.
-  int64_t prior = 0, join = 0;
+  // Added later: models written before them have none of them.
+  int64_t prior = 0, join = 0, project = 0;
   if (c10::IValue stored; archive.try_read("config_prior", stored) &&
                           !readInt("config_prior", 0, 1, prior))
     return std::nullopt;
   if (c10::IValue stored; archive.try_read("config_join", stored) &&
                           !readInt("config_join", 0, 1, join))
+    return std::nullopt;
+  if (c10::IValue stored; archive.try_read("config_project", stored) &&
+                          !readInt("config_project", 0, 1, project))
     return std::nullopt;
   ModelConfig config;
   config.hiddenSize = static_cast<int32_t>(hidden);
@@ -954,6 +994,7 @@ std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
   config.startEstimate = static_cast<StartEstimate>(estimate);
   config.heuristicPrior = prior != 0;
   config.joinFeature = join != 0;
+  config.projectSums = project != 0;
   if (config.edgeNetwork == EdgeNetworkKind::Full && hidden > 512) {
     setError(error, source + ": hidden size " + std::to_string(hidden) +
                         " is too large for full edge matrices");

@@ -118,13 +118,21 @@ public:
   torch::Tensor selPrior, plcPrior;
   /// ModelConfig::joinFeature: the join-aware device's prior.
   torch::Tensor joinPrior;
+  /// ModelConfig::projectSums: gains [K] of the step-standardised projected
+  /// b-level and t-level path sums (SEL) and device sums (PLC).
+  torch::Tensor selBottomGain, selTopGain, plcSumGain;
 };
 TORCH_MODULE(DualPolicyNetwork);
 
 /// Everything computed once per episode from the encoder.
 struct EncodedGraph {
   torch::Tensor selEmbedding, plcEmbedding; ///< [N][H]
-  torch::Tensor bottomSums, topSums;        ///< [N][H], graph-standardised
+  /// Graph-standardised path sums [N][H]; with ModelConfig::projectSums
+  /// their projections by the SEL head's blocks [N][K].
+  torch::Tensor bottomSums, topSums;
+  /// What PLC sums per device: plcEmbedding, or with projectSums its
+  /// projection by the PLC head's block [N][K].
+  torch::Tensor deviceSummand;
   torch::Tensor selNodeTerm, plcNodeTerm;   ///< [N][K] (see NodeTables)
 };
 

@@ -174,16 +174,18 @@ int32_t RolloutEngine::chooseAction(const float *scores, int32_t count,
 void RolloutEngine::scoreCandidates(ArrayView<NodeId> candidates,
                                     const ScorerWeights &w,
                                     const NodeTables &tables) {
-  const int32_t H = w.hidden, K = w.headHidden;
+  const int32_t H = w.hidden, K = w.headHidden, S = w.sumWidth;
+  const bool projected = w.selBottomGain != nullptr;
   const int32_t count = static_cast<int32_t>(candidates.size());
-  columnStatistics(tables.bottomPathSums, H, candidates, bottomMean_,
+  columnStatistics(tables.bottomPathSums, S, candidates, bottomMean_,
                    bottomScale_, columnScratch_);
-  columnStatistics(tables.topPathSums, H, candidates, topMean_, topScale_,
+  columnStatistics(tables.topPathSums, S, candidates, topMean_, topScale_,
                    columnScratch_);
-  // Each candidate's head inputs as one row [feature MLP | bottom | top],
-  // then one GEMM for all of them: the step's dominant cost, which a
-  // vector-matrix product per candidate would spend reloading the weights.
-  const size_t width = 3 * static_cast<size_t>(H);
+  // Each candidate's GEMM inputs as one row ([feature MLP | bottom | top],
+  // or the feature MLP alone when the sums are projected), then one GEMM
+  // for all of them: the step's dominant cost, which a vector-matrix
+  // product per candidate would spend reloading the weights.
+  const size_t width = static_cast<size_t>(projected ? H : 3 * H);
   candidateRows_.resize(count * width);
   candidatePre_.resize(static_cast<size_t>(count) * K);
   scores_.resize(count);
@@ -195,12 +197,24 @@ void RolloutEngine::scoreCandidates(ArrayView<NodeId> candidates,
                            kFeatureCount, w.selFeatureWeight, H, row);
     for (int32_t j = 0; j < H; ++j)
       row[j] = leaky(row[j]);
-    standardizeRow(tables.bottomPathSums + static_cast<size_t>(v) * H,
-                   bottomMean_.data(), bottomScale_.data(), H, row + H);
-    standardizeRow(tables.topPathSums + static_cast<size_t>(v) * H,
-                   topMean_.data(), topScale_.data(), H, row + 2 * H);
+    const float *bottom = tables.bottomPathSums + static_cast<size_t>(v) * S;
+    const float *top = tables.topPathSums + static_cast<size_t>(v) * S;
     const float *nodeTerm = tables.selNodeTerm + static_cast<size_t>(v) * K;
-    std::copy(nodeTerm, nodeTerm + K, &candidatePre_[c * static_cast<size_t>(K)]);
+    float *pre = &candidatePre_[c * static_cast<size_t>(K)];
+    if (projected) {
+      // node + gain * std(bottom) + gain * std(top); the GEMM below adds
+      // the feature block.
+      for (int32_t k = 0; k < K; ++k)
+        pre[k] = nodeTerm[k] +
+                 (bottom[k] - bottomMean_[k]) * bottomScale_[k] *
+                     w.selBottomGain[k] +
+                 (top[k] - topMean_[k]) * topScale_[k] * w.selTopGain[k];
+    } else {
+      standardizeRow(bottom, bottomMean_.data(), bottomScale_.data(), H,
+                     row + H);
+      standardizeRow(top, topMean_.data(), topScale_.data(), H, row + 2 * H);
+      std::copy(nodeTerm, nodeTerm + K, pre);
+    }
   }
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, count, K,
               static_cast<int>(width), 1.0f, candidateRows_.data(),
@@ -218,24 +232,24 @@ void RolloutEngine::scoreCandidates(ArrayView<NodeId> candidates,
 void RolloutEngine::scoreDevices(NodeId v, int32_t numDevices,
                                  const ScorerWeights &w,
                                  const NodeTables &tables) {
-  const int32_t H = w.hidden, K = w.headHidden;
-  // Standardise the per-device embedding sums across devices.
-  deviceSumsStd_.resize(static_cast<size_t>(numDevices) * H);
-  for (int32_t j = 0; j < H; ++j) {
+  const int32_t H = w.hidden, K = w.headHidden, S = w.sumWidth;
+  // Standardise the per-device sums across devices.
+  deviceSumsStd_.resize(static_cast<size_t>(numDevices) * S);
+  for (int32_t j = 0; j < S; ++j) {
     double sum = 0;
     for (int32_t d = 0; d < numDevices; ++d)
-      sum += deviceSums_[d * H + j];
+      sum += deviceSums_[d * S + j];
     double mean = sum / numDevices;
     double squares = 0;
     for (int32_t d = 0; d < numDevices; ++d) {
-      double x = deviceSums_[d * H + j] - mean;
+      double x = deviceSums_[d * S + j] - mean;
       squares += x * x;
     }
     double scale =
         1.0 / (std::sqrt(squares / numDevices) + kStandardizeEpsilon);
     for (int32_t d = 0; d < numDevices; ++d)
-      deviceSumsStd_[d * H + j] =
-          static_cast<float>((deviceSums_[d * H + j] - mean) * scale);
+      deviceSumsStd_[d * S + j] =
+          static_cast<float>((deviceSums_[d * S + j] - mean) * scale);
   }
   hidden_.resize(H);
   preActivation_.resize(K);
@@ -251,8 +265,13 @@ void RolloutEngine::scoreDevices(NodeId v, int32_t numDevices,
     std::copy(nodeTerm, nodeTerm + K, preActivation_.begin());
     accumulateVectorMatrix(hidden_.data(), H, w.plcHeadDevice, K,
                            preActivation_.data());
-    accumulateVectorMatrix(&deviceSumsStd_[d * H], H, w.plcHeadSum, K,
-                           preActivation_.data());
+    const float *sums = &deviceSumsStd_[d * S];
+    if (w.plcSumGain) {
+      for (int32_t k = 0; k < K; ++k)
+        preActivation_[k] += sums[k] * w.plcSumGain[k];
+    } else {
+      accumulateVectorMatrix(sums, H, w.plcHeadSum, K, preActivation_.data());
+    }
     float score = w.plcOutBias;
     for (int32_t k = 0; k < K; ++k)
       score += leaky(preActivation_[k]) * w.plcOutWeight[k];
@@ -265,14 +284,14 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
                         const ScorerWeights &weights, const NodeTables &tables,
                         const RolloutOptions &options, Random &random,
                         EpisodeRecord *record, std::vector<StepTrace> *trace) {
-  const int32_t N = graph.numNodes(), D = numDevices, H = weights.hidden;
+  const int32_t N = graph.numNodes(), D = numDevices, S = weights.sumWidth;
   const int32_t F = weights.deviceFeatures;
   env.reset(graph, D, estimate);
   if (record)
     record->clear(N, D, F);
   if (trace)
     trace->clear();
-  deviceSums_.assign(static_cast<size_t>(D) * H, 0.0);
+  deviceSums_.assign(static_cast<size_t>(D) * S, 0.0);
   rawDeviceFeatures_.resize(static_cast<size_t>(D) * kNumDeviceFeatures);
   deviceFeatures_.resize(static_cast<size_t>(D) * F);
   const bool explore = options.epsilon > 0;
@@ -419,11 +438,10 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
     }
 
     env.step(v, device);
-    const float *embedding =
-        tables.plcEmbeddings + static_cast<size_t>(v) * H;
-    double *sum = &deviceSums_[static_cast<size_t>(device) * H];
-    for (int32_t j = 0; j < H; ++j)
-      sum[j] += embedding[j];
+    const float *summand = tables.deviceSummands + static_cast<size_t>(v) * S;
+    double *sum = &deviceSums_[static_cast<size_t>(device) * S];
+    for (int32_t j = 0; j < S; ++j)
+      sum[j] += summand[j];
     if (record) {
       record->node.push_back(v);
       record->device.push_back(device);

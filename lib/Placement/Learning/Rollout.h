@@ -46,13 +46,20 @@ struct ScorerWeights {
   const float *plcDeviceWeight = nullptr;
   const float *plcDeviceBias = nullptr;
   const float *plcHeadDevice = nullptr;
-  const float *plcHeadSum = nullptr;
+  const float *plcHeadSum = nullptr; // [H][K]; null with projected sums
   const float *plcOutWeight = nullptr;
   float plcOutBias = 0;
   // ModelConfig::heuristicPrior (0 without it): added to the score of the
   // heuristic's candidate and device.
   float selPrior = 0;
   float plcPrior = 0;
+  // ModelConfig::projectSums: the path and device sums are S = K wide,
+  // already projected, and reach the head through these gains [K] (null
+  // otherwise: S = H, through the head's blocks).
+  int32_t sumWidth = 0; // S
+  const float *selBottomGain = nullptr;
+  const float *selTopGain = nullptr;
+  const float *plcSumGain = nullptr;
   // ModelConfig::joinFeature (0 without it): added to the score of the
   // join-aware device, the smallest est(v, d) + join split(v, d).
   float joinPrior = 0;
@@ -62,13 +69,13 @@ struct ScorerWeights {
 struct NodeTables {
   int32_t numNodes = 0;
   const float *features = nullptr;       // [N][5], graph-standardised
-  const float *bottomPathSums = nullptr; // [N][H], graph-standardised
-  const float *topPathSums = nullptr;    // [N][H]
+  const float *bottomPathSums = nullptr; // [N][S] (see ScorerWeights)
+  const float *topPathSums = nullptr;    // [N][S]
   /// Head pre-activation terms that depend on the node alone (embedding
   /// blocks and the head bias): [N][K].
   const float *selNodeTerm = nullptr;
   const float *plcNodeTerm = nullptr;
-  const float *plcEmbeddings = nullptr;  // [N][H], summed per device
+  const float *deviceSummands = nullptr; // [N][S], summed per device
   const double *bottomLevels = nullptr;  // [N], the SEL teacher's key
 };
 
@@ -153,11 +160,11 @@ private:
   std::vector<float> scores_;
   std::vector<double> rawDeviceFeatures_; // [D][kNumDeviceFeatures]
   std::vector<float> deviceFeatures_;     // [D][F], standardised
-  std::vector<double> deviceSums_;        // [D][H]
-  std::vector<float> deviceSumsStd_;      // [D][H]
+  std::vector<double> deviceSums_;        // [D][S]
+  std::vector<float> deviceSumsStd_;      // [D][S]
   std::vector<double> probabilities_;
   std::vector<float> scaledScores_;
-  std::vector<float> candidateRows_;  // [C][3H]: SEL head inputs
+  std::vector<float> candidateRows_;  // [C][3H or H]: SEL GEMM inputs
   std::vector<float> candidatePre_;   // [C][K]
 };
 

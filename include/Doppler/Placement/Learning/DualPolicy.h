@@ -71,6 +71,15 @@ struct DOPPLER_LEARNING_API ModelConfig {
   /// against each other. Off: the five device features of METHOD section 4
   /// (and the default model).
   bool joinFeature = false;
+  /// How SEL's path sums and PLC's per-device embedding sums reach the
+  /// head. Off (METHOD section 5): standardised within the step at width
+  /// hidden, then a Linear(hidden -> head) block, per candidate (device)
+  /// row. On: projected by that block once per node, then standardised
+  /// within the step at width head and scaled by a learned gain per head
+  /// unit. Scores stay relative within the step; a row costs O(head)
+  /// instead of O(hidden * head), which is most of a training episode in
+  /// critical-path order (thousands of candidate rows on 200 nodes).
+  bool projectSums = false;
 
   /// Device features PLC reads: 5, or 6 with joinFeature.
   int32_t deviceFeatureCount() const noexcept {
@@ -83,7 +92,7 @@ struct DOPPLER_LEARNING_API ModelConfig {
   /// heuristic prior.
   static ModelConfig slim() noexcept;
   /// "hidden=128 head=64 rounds=6 edge=low-rank/8 encoders=shared
-  /// estimate=earliest-start prior=off join=off".
+  /// estimate=earliest-start prior=off join=off project=off".
   std::string describe() const;
 };
 
@@ -91,7 +100,7 @@ struct DOPPLER_LEARNING_API ModelConfig {
 /// ",key=value" overrides: hidden, head, rounds, edge (full | low-rank),
 /// rank, shared (0 | 1), estimate (earliest-start | device-load),
 /// prior (0 | 1: ModelConfig::heuristicPrior), join (0 | 1:
-/// ModelConfig::joinFeature).
+/// ModelConfig::joinFeature), project (0 | 1: ModelConfig::projectSums).
 /// Example: "slim,rank=16,rounds=4".
 DOPPLER_LEARNING_API std::optional<ModelConfig>
 parseModelConfig(const std::string &text, std::string *error) noexcept;
