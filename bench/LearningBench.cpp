@@ -196,6 +196,29 @@ void BM_SimulationRLEpisodeJoin(benchmark::State &state) {
 }
 BENCHMARK(BM_SimulationRLEpisodeJoin)->Unit(benchmark::kMillisecond);
 
+/// The default architecture before projected sums and 4 rounds: METHOD's
+/// head (sums standardised at width H, then Linear blocks per row) and 6
+/// rounds. What those two changes saved.
+ModelConfig slimWithMethodHeadAndSixRounds() {
+  ModelConfig config = ModelConfig::slim();
+  config.projectSums = false;
+  config.messagePassingRounds = 6;
+  return config;
+}
+
+void BM_ImitationEpisodeMethodHead6Rounds(benchmark::State &state) {
+  trainingEpisode(state, TrainingStage::Imitation,
+                  slimWithMethodHeadAndSixRounds());
+}
+BENCHMARK(BM_ImitationEpisodeMethodHead6Rounds)->Unit(benchmark::kMillisecond);
+
+void BM_SimulationRLEpisodeMethodHead6Rounds(benchmark::State &state) {
+  trainingEpisode(state, TrainingStage::SimulationRL,
+                  slimWithMethodHeadAndSixRounds());
+}
+BENCHMARK(BM_SimulationRLEpisodeMethodHead6Rounds)
+    ->Unit(benchmark::kMillisecond);
+
 void BM_SimulationRLEpisodeReference(benchmark::State &state) {
   trainingEpisode(state, TrainingStage::SimulationRL, ModelConfig::reference());
 }

@@ -66,8 +66,8 @@ training:
   --seed S                 seed of everything random (default 0)
   --log FILE               JSON lines, one per episode
   --architecture SPEC      reference | slim[,key=value...] (default slim:
-                           shared low-rank encoder, heuristic prior);
-                           keys: hidden, head,
+                           shared low-rank encoder, 4 rounds, heuristic
+                           prior, projected sums); keys: hidden, head,
                            rounds, edge, rank, shared, estimate, prior,
                            join, project (see DualPolicy.h; join=1 adds the
                            join-split device feature and a prior for the

@@ -63,6 +63,11 @@ ModelConfig ModelConfig::reference() noexcept {
 ModelConfig ModelConfig::slim() noexcept {
   ModelConfig config;
   config.heuristicPrior = true;
+  // Projected sums and 4 rounds: a training episode on 200 nodes takes
+  // about 0.65x the time of 6 rounds with METHOD's head, and the default
+  // model places as well (models/README.md).
+  config.projectSums = true;
+  config.messagePassingRounds = 4;
   return config;
 }
 

@@ -88,8 +88,8 @@ struct DOPPLER_LEARNING_API ModelConfig {
 
   /// The reference architecture: two encoders with full edge matrices.
   static ModelConfig reference() noexcept;
-  /// The default: one shared encoder with low-rank edge matrices and the
-  /// heuristic prior.
+  /// The default: one shared encoder with low-rank edge matrices and 4
+  /// rounds, the heuristic prior, projected sums.
   static ModelConfig slim() noexcept;
   /// "hidden=128 head=64 rounds=6 edge=low-rank/8 encoders=shared
   /// estimate=earliest-start prior=off join=off project=off".
