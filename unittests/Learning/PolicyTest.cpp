@@ -279,6 +279,20 @@ TEST(PolicyTest, BadModelFilesGiveClearErrors) {
     expectFailure(tempPath("project.pt"),
                   "model lacks parameter 'selBottomGain'");
   }
+  // Projected sums written, the configuration edited to say otherwise: the
+  // gains have nowhere to go.
+  {
+    ModelConfig projected = smallConfig();
+    projected.projectSums = true;
+    DualPolicyNetwork network(projected);
+    torch::serialize::OutputArchive archive;
+    writeNetwork(*network, archive);
+    archive.write("config_project", c10::IValue(int64_t(0)));
+    archive.save_to(tempPath("unprojected.pt"));
+    expectFailure(tempPath("unprojected.pt"),
+                  "model holds parameter 'selBottomGain', which its "
+                  "configuration (hidden=32 head=16 rounds=3");
+  }
   // An absurd configuration value is refused before allocating anything.
   {
     DualPolicyNetwork network(smallConfig());

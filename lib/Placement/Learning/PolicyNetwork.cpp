@@ -366,8 +366,12 @@ struct SegmentLogSoftmax : torch::autograd::Function<SegmentLogSoftmax> {
   }
 };
 
+constexpr const char *kParameterPrefix = "param_";
+
+/// Archive key of a parameter: the prefix, then its module path with '_'
+/// for '.'.
 std::string mangle(const std::string &name) {
-  std::string out = "param_";
+  std::string out = kParameterPrefix;
   for (char c : name)
     out += c == '.' ? '_' : c;
   return out;
@@ -1025,6 +1029,22 @@ std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
       return std::nullopt;
     }
     item.value().copy_(stored);
+  }
+  // A tensor the configuration has no place for means the configuration
+  // keys do not describe the file (edited, or written by another build):
+  // loading it would silently drop learned weights.
+  std::vector<std::string> expected;
+  for (const auto &item : network->named_parameters())
+    expected.push_back(mangle(item.key()));
+  for (const std::string &key : archive.keys()) {
+    if (key.rfind(kParameterPrefix, 0) != 0 ||
+        std::find(expected.begin(), expected.end(), key) != expected.end())
+      continue;
+    setError(error, source + ": model holds parameter '" +
+                        key.substr(std::strlen(kParameterPrefix)) +
+                        "', which its configuration (" + config.describe() +
+                        ") does not have");
+    return std::nullopt;
   }
   return network;
 }
