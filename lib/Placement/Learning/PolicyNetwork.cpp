@@ -643,8 +643,8 @@ void DualPolicyNetworkImpl::resetParameters() {
   }
   // Adam moves a scalar by about the learning rate per step, so a prior
   // starting at 0 would take thousands of updates to matter. Starting at
-  // kInitialPrior, a fresh policy already follows the heuristic most of
-  // the time (probability e^4 / (e^4 + n - 1) for n options: 0.93 for 5).
+  // kInitialPrior, a fresh policy already follows the heuristic almost
+  // always (probability e^8 / (e^8 + n - 1) for n options: 0.9987 for 5).
   if (config.heuristicPrior) {
     selPrior.fill_(kInitialPrior);
     plcPrior.fill_(kInitialPrior);

@@ -173,7 +173,7 @@ struct TrainerOptions {
   /// The heuristic priors' (selPrior, plcPrior, joinPrior) learning rate in
   /// RL stages, as a multiple of the stage's. Adam moves a scalar by about its
   /// learning rate per update, so at 1 a few hundred RL updates cannot
-  /// undo an imitated prior of ~4; a larger factor lets RL decide how far
+  /// undo an imitated prior of ~8; a larger factor lets RL decide how far
   /// to trust each heuristic (per-graph training).
   double priorLearningRateScale = 1.0;
 
