@@ -117,7 +117,8 @@ real-rl (the measured makespan of running the placement):
   --best-placement FILE    write the cheapest placement any episode found
                            (one device id per node, as doppler-place
                            --assignment reads); with several graphs or
-                           device counts, FILE.<graph>.<D>.txt each
+                           device counts, FILE.<graph>.<D>.txt each. After
+                           a real-rl stage, the cheapest measured one
 
 generated graphs (added to the training set):
   --generate N             N graphs of all families (chain matmul, FFNN,
@@ -620,8 +621,10 @@ int train(const Arguments &args) {
         std::fprintf(file, "%s%d", v ? "," : "", best.assignment[v]);
       std::fprintf(file, "\n");
       std::fclose(file);
-      std::printf("best placement seen: makespan %.6g (%s, %d devices) in %s\n",
-                  best.makespan, best.graph.c_str(), best.devices, path.c_str());
+      std::printf("best placement seen: makespan %.6g (%s; %s, %d devices) "
+                  "in %s\n",
+                  best.makespan, best.costSource.c_str(), best.graph.c_str(),
+                  best.devices, path.c_str());
     }
   }
   if (summary->bestEvaluation)

@@ -294,6 +294,62 @@ TEST(TrainerTest, RealRLMeasuresThroughTheOracleAndLogs) {
   EXPECT_TRUE(LearnedPolicy::load(options.outputPath, &error)) << error;
 }
 
+namespace {
+/// Costs a thousand times the simulator's: "measured" costs that are never
+/// comparable with simulated ones.
+class ScaledOracle : public CostOracle {
+public:
+  explicit ScaledOracle(int32_t devices) : simulator_(devices) {}
+  std::optional<double> measure(const Graph &graph,
+                                ArrayView<DeviceId> assignment,
+                                std::string *error) override {
+    std::optional<double> cost = simulator_.measure(graph, assignment, error);
+    if (cost)
+      *cost *= 1000;
+    return cost;
+  }
+  const char *costSource() const noexcept override { return "scaled"; }
+
+private:
+  SimulatorCostOracle simulator_;
+};
+} // namespace
+
+TEST(TrainerTest, BestPlacementsAfterRealRLAreMeasuredOnes) {
+  TrainerOptions options = smallRun(8);
+  options.deviceCounts = {3};
+  options.stages = {StageOptions::defaults(TrainingStage::Imitation, 4),
+                    StageOptions::defaults(TrainingStage::SimulationRL, 4),
+                    StageOptions::defaults(TrainingStage::RealRL, 6)};
+  ScaledOracle oracle(3);
+  options.realOracle = &oracle;
+  std::string error;
+  auto session = TrainingSession::create(options, &error);
+  ASSERT_TRUE(session) << error;
+  for (int i = 0; i < 8; ++i)
+    ASSERT_TRUE(session->runEpisode(&error)) << error;
+  // Before real-rl: simulated costs.
+  std::vector<BestPlacement> simulated = session->bestPlacements();
+  ASSERT_FALSE(simulated.empty());
+  for (const BestPlacement &best : simulated) {
+    EXPECT_EQ(best.costSource, "simulator");
+    const Graph &graph = best.graph == "a" ? options.graphs[0].graph
+                                           : options.graphs[1].graph;
+    EXPECT_EQ(best.makespan, Simulator(graph, 3).run(best.assignment));
+  }
+  while (!session->finished())
+    ASSERT_TRUE(session->runEpisode(&error)) << error;
+  // After: only measured ones, though every simulated cost is 1000x lower.
+  std::vector<BestPlacement> measured = session->bestPlacements();
+  ASSERT_FALSE(measured.empty());
+  for (const BestPlacement &best : measured) {
+    EXPECT_EQ(best.costSource, "scaled");
+    const Graph &graph = best.graph == "a" ? options.graphs[0].graph
+                                           : options.graphs[1].graph;
+    EXPECT_EQ(best.makespan, 1000 * Simulator(graph, 3).run(best.assignment));
+  }
+}
+
 TEST(TrainerTest, BadOptionsAreReported) {
   std::string error;
   TrainerOptions options = smallRun(1);

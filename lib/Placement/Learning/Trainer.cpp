@@ -167,12 +167,24 @@ public:
   bool finished() const {
     return stageIndex_ >= static_cast<int32_t>(options.stages.size());
   }
+  /// Where the best placements' costs come from: the oracle's once an
+  /// episode of a real-rl stage has run (entering one resets them), the
+  /// simulator before.
+  std::string bestCostSource() const {
+    for (int32_t i = 0; i < static_cast<int32_t>(options.stages.size()); ++i)
+      if (options.stages[i].stage == TrainingStage::RealRL &&
+          (i < stageIndex_ || (i == stageIndex_ && stageEpisode_ > 0)))
+        return options.realOracle->costSource();
+    return "simulator";
+  }
   std::vector<BestPlacement> bestPlacements() const {
     std::vector<BestPlacement> out;
+    const std::string source = bestCostSource();
     for (size_t q = 0; q < pairs_.size(); ++q)
       if (!bestPlacement_[q].empty())
         out.push_back({options.graphs[pairs_[q].graph].name,
-                       pairs_[q].devices, bestCost_[q], bestPlacement_[q]});
+                       pairs_[q].devices, bestCost_[q], source,
+                       bestPlacement_[q]});
     return out;
   }
 
@@ -383,6 +395,16 @@ TrainingSession::Impl::runEpisode(std::string *error) {
   const StageOptions &stage = options.stages[stageIndex_];
   const double progress =
       static_cast<double>(stageEpisode_) / static_cast<double>(stage.episodes);
+  // Measured and simulated costs are not comparable (units, and what they
+  // model): the best placements restart with the first measured episode.
+  if (stage.stage == TrainingStage::RealRL && stageEpisode_ == 0 &&
+      stageIndex_ > 0 &&
+      options.stages[stageIndex_ - 1].stage != TrainingStage::RealRL) {
+    std::fill(bestCost_.begin(), bestCost_.end(),
+              std::numeric_limits<double>::infinity());
+    for (std::vector<DeviceId> &placement : bestPlacement_)
+      placement.clear();
+  }
   if (network->config.joinFeature && stageEpisode_ == 0 && stageIndex_ > 0 &&
       stage.stage != TrainingStage::Imitation &&
       options.stages[stageIndex_ - 1].stage == TrainingStage::Imitation)

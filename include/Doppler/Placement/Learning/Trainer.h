@@ -222,10 +222,15 @@ struct EvaluationStats {
 /// The cheapest placement an episode produced for one (graph, device
 /// count) pair: with per-graph training, the search result the paper
 /// reports besides the policy.
+/// The cheapest placement the training episodes of one (graph, devices)
+/// pair produced. Once a real-rl stage has run, only its measured costs
+/// count (the simulator's are in other units).
 struct BestPlacement {
   std::string graph;
   int32_t devices = 0;
   double makespan = 0;
+  /// "simulator", or the real-rl oracle's CostOracle::costSource().
+  std::string costSource;
   std::vector<DeviceId> assignment;
 };
 
