@@ -167,15 +167,14 @@ public:
   bool finished() const {
     return stageIndex_ >= static_cast<int32_t>(options.stages.size());
   }
-  /// Where the best placements' costs come from: the oracle's once an
-  /// episode of a real-rl stage has run (entering one resets them), the
-  /// simulator before.
+  /// Where the best placements' costs come from: the cost source of the
+  /// last stage that ran an episode (they restart when it changes).
   std::string bestCostSource() const {
-    for (int32_t i = 0; i < static_cast<int32_t>(options.stages.size()); ++i)
-      if (options.stages[i].stage == TrainingStage::RealRL &&
-          (i < stageIndex_ || (i == stageIndex_ && stageEpisode_ > 0)))
-        return options.realOracle->costSource();
-    return "simulator";
+    const int32_t last = finished() || stageEpisode_ == 0 ? stageIndex_ - 1
+                                                          : stageIndex_;
+    return last >= 0 && options.stages[last].stage == TrainingStage::RealRL
+               ? options.realOracle->costSource()
+               : "simulator";
   }
   std::vector<BestPlacement> bestPlacements() const {
     std::vector<BestPlacement> out;
@@ -396,10 +395,10 @@ TrainingSession::Impl::runEpisode(std::string *error) {
   const double progress =
       static_cast<double>(stageEpisode_) / static_cast<double>(stage.episodes);
   // Measured and simulated costs are not comparable (units, and what they
-  // model): the best placements restart with the first measured episode.
-  if (stage.stage == TrainingStage::RealRL && stageEpisode_ == 0 &&
-      stageIndex_ > 0 &&
-      options.stages[stageIndex_ - 1].stage != TrainingStage::RealRL) {
+  // model): the best placements restart when the cost source changes.
+  if (stageEpisode_ == 0 && stageIndex_ > 0 &&
+      (stage.stage == TrainingStage::RealRL) !=
+          (options.stages[stageIndex_ - 1].stage == TrainingStage::RealRL)) {
     std::fill(bestCost_.begin(), bestCost_.end(),
               std::numeric_limits<double>::infinity());
     for (std::vector<DeviceId> &placement : bestPlacement_)
