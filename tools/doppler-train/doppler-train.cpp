@@ -85,8 +85,9 @@ training:
                            earlier cost of each graph (rewards from the
                            first episode on; useful with many graphs)
   --evaluate-every N       evaluate the greedy policy every N episodes
-                           (default 100; 0: never) and keep the best; the
-                           evaluation uses the simulator in every stage
+                           (default 100; 0: never) and keep the best; on
+                           the simulator, and once real-rl has run on the
+                           cost oracle (then only those evaluations count)
   --evaluation-pairs N     (graph, devices) pairs evaluated (default 64)
   --regression-weight W    the best evaluation minimises the mean log ratio
                            to critical path with losses counted W times
@@ -628,8 +629,10 @@ int train(const Arguments &args) {
     }
   }
   if (summary->bestEvaluation)
-    std::printf("best greedy evaluation: %.4f x critical path (geometric mean "
-                "over %d pairs), no worse on %.1f%%, at episode %lld%s\n",
+    std::printf("best greedy evaluation (%s): %.4f x critical path "
+                "(geometric mean over %d pairs), no worse on %.1f%%, at "
+                "episode %lld%s\n",
+                summary->bestEvaluation->costSource.c_str(),
                 summary->bestEvaluation->ratioToCriticalPath,
                 summary->bestEvaluation->pairs,
                 100 * summary->bestEvaluation->noWorseFraction,

@@ -161,20 +161,33 @@ class TrainingSession::Impl {
 public:
   bool initialize(std::string *error);
   std::optional<EpisodeStats> runEpisode(std::string *error);
-  std::optional<EvaluationStats> evaluate();
+  std::optional<EvaluationStats> evaluate(std::string *error);
   bool saveCheckpoint(std::string *error);
   bool saveModel(const std::string &path, std::string *error);
   bool finished() const {
     return stageIndex_ >= static_cast<int32_t>(options.stages.size());
   }
-  /// Where the best placements' costs come from: the cost source of the
-  /// last stage that ran an episode (they restart when it changes).
-  std::string bestCostSource() const {
+  /// Whether costs come from the real-rl oracle now: the last stage that
+  /// ran an episode is real-rl.
+  bool measuring() const {
     const int32_t last = finished() || stageEpisode_ == 0 ? stageIndex_ - 1
                                                           : stageIndex_;
-    return last >= 0 && options.stages[last].stage == TrainingStage::RealRL
-               ? options.realOracle->costSource()
-               : "simulator";
+    return last >= 0 && options.stages[last].stage == TrainingStage::RealRL;
+  }
+  /// Whether the evaluation after `afterEpisodes` episodes measured costs.
+  bool measuredAfter(int64_t afterEpisodes) const {
+    int64_t end = 0;
+    for (const StageOptions &stage : options.stages) {
+      end += stage.episodes;
+      if (afterEpisodes <= end)
+        return stage.stage == TrainingStage::RealRL;
+    }
+    return false;
+  }
+  /// Where the best placements' costs come from (they restart when it
+  /// changes).
+  std::string bestCostSource() const {
+    return measuring() ? options.realOracle->costSource() : "simulator";
   }
   std::vector<BestPlacement> bestPlacements() const {
     std::vector<BestPlacement> out;
@@ -206,11 +219,22 @@ private:
   /// RL from whichever join-aware prior gives the best greedy placements.
   void chooseJoinPriorStart();
   /// The greedy policy on the evaluation pairs (no bookkeeping).
-  EvaluationStats evaluateGreedy();
+  /// The greedy policy on the evaluation pairs against the critical-path
+  /// heuristic, simulated or measured by the real-rl oracle (nullopt and
+  /// `error` when it fails).
+  std::optional<EvaluationStats> evaluateGreedy(bool measured,
+                                                std::string *error);
   std::string fingerprint() const;
   Simulator &simulatorFor(int32_t pair);
   double criticalPathMakespan(int32_t pair);
-  double greedyMakespan(int32_t pair);
+  /// The greedy policy's placement of `pair`.
+  std::vector<DeviceId> greedyPlacement(int32_t pair);
+  /// Cost of `placement` on `pair` by the simulator or the real-rl oracle.
+  std::optional<double> placementCost(int32_t pair,
+                                      ArrayView<DeviceId> placement,
+                                      bool measured, std::string *error);
+  /// The critical-path heuristic's measured cost (measured once per pair).
+  std::optional<double> measuredCriticalPath(int32_t pair, std::string *error);
   void writeLog(const EpisodeStats &stats);
   void drawProgress(const EpisodeStats &stats);
 
@@ -218,6 +242,7 @@ private:
   std::vector<GraphTensors> tensors_;
   std::vector<std::unique_ptr<Simulator>> simulators_;
   std::vector<double> criticalPath_;
+  std::vector<double> measuredCriticalPath_; // < 0: not measured yet
   std::vector<int32_t> evaluationPairs_;
   std::unique_ptr<torch::optim::Adam> optimizer_;
   /// Adam over the network; with priorLearningRateScale != 1 the prior
@@ -299,6 +324,7 @@ bool TrainingSession::Impl::initialize(std::string *error) {
     tensors_.push_back(buildGraphTensors(g.graph));
   simulators_.resize(pairs_.size());
   criticalPath_.assign(pairs_.size(), -1);
+  measuredCriticalPath_.assign(pairs_.size(), -1);
   runningSum_.assign(pairs_.size(), 0);
   bestCost_.assign(pairs_.size(), std::numeric_limits<double>::infinity());
   bestPlacement_.assign(pairs_.size(), {});
@@ -371,7 +397,7 @@ double TrainingSession::Impl::criticalPathMakespan(int32_t pair) {
   return criticalPath_[pair];
 }
 
-double TrainingSession::Impl::greedyMakespan(int32_t pair) {
+std::vector<DeviceId> TrainingSession::Impl::greedyPlacement(int32_t pair) {
   c10::InferenceMode inference;
   const Pair &p = pairs_[pair];
   const Graph &graph = options.graphs[p.graph].graph;
@@ -381,7 +407,39 @@ double TrainingSession::Impl::greedyMakespan(int32_t pair) {
   engine_.run(environment_, graph, p.devices, network->config.startEstimate,
               inputs.weights, inputs.tables, RolloutOptions(), unused, nullptr,
               nullptr);
-  return simulatorFor(pair).run(environment_.assignment());
+  ArrayView<DeviceId> placed = environment_.assignment();
+  return std::vector<DeviceId>(placed.begin(), placed.end());
+}
+
+std::optional<double>
+TrainingSession::Impl::placementCost(int32_t pair,
+                                     ArrayView<DeviceId> placement,
+                                     bool measured, std::string *error) {
+  if (!measured)
+    return simulatorFor(pair).run(placement);
+  std::string reason;
+  std::optional<double> cost = options.realOracle->measure(
+      options.graphs[pairs_[pair].graph].graph, placement, &reason);
+  if (!cost)
+    setError(error, "cost oracle failed on '" +
+                        options.graphs[pairs_[pair].graph].name +
+                        "': " + reason);
+  return cost;
+}
+
+std::optional<double>
+TrainingSession::Impl::measuredCriticalPath(int32_t pair, std::string *error) {
+  if (measuredCriticalPath_[pair] < 0) {
+    const Pair &p = pairs_[pair];
+    std::vector<DeviceId> placement = placeCriticalPath(
+        options.graphs[p.graph].graph, p.devices, StartEstimate::EarliestStart);
+    std::optional<double> cost =
+        placementCost(pair, placement, /*measured=*/true, error);
+    if (!cost)
+      return std::nullopt;
+    measuredCriticalPath_[pair] = *cost;
+  }
+  return measuredCriticalPath_[pair];
 }
 
 std::optional<EpisodeStats>
@@ -443,20 +501,12 @@ TrainingSession::Impl::runEpisode(std::string *error) {
               inputs.weights, inputs.tables, rollout, random_, &record_,
               nullptr);
 
-  double cost;
-  if (stage.stage == TrainingStage::RealRL) {
-    std::string reason;
-    std::optional<double> measured =
-        options.realOracle->measure(graph, environment_.assignment(), &reason);
-    if (!measured) {
-      setError(error, "cost oracle failed on '" + options.graphs[p.graph].name +
-                          "': " + reason);
-      return std::nullopt;
-    }
-    cost = *measured;
-  } else {
-    cost = simulatorFor(pair).run(environment_.assignment());
-  }
+  std::optional<double> measuredCost =
+      placementCost(pair, environment_.assignment(),
+                    stage.stage == TrainingStage::RealRL, error);
+  if (!measuredCost)
+    return std::nullopt;
+  const double cost = *measuredCost;
 
   // Reward: relative improvement over the running average of earlier
   // costs of this pair in this stage. Optionally the critical-path
@@ -466,17 +516,9 @@ TrainingSession::Impl::runEpisode(std::string *error) {
   if (runningCount_[pair] == 0 && options.criticalPathBaseline) {
     double prior = criticalPathMakespan(pair);
     if (stage.stage == TrainingStage::RealRL) {
-      const Pair &q = pairs_[pair];
-      std::vector<DeviceId> placement =
-          placeCriticalPath(graph, q.devices, StartEstimate::EarliestStart);
-      std::string reason;
-      std::optional<double> measured =
-          options.realOracle->measure(graph, placement, &reason);
-      if (!measured) {
-        setError(error, "cost oracle failed on '" +
-                            options.graphs[p.graph].name + "': " + reason);
+      std::optional<double> measured = measuredCriticalPath(pair, error);
+      if (!measured)
         return std::nullopt;
-      }
       prior = *measured;
     }
     runningSum_[pair] = prior;
@@ -558,9 +600,10 @@ TrainingSession::Impl::runEpisode(std::string *error) {
   writeLog(stats);
   drawProgress(stats);
 
-  if ((options.evaluateEvery > 0 && episode % options.evaluateEvery == 0) ||
-      (finished() && options.evaluateEvery > 0))
-    evaluate();
+  if (((options.evaluateEvery > 0 && episode % options.evaluateEvery == 0) ||
+       (finished() && options.evaluateEvery > 0)) &&
+      !evaluate(error))
+    return std::nullopt;
   if (!options.checkpointPath.empty() &&
       ((options.checkpointEvery > 0 && episode % options.checkpointEvery == 0) ||
        finished())) {
@@ -590,7 +633,9 @@ void TrainingSession::Impl::chooseJoinPriorStart() {
       torch::NoGradGuard noGrad;
       network->joinPrior.fill_(value);
     }
-    const double score = evaluateGreedy().selectionScore;
+    // Simulated even before a real-rl stage: a start, not a model choice.
+    const double score =
+        evaluateGreedy(/*measured=*/false, nullptr)->selectionScore;
     tried.push_back({{"join_prior", value}, {"selection_score", score}});
     if (score < bestScore) {
       bestScore = score;
@@ -606,12 +651,20 @@ void TrainingSession::Impl::chooseJoinPriorStart() {
   }
 }
 
-EvaluationStats TrainingSession::Impl::evaluateGreedy() {
+std::optional<EvaluationStats>
+TrainingSession::Impl::evaluateGreedy(bool measured, std::string *error) {
   double logSum = 0, regressionSum = 0;
   int32_t noWorse = 0;
   for (int32_t pair : evaluationPairs_) {
-    double logRatio =
-        std::log(greedyMakespan(pair) / criticalPathMakespan(pair));
+    std::vector<DeviceId> placement = greedyPlacement(pair);
+    std::optional<double> greedy =
+        placementCost(pair, placement, measured, error);
+    std::optional<double> heuristic =
+        measured ? measuredCriticalPath(pair, error)
+                 : std::optional<double>(criticalPathMakespan(pair));
+    if (!greedy || !heuristic)
+      return std::nullopt;
+    double logRatio = std::log(*greedy / *heuristic);
     logSum += logRatio;
     regressionSum += std::max(logRatio, 0.0);
     noWorse += logRatio <= 0;
@@ -623,11 +676,27 @@ EvaluationStats TrainingSession::Impl::evaluateGreedy() {
   stats.noWorseFraction = static_cast<double>(noWorse) / stats.pairs;
   stats.selectionScore =
       (logSum + (options.regressionWeight - 1) * regressionSum) / stats.pairs;
+  stats.costSource =
+      measured ? options.realOracle->costSource() : "simulator";
   return stats;
 }
 
-std::optional<EvaluationStats> TrainingSession::Impl::evaluate() {
-  EvaluationStats stats = evaluateGreedy();
+std::optional<EvaluationStats>
+TrainingSession::Impl::evaluate(std::string *error) {
+  // After a real-rl stage has run, the greedy policy is judged by the
+  // oracle's costs, and the kept model is chosen among those judgements
+  // only (a simulated score says nothing about measured runs).
+  const bool measured = measuring();
+  if (haveBest_ && bestEvaluation &&
+      measuredAfter(bestEvaluation->episode) != measured) {
+    bestScore_ = std::numeric_limits<double>::infinity();
+    haveBest_ = false;
+    bestEvaluation.reset();
+  }
+  std::optional<EvaluationStats> evaluated = evaluateGreedy(measured, error);
+  if (!evaluated)
+    return std::nullopt;
+  EvaluationStats stats = *evaluated;
   if (stats.selectionScore < bestScore_) {
     bestScore_ = stats.selectionScore;
     if (!best)
@@ -644,6 +713,7 @@ std::optional<EvaluationStats> TrainingSession::Impl::evaluate() {
                            {"no_worse_fraction", stats.noWorseFraction},
                            {"selection_score", stats.selectionScore},
                            {"pairs", stats.pairs},
+                           {"cost_source", stats.costSource},
                            {"best", stats.best}};
     log_ << line.dump() << "\n";
     log_.flush();
@@ -889,6 +959,8 @@ bool TrainingSession::Impl::restore(std::string *error) {
     stats.noWorseFraction = detailedScalars ? sc[4] : 0.0;
     stats.pairs = static_cast<int32_t>(evaluationPairs_.size());
     stats.best = true;
+    if (measuredAfter(stats.episode))
+      stats.costSource = options.realOracle->costSource();
     bestEvaluation = stats;
   }
   return true;
@@ -948,7 +1020,7 @@ TrainingSession::runEpisode(std::string *error) noexcept {
 std::optional<EvaluationStats>
 TrainingSession::evaluate(std::string *error) noexcept {
   try {
-    return impl_->evaluate();
+    return impl_->evaluate(error);
   } catch (const std::exception &e) {
     setError(error, "evaluation failed: " + describeException(e));
     return std::nullopt;

@@ -162,6 +162,8 @@ struct TrainerOptions {
   /// Every this many episodes (and at the end) the greedy policy is
   /// evaluated on up to evaluationPairs (graph, device count) pairs; with
   /// keepBest the best evaluated parameters are the output. 0: never.
+  /// Costs are simulated, and measured by realOracle once a real-rl stage
+  /// has run an episode; then only measured evaluations compete.
   int64_t evaluateEvery = 100;
   int32_t evaluationPairs = 64;
   bool keepBest = true;
@@ -217,14 +219,15 @@ struct EvaluationStats {
   double selectionScore = 0;
   int32_t pairs = 0;
   bool best = false;
+  /// "simulator", or the real-rl oracle's CostOracle::costSource() for
+  /// evaluations after a real-rl stage has run.
+  std::string costSource = "simulator";
 };
 
-/// The cheapest placement an episode produced for one (graph, device
-/// count) pair: with per-graph training, the search result the paper
-/// reports besides the policy.
-/// The cheapest placement the training episodes of one (graph, devices)
-/// pair produced. Once a real-rl stage has run, only its measured costs
-/// count (the simulator's are in other units).
+/// The cheapest placement the training episodes of one (graph, device
+/// count) pair produced: with per-graph training, the search result the
+/// paper reports besides the policy. Once a real-rl stage has run, only its
+/// measured costs count (the simulator's are in other units).
 struct BestPlacement {
   std::string graph;
   int32_t devices = 0;
