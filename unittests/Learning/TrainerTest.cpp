@@ -330,28 +330,25 @@ TEST(TrainerTest, AfterRealRLBestPlacementsAndEvaluationsAreMeasured) {
   std::string error;
   auto session = TrainingSession::create(options, &error);
   ASSERT_TRUE(session) << error;
+  // Every best placement has `source` and costs `scale` x the simulator's.
+  auto expectBest = [&](const std::string &source, double scale) {
+    std::vector<BestPlacement> placements = session->bestPlacements();
+    ASSERT_FALSE(placements.empty());
+    for (const BestPlacement &best : placements) {
+      EXPECT_EQ(best.costSource, source);
+      const Graph &graph = best.graph == "a" ? options.graphs[0].graph
+                                             : options.graphs[1].graph;
+      EXPECT_EQ(best.makespan,
+                scale * Simulator(graph, 3).run(best.assignment));
+    }
+  };
   for (int i = 0; i < 8; ++i)
     ASSERT_TRUE(session->runEpisode(&error)) << error;
-  // Before real-rl: simulated costs.
-  std::vector<BestPlacement> simulated = session->bestPlacements();
-  ASSERT_FALSE(simulated.empty());
-  for (const BestPlacement &best : simulated) {
-    EXPECT_EQ(best.costSource, "simulator");
-    const Graph &graph = best.graph == "a" ? options.graphs[0].graph
-                                           : options.graphs[1].graph;
-    EXPECT_EQ(best.makespan, Simulator(graph, 3).run(best.assignment));
-  }
+  expectBest("simulator", 1); // before real-rl
   while (!session->finished())
     ASSERT_TRUE(session->runEpisode(&error)) << error;
   // After: only measured ones, though every simulated cost is 1000x lower.
-  std::vector<BestPlacement> measured = session->bestPlacements();
-  ASSERT_FALSE(measured.empty());
-  for (const BestPlacement &best : measured) {
-    EXPECT_EQ(best.costSource, "scaled");
-    const Graph &graph = best.graph == "a" ? options.graphs[0].graph
-                                           : options.graphs[1].graph;
-    EXPECT_EQ(best.makespan, 1000 * Simulator(graph, 3).run(best.assignment));
-  }
+  expectBest("scaled", 1000);
   // Evaluations after episodes 4 and 8 simulate (no real-rl episode has run
   // yet), those after 12 and 14 measure; the kept model is one of the
   // latter, though the scores of all four are comparable ratios here.
