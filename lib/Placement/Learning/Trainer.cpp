@@ -167,23 +167,20 @@ public:
   bool finished() const {
     return stageIndex_ >= static_cast<int32_t>(options.stages.size());
   }
-  /// Whether costs come from the real-rl oracle now: the last stage that
-  /// ran an episode is real-rl.
-  bool measuring() const {
-    const int32_t last = finished() || stageEpisode_ == 0 ? stageIndex_ - 1
-                                                          : stageIndex_;
-    return last >= 0 && options.stages[last].stage == TrainingStage::RealRL;
-  }
-  /// Whether the evaluation after `afterEpisodes` episodes measured costs.
+  /// Whether costs came from the real-rl oracle after `afterEpisodes`
+  /// episodes: the stage that ran the last of them is real-rl (before any
+  /// episode, no).
   bool measuredAfter(int64_t afterEpisodes) const {
     int64_t end = 0;
     for (const StageOptions &stage : options.stages) {
       end += stage.episodes;
-      if (afterEpisodes <= end)
+      if (afterEpisodes > 0 && afterEpisodes <= end)
         return stage.stage == TrainingStage::RealRL;
     }
     return false;
   }
+  /// Whether costs come from the real-rl oracle now.
+  bool measuring() const { return measuredAfter(episode); }
   /// Where the best placements' costs come from (they restart when it
   /// changes).
   std::string bestCostSource() const {
@@ -218,7 +215,6 @@ private:
   /// ModelConfig::joinFeature, when reinforcement follows imitation: start
   /// RL from whichever join-aware prior gives the best greedy placements.
   void chooseJoinPriorStart();
-  /// The greedy policy on the evaluation pairs (no bookkeeping).
   /// The greedy policy on the evaluation pairs against the critical-path
   /// heuristic, simulated or measured by the real-rl oracle (nullopt and
   /// `error` when it fails).
@@ -454,9 +450,7 @@ TrainingSession::Impl::runEpisode(std::string *error) {
       static_cast<double>(stageEpisode_) / static_cast<double>(stage.episodes);
   // Measured and simulated costs are not comparable (units, and what they
   // model): the best placements restart when the cost source changes.
-  if (stageEpisode_ == 0 && stageIndex_ > 0 &&
-      (stage.stage == TrainingStage::RealRL) !=
-          (options.stages[stageIndex_ - 1].stage == TrainingStage::RealRL)) {
+  if (episode > 0 && measuring() != (stage.stage == TrainingStage::RealRL)) {
     std::fill(bestCost_.begin(), bestCost_.end(),
               std::numeric_limits<double>::infinity());
     for (std::vector<DeviceId> &placement : bestPlacement_)
