@@ -148,6 +148,28 @@ TEST(PolicyTest, RolloutScoresAgreeWithTheBatchedLoss) {
   }
 }
 
+TEST(PolicyTest, ArchitectureSpecsSetEveryKey) {
+  std::string error;
+  auto parsed = parseModelConfig(
+      "slim,hidden=32,head=16,rounds=6,edge=full,rank=4,shared=0,"
+      "estimate=device-load,prior=0,join=1,project=0",
+      &error);
+  ASSERT_TRUE(parsed) << error;
+  EXPECT_EQ(parsed->describe(),
+            "hidden=32 head=16 rounds=6 edge=full encoders=separate "
+            "estimate=device-load prior=off join=on project=off");
+  EXPECT_EQ(parseModelConfig("reference,shared=1,prior=1,project=1", &error)
+                ->describe(),
+            "hidden=128 head=64 rounds=6 edge=full encoders=shared "
+            "estimate=earliest-start prior=on join=off project=on");
+  for (const char *spec : {"slim,shared=2", "slim,prior=yes", "slim,join=",
+                           "slim,project=-1"}) {
+    EXPECT_FALSE(parseModelConfig(spec, &error)) << spec;
+    EXPECT_NE(error.find("needs an integer in [0, 1]"), std::string::npos)
+        << error;
+  }
+}
+
 TEST(PolicyTest, SameSeedSamePlacement) {
   Graph graph = testGraph(9, 50);
   auto a = LearnedPolicy::create(smallConfig(), 42);

@@ -13,11 +13,14 @@
 
 #include "Doppler/Placement/Simulator.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <mutex>
-#include <cstdlib>
 #include <sstream>
+#include <utility>
 
 using namespace doppler::placement;
 using namespace doppler::placement::learning;
@@ -125,8 +128,21 @@ doppler::placement::parseModelConfig(const std::string &text,
         out = static_cast<int32_t>(parsed);
         return true;
       };
-      int32_t flag = 0;
-      if (key == "hidden") {
+      // The 0 | 1 switches.
+      const std::pair<const char *, bool ModelConfig::*> switches[] = {
+          {"shared", &ModelConfig::sharedEncoder},
+          {"prior", &ModelConfig::heuristicPrior},
+          {"join", &ModelConfig::joinFeature},
+          {"project", &ModelConfig::projectSums}};
+      auto isSwitch = [&](const auto &entry) { return key == entry.first; };
+      if (auto *entry = std::find_if(std::begin(switches), std::end(switches),
+                                     isSwitch);
+          entry != std::end(switches)) {
+        int32_t flag = 0;
+        if (!number(0, 1, flag))
+          return std::nullopt;
+        config.*(entry->second) = flag != 0;
+      } else if (key == "hidden") {
         if (!number(1, 1024, config.hiddenSize))
           return std::nullopt;
       } else if (key == "head") {
@@ -138,22 +154,6 @@ doppler::placement::parseModelConfig(const std::string &text,
       } else if (key == "rank") {
         if (!number(1, 1024, config.edgeRank))
           return std::nullopt;
-      } else if (key == "shared") {
-        if (!number(0, 1, flag))
-          return std::nullopt;
-        config.sharedEncoder = flag != 0;
-      } else if (key == "prior") {
-        if (!number(0, 1, flag))
-          return std::nullopt;
-        config.heuristicPrior = flag != 0;
-      } else if (key == "join") {
-        if (!number(0, 1, flag))
-          return std::nullopt;
-        config.joinFeature = flag != 0;
-      } else if (key == "project") {
-        if (!number(0, 1, flag))
-          return std::nullopt;
-        config.projectSums = flag != 0;
       } else if (key == "edge") {
         if (value == "full")
           config.edgeNetwork = EdgeNetworkKind::Full;

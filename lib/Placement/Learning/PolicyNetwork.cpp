@@ -21,6 +21,7 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <utility>
 
 using namespace doppler::placement;
 using namespace doppler::placement::learning;
@@ -977,17 +978,14 @@ std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
       !readInt("config_shared", 0, 1, shared) ||
       !readInt("config_estimate", 0, 1, estimate))
     return std::nullopt;
-  // Added later: models written before them have none of them.
+  // Added later: models written before them have none of them (0).
   int64_t prior = 0, join = 0, project = 0;
-  if (c10::IValue stored; archive.try_read("config_prior", stored) &&
-                          !readInt("config_prior", 0, 1, prior))
-    return std::nullopt;
-  if (c10::IValue stored; archive.try_read("config_join", stored) &&
-                          !readInt("config_join", 0, 1, join))
-    return std::nullopt;
-  if (c10::IValue stored; archive.try_read("config_project", stored) &&
-                          !readInt("config_project", 0, 1, project))
-    return std::nullopt;
+  for (auto [key, flag] : {std::pair{"config_prior", &prior},
+                           std::pair{"config_join", &join},
+                           std::pair{"config_project", &project}})
+    if (c10::IValue stored;
+        archive.try_read(key, stored) && !readInt(key, 0, 1, *flag))
+      return std::nullopt;
   ModelConfig config;
   config.hiddenSize = static_cast<int32_t>(hidden);
   config.headHiddenSize = static_cast<int32_t>(head);
