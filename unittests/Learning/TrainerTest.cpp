@@ -53,6 +53,29 @@ bool sameParameters(LearnedPolicy &a, LearnedPolicy &b) {
   return true;
 }
 
+/// Runs `episodes` episodes of `options` (which names a checkpoint) in one
+/// session and saves the checkpoint, then returns a new session resumed
+/// from it (null, after a test failure, when a step fails).
+std::unique_ptr<TrainingSession> interruptAndResume(TrainerOptions options,
+                                                    int episodes) {
+  std::string error;
+  {
+    auto session = TrainingSession::create(options, &error);
+    bool ran = session != nullptr;
+    for (int i = 0; ran && i < episodes; ++i)
+      ran = session->runEpisode(&error).has_value();
+    if (!ran || !session->saveCheckpoint(&error)) {
+      ADD_FAILURE() << error;
+      return nullptr;
+    }
+  }
+  options.resume = true;
+  auto resumed = TrainingSession::create(options, &error);
+  if (!resumed)
+    ADD_FAILURE() << error;
+  return resumed;
+}
+
 } // namespace
 
 TEST(TrainerTest, ImitationReachesTheTeacher) {
@@ -171,16 +194,8 @@ TEST(TrainerTest, JoinPriorStartAndFastPriorsSurviveAResume) {
       start);
 
   TrainerOptions interrupted = options(tempPath("join-interrupted.ckpt"));
-  {
-    auto session = TrainingSession::create(interrupted, &error);
-    ASSERT_TRUE(session) << error;
-    for (int i = 0; i < 12; ++i)
-      ASSERT_TRUE(session->runEpisode(&error)) << error;
-    ASSERT_TRUE(session->saveCheckpoint(&error)) << error;
-  }
-  interrupted.resume = true;
-  auto resumed = TrainingSession::create(interrupted, &error);
-  ASSERT_TRUE(resumed) << error;
+  auto resumed = interruptAndResume(interrupted, 12);
+  ASSERT_TRUE(resumed);
   while (!resumed->finished())
     ASSERT_TRUE(resumed->runEpisode(&error)) << error;
   EXPECT_TRUE(sameParameters(*uninterrupted->currentPolicy(),
@@ -216,16 +231,8 @@ TEST(TrainerTest, ResumedRunEqualsUninterruptedRun) {
     stage.episodesPerUpdate = 3;
   interrupted.checkpointPath = tempPath("interrupted.ckpt");
   interrupted.checkpointEvery = 0;
-  {
-    auto session = TrainingSession::create(interrupted, &error);
-    ASSERT_TRUE(session) << error;
-    for (int i = 0; i < 7; ++i)
-      ASSERT_TRUE(session->runEpisode(&error)) << error;
-    ASSERT_TRUE(session->saveCheckpoint(&error)) << error;
-  }
-  interrupted.resume = true;
-  auto resumed = TrainingSession::create(interrupted, &error);
-  ASSERT_TRUE(resumed) << error;
+  auto resumed = interruptAndResume(interrupted, 7);
+  ASSERT_TRUE(resumed);
   EXPECT_EQ(resumed->episode(), 7);
   while (!resumed->finished())
     ASSERT_TRUE(resumed->runEpisode(&error)) << error;
