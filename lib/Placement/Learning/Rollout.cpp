@@ -235,22 +235,8 @@ void RolloutEngine::scoreDevices(NodeId v, int32_t numDevices,
   const int32_t H = w.hidden, K = w.headHidden, S = w.sumWidth;
   // Standardise the per-device sums across devices.
   deviceSumsStd_.resize(static_cast<size_t>(numDevices) * S);
-  for (int32_t j = 0; j < S; ++j) {
-    double sum = 0;
-    for (int32_t d = 0; d < numDevices; ++d)
-      sum += deviceSums_[d * S + j];
-    double mean = sum / numDevices;
-    double squares = 0;
-    for (int32_t d = 0; d < numDevices; ++d) {
-      double x = deviceSums_[d * S + j] - mean;
-      squares += x * x;
-    }
-    double scale =
-        1.0 / (std::sqrt(squares / numDevices) + kStandardizeEpsilon);
-    for (int32_t d = 0; d < numDevices; ++d)
-      deviceSumsStd_[d * S + j] =
-          static_cast<float>((deviceSums_[d * S + j] - mean) * scale);
-  }
+  standardizeSmall(deviceSums_.data(), numDevices, S, S,
+                   deviceSumsStd_.data());
   hidden_.resize(H);
   preActivation_.resize(K);
   scores_.resize(numDevices);
