@@ -3,7 +3,8 @@
 // Converts a placed function (after doppler-pipeline, or doppler-place +
 // doppler-insert-transfers) into a runtime task graph (RuntimeProgram),
 // runs it on the CPU or CUDA backend on seeded random inputs (the values
-// doppler-interpret uses for the same seed), and reports the measured
+// doppler-interpret uses for the same seed) or on the arguments of a file
+// (--arguments), and reports the measured
 // makespan (median of --repeat runs after a warm-up), the predicted one
 // (the function's doppler.makespan; cost units are microseconds), the task
 // count and per-device utilisation. With --check, the outputs are compared
@@ -14,7 +15,7 @@
 //               [--function NAME] [--link-bandwidth B] [--link-latency L]
 //               [--order fifo|priority] [--inputs every-user|first-user]
 //               [--delay-tasks] [--write-outputs FILE] [--idle-spin-us N]
-//               [--breakdown]
+//               [--breakdown] [--arguments FILE]
 //   doppler-run FILE.mlir --export-plan PLAN.json   (for doppler-run-plan)
 //   doppler-run FILE.mlir --compare-outputs OUT.json
 //       (outputs of a run elsewhere, e.g. a lowered program, against the
@@ -139,6 +140,13 @@ cl::opt<bool> breakdown(
     cl::desc("Also print, per kind of task, the predicted cost (the cost "
              "model's, as the simulator uses it) against the measured time"),
     cl::init(false), cl::cat(category));
+cl::opt<std::string> argumentsFile(
+    "arguments",
+    cl::desc("Run on the arguments in FILE instead of seeded ones: JSON in "
+             "the format --write-outputs writes, one entry per function "
+             "argument, in order (also what --check and --compare-outputs "
+             "give the interpreter)"),
+    cl::value_desc("file"), cl::init(""), cl::cat(category));
 cl::opt<std::string> compareOutputs(
     "compare-outputs",
     cl::desc("Compare an outputs file (e.g. written by a lowered program) "
@@ -171,17 +179,62 @@ HostTensor toInterpreterTensor(const rt::HostTensor &tensor, FloatType type) {
   return result;
 }
 
-/// Relative errors of `outputs` against the interpreter on seeded inputs.
-/// Fails (with a message already printed) when the interpreter cannot run.
+/// The function's arguments from --arguments (read with the reader of
+/// --write-outputs files): one tensor per argument, of its element type and
+/// shape. Fails with a message already printed.
+FailureOr<std::vector<rt::HostTensor>>
+loadArguments(func::FuncOp function, const std::string &path) {
+  rt::Result<std::vector<rt::HostTensor>> tensors = rt::loadOutputs(path);
+  if (!tensors) {
+    fail("--arguments: " + tensors.message());
+    return failure();
+  }
+  ArrayRef<Type> types = function.getFunctionType().getInputs();
+  if (tensors->size() != types.size()) {
+    fail("--arguments: '" + path + "' holds " + llvm::Twine(tensors->size()) +
+         " tensor(s) but @" + function.getName() + " takes " +
+         llvm::Twine(types.size()) + " argument(s)");
+    return failure();
+  }
+  for (auto [i, tensor, type] : llvm::enumerate(*tensors, types)) {
+    auto tensorType = dyn_cast<RankedTensorType>(type);
+    std::string expected, element;
+    llvm::raw_string_ostream(expected) << type;
+    if (tensorType)
+      llvm::raw_string_ostream(element) << tensorType.getElementType();
+    if (!tensorType || rt::elementTypeName(tensor.type) != element ||
+        ArrayRef<int64_t>(tensor.shape) != tensorType.getShape()) {
+      fail("--arguments: tensor " + llvm::Twine(i) + " of '" + path +
+           "' is " + rt::tensorTypeString(tensor.type, tensor.shape) +
+           " but argument " + llvm::Twine(i) + " of @" + function.getName() +
+           " is " + expected);
+      return failure();
+    }
+  }
+  return std::move(*tensors);
+}
+
+/// Relative errors of `outputs` against the interpreter, on `given`
+/// arguments or else on seeded inputs. Fails (with a message already
+/// printed) when the interpreter cannot run.
 LogicalResult compareWithInterpreter(func::FuncOp function,
                                      const rt::Plan *plan,
                                      ArrayRef<rt::HostTensor> outputs,
                                      std::vector<double> &errors,
-                                     double &maxError) {
-  FailureOr<SmallVector<HostTensor>> inputs = makeRandomInputs(function, seed);
+                                     double &maxError,
+                                     const std::vector<rt::HostTensor> *given) {
+  FailureOr<SmallVector<HostTensor>> inputs = SmallVector<HostTensor>();
+  if (given) {
+    for (auto [tensor, type] :
+         llvm::zip_equal(*given, function.getFunctionType().getInputs()))
+      inputs->push_back(toInterpreterTensor(
+          tensor, cast<FloatType>(cast<RankedTensorType>(type).getElementType())));
+  } else {
+    inputs = makeRandomInputs(function, seed);
+  }
   if (failed(inputs))
     return failure();
-  if (plan) {
+  if (plan && !given) {
     // The runtime's seeded arguments must be the interpreter's, bit for bit;
     // otherwise a match below would mean nothing.
     rt::HostArguments args = rt::makeSeededArguments(plan->arguments, seed);
@@ -287,7 +340,8 @@ void printBreakdown(const rt::Plan &plan, ArrayRef<Operation *> taskOps,
   }
 }
 
-int runCompareOutputs(func::FuncOp function) {
+int runCompareOutputs(func::FuncOp function,
+                      const std::vector<rt::HostTensor> *given) {
   rt::Result<std::vector<rt::HostTensor>> outputs =
       rt::loadOutputs(compareOutputs);
   if (!outputs)
@@ -295,7 +349,7 @@ int runCompareOutputs(func::FuncOp function) {
   std::vector<double> errors;
   double maxError = 0;
   if (failed(compareWithInterpreter(function, nullptr, *outputs, errors,
-                                    maxError)))
+                                    maxError, given)))
     return 1;
   bool ok = maxError <= tolerance;
   if (jsonOutput) {
@@ -335,8 +389,19 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   FailureOr<func::FuncOp> function = lookupFunction(*module, functionName);
   if (failed(function))
     return 1;
+  std::optional<std::vector<rt::HostTensor>> given;
+  if (!argumentsFile.empty()) {
+    if (!exportPlan.empty())
+      return fail("--arguments cannot be used with --export-plan (a plan "
+                  "holds no argument values)");
+    FailureOr<std::vector<rt::HostTensor>> loaded =
+        loadArguments(*function, argumentsFile);
+    if (failed(loaded))
+      return 1;
+    given = std::move(*loaded);
+  }
   if (!compareOutputs.empty())
-    return runCompareOutputs(*function);
+    return runCompareOutputs(*function, given ? &*given : nullptr);
 
   RuntimeProgramOptions programOptions;
   programOptions.delayTasks = delayTasks;
@@ -385,7 +450,13 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   executorOptions.idleSpinMicroseconds = idleSpin;
   rt::Executor executor(std::move(*created), executorOptions);
 
-  rt::HostArguments arguments = rt::makeSeededArguments(plan->arguments, seed);
+  rt::HostArguments arguments;
+  if (given) {
+    for (const rt::HostTensor &tensor : *given)
+      arguments.buffers.push_back(tensor.bytes);
+  } else {
+    arguments = rt::makeSeededArguments(plan->arguments, seed);
+  }
   rt::Result<rt::Measurement> measured = rt::measure(
       executor, plan->graph, rt::bindArguments(*plan, arguments), repeat);
   if (!measured)
@@ -421,7 +492,8 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   if (check) {
     double maxError = 0;
     if (failed(compareWithInterpreter(*function, &*plan, report.outputs,
-                                      report.errors, maxError)))
+                                      report.errors, maxError,
+                                      given ? &*given : nullptr)))
       return 1;
     report.maxRelError = maxError;
     report.tolerance = tolerance;
