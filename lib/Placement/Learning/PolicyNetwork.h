@@ -3,7 +3,9 @@
 // Internal to the learning library (includes LibTorch; built with
 // exceptions). The encoder, the SEL and PLC networks, the per-graph tensors
 // they read, the batched loss of a recorded episode, and the model file
-// format.
+// format. Defined in GraphOps.cpp (graph tensors, autograd functions),
+// NetworkModules.cpp (modules, encodeGraph, prepareRollout), EpisodeLoss.cpp
+// and ModelArchive.cpp (model files).
 //
 // Shapes: N nodes, E edges, H hidden (128), K head hidden (64).
 //

@@ -1,0 +1,477 @@
+//===- GraphOps.cpp - Graph tensors and autograd functions of the policy --===//
+//
+// The per-graph tensors the network reads, and a few autograd functions
+// written as plain loops: LibTorch 1.13's CPU index_add (the gradient of
+// index_select) and scatter paths run one slice at a time, which made them
+// the largest cost of an episode; these run in microseconds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PolicyNetwork.h"
+#include "TensorHelpers.h"
+
+#include "Doppler/Placement/Analysis.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace doppler::placement;
+using namespace doppler::placement::learning;
+using torch::Tensor;
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+using doppler::placement::learning::detail::int32Tensor;
+
+namespace {
+
+Tensor int64Tensor(const std::vector<int64_t> &values) {
+  return torch::from_blob(const_cast<int64_t *>(values.data()),
+                          {static_cast<int64_t>(values.size())}, torch::kInt64)
+      .clone();
+}
+
+//===----------------------------------------------------------------------===//
+// Autograd functions.
+//===----------------------------------------------------------------------===//
+
+/// out[i] = x[index[i]]; the gradient scatters back with a loop.
+struct GatherRows : torch::autograd::Function<GatherRows> {
+  static Tensor forward(AutogradContext *ctx, const Tensor &x,
+                        const Tensor &index) {
+    ctx->saved_data["index"] = index;
+    ctx->saved_data["rows"] = x.size(0);
+    return x.index_select(0, index);
+  }
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    Tensor index = ctx->saved_data["index"].toTensor();
+    int64_t rows = ctx->saved_data["rows"].toInt();
+    Tensor grad = grads[0].contiguous();
+    int64_t width = grad.size(1), count = index.size(0);
+    Tensor out = torch::zeros({rows, width}, grad.options());
+    const int64_t *idx = index.data_ptr<int64_t>();
+    const float *g = grad.data_ptr<float>();
+    float *o = out.data_ptr<float>();
+    for (int64_t i = 0; i < count; ++i) {
+      float *dst = o + idx[i] * width;
+      const float *src = g + i * width;
+      for (int64_t c = 0; c < width; ++c)
+        dst[c] += src[c];
+    }
+    return {out, Tensor()};
+  }
+};
+
+/// out[index[i]] += x[i] into `rows` rows.
+struct ScatterAddRows : torch::autograd::Function<ScatterAddRows> {
+  static Tensor forward(AutogradContext *ctx, const Tensor &xIn,
+                        const Tensor &index, int64_t rows) {
+    ctx->saved_data["index"] = index;
+    Tensor x = xIn.contiguous();
+    int64_t width = x.size(1), count = x.size(0);
+    Tensor out = torch::zeros({rows, width}, x.options());
+    const int64_t *idx = index.data_ptr<int64_t>();
+    const float *src = x.data_ptr<float>();
+    float *o = out.data_ptr<float>();
+    for (int64_t i = 0; i < count; ++i) {
+      float *dst = o + idx[i] * width;
+      const float *row = src + i * width;
+      for (int64_t c = 0; c < width; ++c)
+        dst[c] += row[c];
+    }
+    return out;
+  }
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    Tensor index = ctx->saved_data["index"].toTensor();
+    return {grads[0].index_select(0, index), Tensor(), Tensor()};
+  }
+};
+
+/// Sum over the undirected in-edges of each node: out[v] = sum over edges
+/// (u, v) of x[u], times gates[edge] when gates are given.
+void aggregateRows(const Tensor &offsets, const Tensor &neighbors,
+                   const Tensor &edges, const float *x, const float *gates,
+                   int64_t width, float *out) {
+  const int32_t *off = offsets.data_ptr<int32_t>();
+  const int32_t *nb = neighbors.data_ptr<int32_t>();
+  const int32_t *ed = edges.data_ptr<int32_t>();
+  int64_t n = offsets.size(0) - 1;
+  for (int64_t v = 0; v < n; ++v) {
+    float *o = out + v * width;
+    for (int32_t p = off[v]; p < off[v + 1]; ++p) {
+      const float *row = x + static_cast<int64_t>(nb[p]) * width;
+      if (gates) {
+        const float *g = gates + static_cast<int64_t>(ed[p]) * width;
+        for (int64_t c = 0; c < width; ++c)
+          o[c] += g[c] * row[c];
+      } else {
+        for (int64_t c = 0; c < width; ++c)
+          o[c] += row[c];
+      }
+    }
+  }
+}
+
+struct EdgeAggregate : torch::autograd::Function<EdgeAggregate> {
+  /// `gates` [E][C], or empty for a plain sum (LibTorch 1.13's custom
+  /// functions reject undefined inputs).
+  static Tensor forward(AutogradContext *ctx, const Tensor &xIn,
+                        const Tensor &gatesIn, const GraphTensors *graph) {
+    Tensor x = xIn.contiguous();
+    Tensor gates = gatesIn.contiguous();
+    ctx->save_for_backward({x, gates});
+    ctx->saved_data["graph"] = reinterpret_cast<int64_t>(graph);
+    Tensor out = torch::zeros_like(x);
+    aggregateRows(graph->inOffsets, graph->inSources, graph->inEdges,
+                  x.data_ptr<float>(),
+                  gates.numel() ? gates.data_ptr<float>() : nullptr,
+                  x.size(1), out.data_ptr<float>());
+    return out;
+  }
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    variable_list saved = ctx->get_saved_variables();
+    Tensor x = saved[0], gates = saved[1];
+    const auto *graph =
+        reinterpret_cast<const GraphTensors *>(ctx->saved_data["graph"].toInt());
+    Tensor grad = grads[0].contiguous();
+    int64_t width = x.size(1);
+    bool gated = gates.numel() > 0;
+    // d x[u] = sum over edges (u, v) of gates[edge] * grad[v].
+    Tensor gradX = torch::zeros_like(x);
+    aggregateRows(graph->outOffsets, graph->outTargets, graph->outEdges,
+                  grad.data_ptr<float>(),
+                  gated ? gates.data_ptr<float>() : nullptr, width,
+                  gradX.data_ptr<float>());
+    Tensor gradGates;
+    if (gated) {
+      // d gates[e] = sum over both directions of e of x[src] * grad[dst].
+      gradGates = torch::zeros_like(gates);
+      const int32_t *off = graph->inOffsets.data_ptr<int32_t>();
+      const int32_t *src = graph->inSources.data_ptr<int32_t>();
+      const int32_t *ed = graph->inEdges.data_ptr<int32_t>();
+      const float *xs = x.data_ptr<float>(), *g = grad.data_ptr<float>();
+      float *gg = gradGates.data_ptr<float>();
+      for (int64_t v = 0; v + 1 < graph->inOffsets.size(0); ++v)
+        for (int32_t p = off[v]; p < off[v + 1]; ++p) {
+          float *o = gg + static_cast<int64_t>(ed[p]) * width;
+          const float *xr = xs + static_cast<int64_t>(src[p]) * width;
+          const float *gr = g + v * width;
+          for (int64_t c = 0; c < width; ++c)
+            o[c] += xr[c] * gr[c];
+        }
+    }
+    return {gradX, gradGates, Tensor()};
+  }
+};
+
+/// Sums along path forests: out[v] = x[v] + out[next[v]], i.e. the sum of
+/// x over v's whole b-level (or t-level) path.
+struct PathSum : torch::autograd::Function<PathSum> {
+  static Tensor forward(AutogradContext *ctx, const Tensor &xIn,
+                        const Tensor &next, const Tensor &order) {
+    ctx->saved_data["next"] = next;
+    ctx->saved_data["order"] = order;
+    Tensor out = xIn.contiguous().clone();
+    int64_t width = out.size(1);
+    const int32_t *nx = next.data_ptr<int32_t>();
+    const int32_t *ord = order.data_ptr<int32_t>();
+    float *o = out.data_ptr<float>();
+    for (int64_t i = 0; i < order.size(0); ++i) {
+      int32_t v = ord[i];
+      if (nx[v] < 0)
+        continue;
+      float *row = o + static_cast<int64_t>(v) * width;
+      const float *tail = o + static_cast<int64_t>(nx[v]) * width;
+      for (int64_t c = 0; c < width; ++c)
+        row[c] += tail[c];
+    }
+    return out;
+  }
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    Tensor next = ctx->saved_data["next"].toTensor();
+    Tensor order = ctx->saved_data["order"].toTensor();
+    Tensor g = grads[0].contiguous().clone();
+    int64_t width = g.size(1);
+    const int32_t *nx = next.data_ptr<int32_t>();
+    const int32_t *ord = order.data_ptr<int32_t>();
+    float *o = g.data_ptr<float>();
+    // x[u] reaches out[v] for every v whose path passes u: push gradients
+    // from the far end of each path towards its start, in reverse order.
+    for (int64_t i = order.size(0) - 1; i >= 0; --i) {
+      int32_t v = ord[i];
+      if (nx[v] < 0)
+        continue;
+      float *tail = o + static_cast<int64_t>(nx[v]) * width;
+      const float *row = o + static_cast<int64_t>(v) * width;
+      for (int64_t c = 0; c < width; ++c)
+        tail[c] += row[c];
+    }
+    return {g, Tensor(), Tensor()};
+  }
+};
+
+/// Column-wise (x - mean) / (std + eps) within row segments [offsets[s],
+/// offsets[s+1]), population std (METHOD section 3).
+struct SegmentStandardize : torch::autograd::Function<SegmentStandardize> {
+  static Tensor forward(AutogradContext *ctx, const Tensor &xIn,
+                        const Tensor &offsets) {
+    Tensor x = xIn.contiguous();
+    int64_t width = x.size(1), segments = offsets.size(0) - 1;
+    Tensor y = torch::empty_like(x);
+    Tensor sigma = torch::empty({segments, width}, x.options());
+    const int32_t *off = offsets.data_ptr<int32_t>();
+    const float *xs = x.data_ptr<float>();
+    float *ys = y.data_ptr<float>(), *sg = sigma.data_ptr<float>();
+    std::vector<double> mean(width), squares(width), scale(width);
+    for (int64_t s = 0; s < segments; ++s) {
+      int32_t begin = off[s], end = off[s + 1];
+      double n = end - begin;
+      std::fill(mean.begin(), mean.end(), 0.0);
+      std::fill(squares.begin(), squares.end(), 0.0);
+      for (int32_t r = begin; r < end; ++r)
+        for (int64_t c = 0; c < width; ++c)
+          mean[c] += xs[r * width + c];
+      for (int64_t c = 0; c < width; ++c)
+        mean[c] /= n;
+      for (int32_t r = begin; r < end; ++r)
+        for (int64_t c = 0; c < width; ++c) {
+          double d = xs[r * width + c] - mean[c];
+          squares[c] += d * d;
+        }
+      for (int64_t c = 0; c < width; ++c) {
+        double std = std::sqrt(squares[c] / n);
+        sg[s * width + c] = static_cast<float>(std);
+        scale[c] = 1.0 / (std + kStandardizeEpsilon);
+      }
+      // Row by row: contiguous writes.
+      for (int32_t r = begin; r < end; ++r)
+        for (int64_t c = 0; c < width; ++c)
+          ys[r * width + c] =
+              static_cast<float>((xs[r * width + c] - mean[c]) * scale[c]);
+    }
+    ctx->save_for_backward({y, sigma});
+    ctx->saved_data["offsets"] = offsets;
+    return y;
+  }
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    variable_list saved = ctx->get_saved_variables();
+    Tensor y = saved[0], sigma = saved[1];
+    Tensor offsets = ctx->saved_data["offsets"].toTensor();
+    Tensor g = grads[0].contiguous();
+    int64_t width = y.size(1), segments = offsets.size(0) - 1;
+    Tensor out = torch::empty_like(y);
+    const int32_t *off = offsets.data_ptr<int32_t>();
+    const float *ys = y.data_ptr<float>(), *gs = g.data_ptr<float>();
+    const float *sg = sigma.data_ptr<float>();
+    float *os = out.data_ptr<float>();
+    std::vector<double> gMean(width), gDotY(width), scale(width),
+        coupling(width);
+    // With s = std + eps: dx_i = (g_i - mean(g)) / s - y_i * sum_j(g_j y_j)
+    // / (n * std); the second term vanishes with std = 0.
+    for (int64_t s = 0; s < segments; ++s) {
+      int32_t begin = off[s], end = off[s + 1];
+      double n = end - begin;
+      std::fill(gMean.begin(), gMean.end(), 0.0);
+      std::fill(gDotY.begin(), gDotY.end(), 0.0);
+      for (int32_t r = begin; r < end; ++r)
+        for (int64_t c = 0; c < width; ++c) {
+          gMean[c] += gs[r * width + c];
+          gDotY[c] += static_cast<double>(gs[r * width + c]) * ys[r * width + c];
+        }
+      for (int64_t c = 0; c < width; ++c) {
+        double std = sg[s * width + c];
+        scale[c] = 1.0 / (std + kStandardizeEpsilon);
+        gMean[c] /= n;
+        coupling[c] = std > 0 ? gDotY[c] / (n * std) : 0.0;
+      }
+      for (int32_t r = begin; r < end; ++r)
+        for (int64_t c = 0; c < width; ++c)
+          os[r * width + c] = static_cast<float>(
+              (gs[r * width + c] - gMean[c]) * scale[c] -
+              ys[r * width + c] * coupling[c]);
+    }
+    return {out, Tensor()};
+  }
+};
+
+/// log-softmax of a score vector within row segments.
+struct SegmentLogSoftmax : torch::autograd::Function<SegmentLogSoftmax> {
+  static Tensor forward(AutogradContext *ctx, const Tensor &scoresIn,
+                        const Tensor &offsets) {
+    Tensor scores = scoresIn.contiguous();
+    Tensor out = torch::empty_like(scores);
+    const int32_t *off = offsets.data_ptr<int32_t>();
+    const float *sc = scores.data_ptr<float>();
+    float *o = out.data_ptr<float>();
+    for (int64_t s = 0; s + 1 < offsets.size(0); ++s) {
+      int32_t begin = off[s], end = off[s + 1];
+      float best = sc[begin];
+      for (int32_t r = begin; r < end; ++r)
+        best = std::max(best, sc[r]);
+      double total = 0;
+      for (int32_t r = begin; r < end; ++r)
+        total += std::exp(static_cast<double>(sc[r]) - best);
+      double logTotal = std::log(total) + best;
+      for (int32_t r = begin; r < end; ++r)
+        o[r] = static_cast<float>(sc[r] - logTotal);
+    }
+    ctx->save_for_backward({out});
+    ctx->saved_data["offsets"] = offsets;
+    return out;
+  }
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    Tensor logp = ctx->get_saved_variables()[0];
+    Tensor offsets = ctx->saved_data["offsets"].toTensor();
+    Tensor g = grads[0].contiguous();
+    Tensor out = torch::empty_like(g);
+    const int32_t *off = offsets.data_ptr<int32_t>();
+    const float *lp = logp.data_ptr<float>(), *gs = g.data_ptr<float>();
+    float *o = out.data_ptr<float>();
+    for (int64_t s = 0; s + 1 < offsets.size(0); ++s) {
+      int32_t begin = off[s], end = off[s + 1];
+      double total = 0;
+      for (int32_t r = begin; r < end; ++r)
+        total += gs[r];
+      for (int32_t r = begin; r < end; ++r)
+        o[r] = static_cast<float>(gs[r] - std::exp(lp[r]) * total);
+    }
+    return {out, Tensor()};
+  }
+};
+
+} // namespace
+
+torch::Tensor doppler::placement::learning::gatherRows(const Tensor &x,
+                                                     const Tensor &index) {
+  return GatherRows::apply(x, index);
+}
+torch::Tensor doppler::placement::learning::scatterAddRows(const Tensor &x,
+                                                         const Tensor &index,
+                                                         int64_t rows) {
+  return ScatterAddRows::apply(x, index, rows);
+}
+torch::Tensor doppler::placement::learning::edgeAggregate(
+    const Tensor &x, const Tensor &gates, const GraphTensors &graph) {
+  return EdgeAggregate::apply(
+      x, gates.defined() ? gates : torch::empty({0}, x.options()), &graph);
+}
+torch::Tensor doppler::placement::learning::pathSum(const Tensor &x,
+                                                  const Tensor &next,
+                                                  const Tensor &order) {
+  return PathSum::apply(x, next, order);
+}
+torch::Tensor
+doppler::placement::learning::segmentStandardize(const Tensor &x,
+                                                 const Tensor &offsets) {
+  return SegmentStandardize::apply(x, offsets);
+}
+torch::Tensor
+doppler::placement::learning::segmentLogSoftmax(const Tensor &scores,
+                                                const Tensor &offsets) {
+  return SegmentLogSoftmax::apply(scores, offsets);
+}
+
+//===----------------------------------------------------------------------===//
+// Graph tensors.
+//===----------------------------------------------------------------------===//
+
+GraphTensors doppler::placement::learning::buildGraphTensors(const Graph &graph) {
+  GraphTensors t;
+  const int32_t N = graph.numNodes(), E = graph.numEdges();
+  t.numNodes = N;
+  t.numEdges = E;
+  GraphAnalysis analysis = analyzeGraph(graph);
+  t.nodeFeatures = torch::from_blob(analysis.nodeFeatures.values.data(),
+                                    {N, kFeatureCount}, torch::kFloat64)
+                       .to(torch::kFloat32)
+                       .contiguous();
+  t.edgeFeatures = torch::from_blob(analysis.edgeFeatures.values.data(),
+                                    {E, 1}, torch::kFloat64)
+                       .to(torch::kFloat32)
+                       .contiguous();
+
+  // Undirected adjacency, CSR both ways. Directed edge 2e is (src, dst) and
+  // 2e+1 its reverse; both carry edge e's feature.
+  std::vector<int32_t> inCount(N + 1, 0), outCount(N + 1, 0);
+  for (int32_t e = 0; e < E; ++e) {
+    NodeId u = graph.edgeSource(e), v = graph.edgeTarget(e);
+    ++inCount[v + 1];
+    ++inCount[u + 1];
+    ++outCount[u + 1];
+    ++outCount[v + 1];
+  }
+  for (int32_t v = 0; v < N; ++v) {
+    inCount[v + 1] += inCount[v];
+    outCount[v + 1] += outCount[v];
+  }
+  std::vector<int32_t> inSources(2 * E), inEdges(2 * E), outTargets(2 * E),
+      outEdges(2 * E);
+  std::vector<int32_t> inFill(inCount.begin(), inCount.end() - 1),
+      outFill(outCount.begin(), outCount.end() - 1);
+  auto addDirected = [&](NodeId from, NodeId to, int32_t e) {
+    inSources[inFill[to]] = from;
+    inEdges[inFill[to]++] = e;
+    outTargets[outFill[from]] = to;
+    outEdges[outFill[from]++] = e;
+  };
+  for (int32_t e = 0; e < E; ++e) {
+    addDirected(graph.edgeSource(e), graph.edgeTarget(e), e);
+    addDirected(graph.edgeTarget(e), graph.edgeSource(e), e);
+  }
+  t.inOffsets = int32Tensor(inCount);
+  t.inSources = int32Tensor(inSources);
+  t.inEdges = int32Tensor(inEdges);
+  t.outOffsets = int32Tensor(outCount);
+  t.outTargets = int32Tensor(outTargets);
+  t.outEdges = int32Tensor(outEdges);
+
+  // Distinct edge feature values (decomposed graphs repeat a few costs).
+  std::vector<float> values;
+  std::vector<int32_t> valueOf(E);
+  {
+    const float *f = t.edgeFeatures.data_ptr<float>();
+    std::vector<float> sorted(f, f + E);
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    values = sorted;
+    for (int32_t e = 0; e < E; ++e)
+      valueOf[e] = static_cast<int32_t>(
+          std::lower_bound(values.begin(), values.end(), f[e]) -
+          values.begin());
+  }
+  t.uniqueEdgeValues =
+      torch::from_blob(values.data(), {static_cast<int64_t>(values.size()), 1},
+                       torch::kFloat32)
+          .clone();
+  std::vector<std::vector<int64_t>> groupSources(values.size()),
+      groupTargets(values.size());
+  std::vector<int64_t> directedSources, directedTargets, directedValue;
+  for (int32_t v = 0; v < N; ++v)
+    for (int32_t p = inCount[v]; p < inCount[v + 1]; ++p) {
+      int32_t value = valueOf[inEdges[p]];
+      groupSources[value].push_back(inSources[p]);
+      groupTargets[value].push_back(v);
+      directedSources.push_back(inSources[p]);
+      directedTargets.push_back(v);
+      directedValue.push_back(value);
+    }
+  for (size_t u = 0; u < values.size(); ++u) {
+    t.groupSources.push_back(int64Tensor(groupSources[u]));
+    t.groupTargets.push_back(int64Tensor(groupTargets[u]));
+  }
+  t.directedSources = int64Tensor(directedSources);
+  t.directedTargets = int64Tensor(directedTargets);
+  t.directedValue = int64Tensor(directedValue);
+
+  // Path forests. A b-level path continues to a successor, so reverse
+  // topological order visits next[v] before v; a t-level path continues to
+  // a predecessor, so topological order does.
+  const std::vector<NodeId> &topo = graph.topologicalOrder();
+  std::vector<int32_t> order(topo.begin(), topo.end());
+  t.topOrder = int32Tensor(order);
+  std::reverse(order.begin(), order.end());
+  t.bottomOrder = int32Tensor(order);
+  t.bottomNext = int32Tensor(analysis.bottom.pathNext);
+  t.topNext = int32Tensor(analysis.top.pathNext);
+  t.bottomLevels = analysis.bottom.value;
+  return t;
+}

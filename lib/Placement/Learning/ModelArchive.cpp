@@ -1,0 +1,265 @@
+//===- ModelArchive.cpp - Model files of the dual policy ------------------===//
+//
+// A model file is a LibTorch archive holding a format tag, the
+// configuration and every parameter under its module path.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PolicyNetwork.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <utility>
+
+using namespace doppler::placement;
+using namespace doppler::placement::learning;
+using torch::Tensor;
+
+namespace {
+
+constexpr const char *kFormatTag = "doppler-dual-policy";
+constexpr int64_t kFormatVersion = 1;
+
+constexpr const char *kParameterPrefix = "param_";
+
+/// Archive key of a parameter: the prefix, then its module path with '_'
+/// for '.'.
+std::string mangle(const std::string &name) {
+  std::string out = kParameterPrefix;
+  for (char c : name)
+    out += c == '.' ? '_' : c;
+  return out;
+}
+
+std::string shapeText(c10::IntArrayRef sizes) {
+  std::string text = "[";
+  for (size_t i = 0; i < sizes.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(sizes[i]);
+  return text + "]";
+}
+
+void setError(std::string *error, std::string message) {
+  if (error)
+    *error = std::move(message);
+}
+
+} // namespace
+
+void doppler::placement::learning::writeNetwork(
+    DualPolicyNetworkImpl &network, torch::serialize::OutputArchive &archive) {
+  const ModelConfig &c = network.config;
+  archive.write("format", c10::IValue(std::string(kFormatTag)));
+  archive.write("version", c10::IValue(kFormatVersion));
+  archive.write("config_hidden", c10::IValue(int64_t(c.hiddenSize)));
+  archive.write("config_head", c10::IValue(int64_t(c.headHiddenSize)));
+  archive.write("config_rounds", c10::IValue(int64_t(c.messagePassingRounds)));
+  archive.write("config_edge", c10::IValue(int64_t(c.edgeNetwork)));
+  archive.write("config_rank", c10::IValue(int64_t(c.edgeRank)));
+  archive.write("config_shared", c10::IValue(int64_t(c.sharedEncoder)));
+  archive.write("config_estimate", c10::IValue(int64_t(c.startEstimate)));
+  archive.write("config_prior", c10::IValue(int64_t(c.heuristicPrior)));
+  archive.write("config_join", c10::IValue(int64_t(c.joinFeature)));
+  archive.write("config_project", c10::IValue(int64_t(c.projectSums)));
+  for (const auto &item : network.named_parameters())
+    archive.write(mangle(item.key()), item.value().detach());
+}
+
+std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
+    torch::serialize::InputArchive &archive, const std::string &source,
+    std::string *error) {
+  c10::IValue value;
+  if (!archive.try_read("format", value) || !value.isString() ||
+      value.toStringRef() != kFormatTag) {
+    setError(error, source + ": not a Doppler policy model (no '" +
+                        std::string(kFormatTag) + "' format tag)");
+    return std::nullopt;
+  }
+  if (!archive.try_read("version", value) || !value.isInt() ||
+      value.toInt() != kFormatVersion) {
+    setError(error, source + ": unsupported model format version " +
+                        (value.isInt() ? std::to_string(value.toInt())
+                                       : std::string("(missing)")) +
+                        " (this build reads version " +
+                        std::to_string(kFormatVersion) + ")");
+    return std::nullopt;
+  }
+  auto readInt = [&](const char *key, int64_t lo, int64_t hi,
+                     int64_t &out) -> bool {
+    c10::IValue v;
+    if (!archive.try_read(key, v) || !v.isInt()) {
+      setError(error, source + ": model configuration lacks '" +
+                          std::string(key) + "'");
+      return false;
+    }
+    if (v.toInt() < lo || v.toInt() > hi) {
+      setError(error, source + ": model configuration '" + std::string(key) +
+                          "' = " + std::to_string(v.toInt()) +
+                          " is out of range [" + std::to_string(lo) + ", " +
+                          std::to_string(hi) + "]");
+      return false;
+    }
+    out = v.toInt();
+    return true;
+  };
+  int64_t hidden, head, rounds, edge, rank, shared, estimate;
+  if (!readInt("config_hidden", 1, 4096, hidden) ||
+      !readInt("config_head", 1, 4096, head) ||
+      !readInt("config_rounds", 0, 64, rounds) ||
+      !readInt("config_edge", 0, 1, edge) ||
+      !readInt("config_rank", 1, 4096, rank) ||
+      !readInt("config_shared", 0, 1, shared) ||
+      !readInt("config_estimate", 0, 1, estimate))
+    return std::nullopt;
+  // Added later: models written before them have none of them (0).
+  int64_t prior = 0, join = 0, project = 0;
+  for (auto [key, flag] : {std::pair{"config_prior", &prior},
+                           std::pair{"config_join", &join},
+                           std::pair{"config_project", &project}})
+    if (c10::IValue stored;
+        archive.try_read(key, stored) && !readInt(key, 0, 1, *flag))
+      return std::nullopt;
+  ModelConfig config;
+  config.hiddenSize = static_cast<int32_t>(hidden);
+  config.headHiddenSize = static_cast<int32_t>(head);
+  config.messagePassingRounds = static_cast<int32_t>(rounds);
+  config.edgeNetwork = static_cast<EdgeNetworkKind>(edge);
+  config.edgeRank = static_cast<int32_t>(rank);
+  config.sharedEncoder = shared != 0;
+  config.startEstimate = static_cast<StartEstimate>(estimate);
+  config.heuristicPrior = prior != 0;
+  config.joinFeature = join != 0;
+  config.projectSums = project != 0;
+  if (config.edgeNetwork == EdgeNetworkKind::Full && hidden > 512) {
+    setError(error, source + ": hidden size " + std::to_string(hidden) +
+                        " is too large for full edge matrices");
+    return std::nullopt;
+  }
+  DualPolicyNetwork network(config);
+  torch::NoGradGuard noGrad;
+  for (auto &item : network->named_parameters()) {
+    Tensor stored;
+    if (!archive.try_read(mangle(item.key()), stored)) {
+      setError(error, source + ": model lacks parameter '" + item.key() + "'");
+      return std::nullopt;
+    }
+    if (stored.sizes() != item.value().sizes()) {
+      setError(error, source + ": parameter '" + item.key() + "' has shape " +
+                          shapeText(stored.sizes()) + ", expected " +
+                          shapeText(item.value().sizes()));
+      return std::nullopt;
+    }
+    if (stored.scalar_type() != torch::kFloat32) {
+      setError(error, source + ": parameter '" + item.key() +
+                          "' is not float32");
+      return std::nullopt;
+    }
+    if (!torch::isfinite(stored).all().item<bool>()) {
+      setError(error, source + ": parameter '" + item.key() +
+                          "' holds NaN or infinite values");
+      return std::nullopt;
+    }
+    item.value().copy_(stored);
+  }
+  // A tensor the configuration has no place for means the configuration
+  // keys do not describe the file (edited, or written by another build):
+  // loading it would silently drop learned weights.
+  std::vector<std::string> expected;
+  for (const auto &item : network->named_parameters())
+    expected.push_back(mangle(item.key()));
+  for (const std::string &key : archive.keys()) {
+    if (key.rfind(kParameterPrefix, 0) != 0 ||
+        std::find(expected.begin(), expected.end(), key) != expected.end())
+      continue;
+    setError(error, source + ": model holds parameter '" +
+                        key.substr(std::strlen(kParameterPrefix)) +
+                        "', which its configuration (" + config.describe() +
+                        ") does not have");
+    return std::nullopt;
+  }
+  return network;
+}
+
+void doppler::placement::learning::copyParameters(DualPolicyNetworkImpl &from,
+                                                  DualPolicyNetworkImpl &to) {
+  torch::NoGradGuard noGrad;
+  auto source = from.named_parameters();
+  for (auto &item : to.named_parameters())
+    item.value().copy_(source[item.key()]);
+}
+
+bool doppler::placement::learning::openArchive(
+    torch::serialize::InputArchive &archive, const std::string &path,
+    std::string *error) {
+  std::ifstream probe(path, std::ios::binary);
+  if (!probe) {
+    setError(error, "cannot open '" + path + "': " + std::strerror(errno));
+    return false;
+  }
+  probe.seekg(0, std::ios::end);
+  if (probe.tellg() <= 0) {
+    setError(error, "'" + path + "' is empty, not a model file");
+    return false;
+  }
+  try {
+    archive.load_from(path);
+  } catch (const std::exception &e) {
+    setError(error, "'" + path + "' is not a readable model file (" +
+                        describeException(e) + ")");
+    return false;
+  }
+  return true;
+}
+
+bool doppler::placement::learning::openArchive(
+    torch::serialize::InputArchive &archive, const void *data, size_t size,
+    const std::string &name, std::string *error) {
+  if (size == 0) {
+    setError(error, name + " is empty, not a model");
+    return false;
+  }
+  try {
+    archive.load_from(static_cast<const char *>(data), size);
+  } catch (const std::exception &e) {
+    setError(error, name + " is not a readable model (" +
+                        describeException(e) + ")");
+    return false;
+  }
+  return true;
+}
+
+bool doppler::placement::learning::saveArchiveAtomically(
+    torch::serialize::OutputArchive &archive, const std::string &path,
+    std::string *error) {
+  std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  try {
+    archive.save_to(temporary);
+  } catch (const std::exception &e) {
+    std::remove(temporary.c_str());
+    setError(error, "cannot write '" + path + "': " + describeException(e));
+    return false;
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::string reason = std::strerror(errno);
+    std::remove(temporary.c_str());
+    setError(error, "cannot write '" + path + "': " + reason);
+    return false;
+  }
+  return true;
+}
+
+std::string
+doppler::placement::learning::describeException(const std::exception &e) {
+  const char *text = e.what();
+  if (const auto *torchError = dynamic_cast<const c10::Error *>(&e))
+    text = torchError->what_without_backtrace();
+  std::string message(text);
+  size_t newline = message.find('\n');
+  if (newline != std::string::npos)
+    message.resize(newline);
+  return message;
+}

@@ -1,0 +1,295 @@
+//===- TrainerEpisodes.cpp - One training episode and its costs -----------===//
+
+#include "TrainingSessionImpl.h"
+
+#include "Doppler/Placement/Heuristics.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+using namespace doppler::placement;
+using namespace doppler::placement::learning;
+using doppler::placement::learning::detail::secondsSince;
+using doppler::placement::learning::detail::setError;
+using doppler::placement::learning::detail::Clock;
+
+void TrainingSession::Impl::skipEmptyStages() {
+  while (!finished() && stageEpisode_ >= options.stages[stageIndex_].episodes) {
+    ++stageIndex_;
+    stageEpisode_ = 0;
+    std::fill(runningSum_.begin(), runningSum_.end(), 0.0);
+    std::fill(runningCount_.begin(), runningCount_.end(), 0.0);
+  }
+}
+
+Simulator &TrainingSession::Impl::simulatorFor(int32_t pair) {
+  if (!simulators_[pair])
+    simulators_[pair] = std::make_unique<Simulator>(
+        options.graphs[pairs_[pair].graph].graph, pairs_[pair].devices);
+  return *simulators_[pair];
+}
+
+double TrainingSession::Impl::criticalPathMakespan(int32_t pair) {
+  if (criticalPath_[pair] < 0) {
+    const Pair &p = pairs_[pair];
+    std::vector<DeviceId> placement = placeCriticalPath(
+        options.graphs[p.graph].graph, p.devices, StartEstimate::EarliestStart);
+    criticalPath_[pair] = simulatorFor(pair).run(placement);
+  }
+  return criticalPath_[pair];
+}
+
+std::vector<DeviceId> TrainingSession::Impl::greedyPlacement(int32_t pair) {
+  c10::InferenceMode inference;
+  const Pair &p = pairs_[pair];
+  const Graph &graph = options.graphs[p.graph].graph;
+  EncodedGraph encoded = encodeGraph(*network, tensors_[p.graph]);
+  RolloutInputs inputs = prepareRollout(*network, encoded, tensors_[p.graph]);
+  Random unused(0);
+  engine_.run(environment_, graph, p.devices, network->config.startEstimate,
+              inputs.weights, inputs.tables, RolloutOptions(), unused, nullptr,
+              nullptr);
+  ArrayView<DeviceId> placed = environment_.assignment();
+  return std::vector<DeviceId>(placed.begin(), placed.end());
+}
+
+std::optional<double>
+TrainingSession::Impl::placementCost(int32_t pair,
+                                     ArrayView<DeviceId> placement,
+                                     bool measured, std::string *error) {
+  if (!measured)
+    return simulatorFor(pair).run(placement);
+  std::string reason;
+  std::optional<double> cost = options.realOracle->measure(
+      options.graphs[pairs_[pair].graph].graph, placement, &reason);
+  if (!cost)
+    setError(error, "cost oracle failed on '" +
+                        options.graphs[pairs_[pair].graph].name +
+                        "': " + reason);
+  return cost;
+}
+
+std::optional<double>
+TrainingSession::Impl::measuredCriticalPath(int32_t pair, std::string *error) {
+  if (measuredCriticalPath_[pair] < 0) {
+    const Pair &p = pairs_[pair];
+    std::vector<DeviceId> placement = placeCriticalPath(
+        options.graphs[p.graph].graph, p.devices, StartEstimate::EarliestStart);
+    std::optional<double> cost =
+        placementCost(pair, placement, /*measured=*/true, error);
+    if (!cost)
+      return std::nullopt;
+    measuredCriticalPath_[pair] = *cost;
+  }
+  return measuredCriticalPath_[pair];
+}
+
+std::optional<EpisodeStats>
+TrainingSession::Impl::runEpisode(std::string *error) {
+  if (finished()) {
+    setError(error, "training has finished");
+    return std::nullopt;
+  }
+  Clock::time_point episodeStart = Clock::now();
+  const StageOptions &stage = options.stages[stageIndex_];
+  const double progress =
+      static_cast<double>(stageEpisode_) / static_cast<double>(stage.episodes);
+  // Measured and simulated costs are not comparable (units, and what they
+  // model): the best placements restart when the cost source changes.
+  if (episode > 0 && measuring() != (stage.stage == TrainingStage::RealRL)) {
+    std::fill(bestCost_.begin(), bestCost_.end(),
+              std::numeric_limits<double>::infinity());
+    for (std::vector<DeviceId> &placement : bestPlacement_)
+      placement.clear();
+  }
+  if (network->config.joinFeature && stageEpisode_ == 0 && stageIndex_ > 0 &&
+      stage.stage != TrainingStage::Imitation &&
+      options.stages[stageIndex_ - 1].stage == TrainingStage::Imitation)
+    chooseJoinPriorStart();
+  const double learningRate = stage.learningRate * (1 - progress);
+  const double epsilon = stage.epsilon * (1 - progress);
+  auto &groups = optimizer_->param_groups();
+  for (size_t g = 0; g < groups.size(); ++g)
+    static_cast<torch::optim::AdamOptions &>(groups[g].options())
+        .lr(g == 0 || stage.stage == TrainingStage::Imitation
+                ? learningRate
+                : learningRate * options.priorLearningRateScale);
+
+  const int32_t pair =
+      pairs_.size() == 1
+          ? 0
+          : static_cast<int32_t>(
+                random_.below(static_cast<uint32_t>(pairs_.size())));
+  const Pair &p = pairs_[pair];
+  const Graph &graph = options.graphs[p.graph].graph;
+  const GraphTensors &tensors = tensors_[p.graph];
+
+  network->train();
+  EncodedGraph encoded = encodeGraph(*network, tensors);
+  RolloutInputs inputs = prepareRollout(*network, encoded, tensors);
+  // Imitation episodes leave the join-aware prior out: imitating the
+  // critical-path heuristic says nothing about how far to trust the other
+  // heuristic (and would teach the network to cancel it), so reinforcement
+  // alone sets it, from the start chooseJoinPriorStart() picks.
+  const bool imitation = stage.stage == TrainingStage::Imitation;
+  if (imitation)
+    inputs.weights.joinPrior = 0;
+  RolloutOptions rollout;
+  rollout.epsilon = epsilon;
+  rollout.sample = options.sampleActions;
+  engine_.run(environment_, graph, p.devices, network->config.startEstimate,
+              inputs.weights, inputs.tables, rollout, random_, &record_,
+              nullptr);
+
+  std::optional<double> measuredCost =
+      placementCost(pair, environment_.assignment(),
+                    stage.stage == TrainingStage::RealRL, error);
+  if (!measuredCost)
+    return std::nullopt;
+  const double cost = *measuredCost;
+
+  // Reward: relative improvement over the running average of earlier
+  // costs of this pair in this stage. Optionally the critical-path
+  // heuristic's cost counts as one earlier cost, so that the first visit
+  // of a pair (frequent when training on many graphs) already has a
+  // baseline.
+  if (runningCount_[pair] == 0 && options.criticalPathBaseline) {
+    double prior = criticalPathMakespan(pair);
+    if (stage.stage == TrainingStage::RealRL) {
+      std::optional<double> measured = measuredCriticalPath(pair, error);
+      if (!measured)
+        return std::nullopt;
+      prior = *measured;
+    }
+    runningSum_[pair] = prior;
+    runningCount_[pair] = 1;
+  }
+  const double average =
+      runningCount_[pair] > 0 ? runningSum_[pair] / runningCount_[pair] : cost;
+  const double reward = average > 0 ? (average - cost) / average : 0.0;
+  runningSum_[pair] += cost;
+  runningCount_[pair] += 1;
+
+  LossWeights weights;
+  weights.imitation = stage.imitationWeight;
+  weights.policyGradient = stage.policyGradientWeight;
+  weights.entropy = stage.entropyWeight;
+  weights.joinPrior = !imitation;
+  if (weights.policyGradient != 0) {
+    const int32_t steps = graph.numNodes();
+    weights.returns.resize(steps);
+    double discounted = reward;
+    for (int32_t t = steps - 1; t >= 0; --t) {
+      weights.returns[t] = discounted;
+      discounted *= options.gamma;
+    }
+  }
+  LossTerms terms =
+      computeEpisodeLoss(*network, tensors, encoded, record_, weights);
+  // Gradients of episodesPerUpdate consecutive episodes are averaged into
+  // one Adam step (1: a step per episode, as the reference).
+  const int64_t perUpdate = std::max<int32_t>(1, stage.episodesPerUpdate);
+  if (terms.total.requires_grad()) {
+    (terms.total / static_cast<double>(perUpdate)).backward();
+    if ((stageEpisode_ + 1) % perUpdate == 0 ||
+        stageEpisode_ + 1 == stage.episodes) {
+      optimizer_->step();
+      optimizer_->zero_grad();
+    }
+  }
+
+  EpisodeStats stats;
+  stats.episode = episode;
+  stats.stageEpisode = stageEpisode_;
+  stats.stage = stage.stage;
+  stats.graph = options.graphs[p.graph].name;
+  stats.devices = p.devices;
+  stats.makespan = cost;
+  if (network->config.heuristicPrior) {
+    stats.selectionPrior = network->selPrior.item<double>();
+    stats.placementPrior = network->plcPrior.item<double>();
+  }
+  if (network->config.joinFeature)
+    stats.joinPrior = network->joinPrior.item<double>();
+  if (cost < bestCost_[pair]) {
+    bestCost_[pair] = cost;
+    ArrayView<DeviceId> placed = environment_.assignment();
+    bestPlacement_[pair].assign(placed.begin(), placed.end());
+  }
+  stats.runningAverage = average;
+  stats.reward = reward;
+  stats.loss = terms.total.item<double>();
+  stats.imitationLoss = terms.imitation;
+  stats.policyLoss = terms.policy;
+  stats.entropy = terms.decisions ? terms.entropy / terms.decisions : 0.0;
+  stats.selectionMatch =
+      record_.selDecisions
+          ? static_cast<double>(record_.selMatches) / record_.selDecisions
+          : 1.0;
+  stats.placementMatch =
+      record_.plcDecisions
+          ? static_cast<double>(record_.plcMatches) / record_.plcDecisions
+          : 1.0;
+  stats.learningRate = learningRate;
+  stats.epsilon = epsilon;
+
+  ++episode;
+  ++stageEpisode_;
+  skipEmptyStages();
+  stats.seconds = secondsSince(episodeStart);
+  writeLog(stats);
+  drawProgress(stats);
+
+  if (((options.evaluateEvery > 0 && episode % options.evaluateEvery == 0) ||
+       (finished() && options.evaluateEvery > 0)) &&
+      !evaluate(error))
+    return std::nullopt;
+  if (!options.checkpointPath.empty() &&
+      ((options.checkpointEvery > 0 && episode % options.checkpointEvery == 0) ||
+       finished())) {
+    if (!saveCheckpoint(error))
+      return std::nullopt;
+  }
+  if (finished() && progressBar_)
+    std::fputc('\n', stderr);
+  return stats;
+}
+
+void TrainingSession::Impl::chooseJoinPriorStart() {
+  // Imitation never sees the join-aware prior, and the network it trains
+  // can overrule any fixed start: with the ffnn graph, 1 seed in 3 started
+  // RL where the critical-path choice always won, a plateau RL cannot
+  // leave (the join-aware choices pay only when whole joins follow them).
+  // So the start is picked by the greedy placements it gives (the
+  // evaluation pairs and score of evaluate()): its current value first,
+  // then none, then strong.
+  const float candidates[] = {network->joinPrior.item<float>(), 0.0f,
+                              4 * kInitialPrior, 8 * kInitialPrior};
+  double bestScore = std::numeric_limits<double>::infinity();
+  float bestValue = candidates[0];
+  nlohmann::json tried = nlohmann::json::array();
+  for (float value : candidates) {
+    {
+      torch::NoGradGuard noGrad;
+      network->joinPrior.fill_(value);
+    }
+    // Simulated even before a real-rl stage: a start, not a model choice.
+    const double score =
+        evaluateGreedy(/*measured=*/false, nullptr)->selectionScore;
+    tried.push_back({{"join_prior", value}, {"selection_score", score}});
+    if (score < bestScore) {
+      bestScore = score;
+      bestValue = value;
+    }
+  }
+  torch::NoGradGuard noGrad;
+  network->joinPrior.fill_(bestValue);
+  if (log_) {
+    nlohmann::json line = {{"join_prior_start", bestValue}, {"tried", tried}};
+    log_ << line.dump() << "\n";
+    log_.flush();
+  }
+}
