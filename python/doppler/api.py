@@ -1,0 +1,278 @@
+"""doppler.export, doppler.place, doppler.run."""
+
+import json
+import math
+import os
+import re
+import tempfile
+
+import torch
+
+from .errors import DopplerError
+from .frontend import import_module
+from .tools import run_tool
+
+
+def export(module, example_inputs):
+    """Doppler-dialect MLIR text of `module`'s forward on `example_inputs`.
+
+    `module`: a torch.nn.Module (traced with torch.fx.symbolic_trace), a
+    torch.fx.GraphModule, or a torch.export ExportedProgram. Shapes are
+    static, those of the example inputs. The function's arguments are the
+    user inputs, then the parameters (named_parameters order), the buffers
+    (named_buffers order) and the values folded from buffers (graph order);
+    see `exported(...).arguments`.
+    """
+    return import_module(module, example_inputs).mlir
+
+
+def exported(module, example_inputs):
+    """The import itself (`Program`): text, argument specs and values, output structure."""
+    return import_module(module, example_inputs)
+
+
+def _pipeline_spec(devices, system, policy, options):
+    parts = [f"system={system}", f"devices={int(devices)}", f"policy={policy}"]
+    for key, value in options.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = str(value).lower()
+        parts.append(f"{key.replace('_', '-')}={value}")
+    return " ".join(parts)
+
+
+_LOC = re.compile(r'loc\((.*)\)\s*$')
+_DEVICE = re.compile(r'doppler\.device = #doppler\.device<(\d+)>')
+_MAKESPAN = re.compile(r'doppler\.makespan = ([-+0-9.eE]+|inf|nan)')
+_OPNAME = re.compile(r'^\s*(?:%[\w.$-]+(?::\d+)?(?:,\s*%[\w.$-]+)*\s*=\s*)?"?([\w.]+)"?')
+
+
+class Placement:
+    """A placed program and where each FX node runs.
+
+    `devices`: FX node name -> the device of the op that produces the
+    node's value (the last op, in program order, that carries the node's
+    location: after decomposition, usually the assemble of its blocks;
+    transfers excluded). Nodes that emit no op of their own (views such as
+    transpose or unsqueeze, getitem of a split) report the device of the
+    node whose op produced their value. Inputs, parameters and folded
+    constants report None (arguments live wherever they are used).
+    `device_sets`: FX node name -> every device that runs part of it.
+    `makespan`: the predicted makespan (microseconds, the function's
+    doppler.makespan). `mlir`: the placed program, with locations.
+    `remark`: doppler-place's summary line (lower bound, load per device).
+    """
+
+    def __init__(self, program, mlir, remark, devices, system, policy):
+        self.program = program
+        self.mlir = mlir
+        self.remark = remark
+        self.num_devices = devices
+        self.system = system
+        self.policy = policy
+        self.graph_module = program.graph_module
+        self.ops_per_device = [0] * devices
+        self.devices, self.device_sets = self._map_nodes()
+        found = _MAKESPAN.search(mlir)
+        if not found:
+            raise DopplerError("the placed program has no doppler.makespan")
+        self.makespan = float(found.group(1))
+        for node in self.graph_module.graph.nodes:
+            node.meta["doppler_device"] = self.devices.get(node.name)
+            node.meta["doppler_devices"] = sorted(self.device_sets.get(node.name, ()))
+
+    def _map_nodes(self):
+        last, every = {}, {}
+        for line in self.mlir.splitlines():
+            device = _DEVICE.search(line)
+            loc = _LOC.search(line)
+            if not device or not loc:
+                continue
+            op = _OPNAME.match(line)
+            if op and op.group(1) in ("doppler.transfer", "func.func", "func.return"):
+                continue
+            d = int(device.group(1))
+            if d < len(self.ops_per_device):
+                self.ops_per_device[d] += 1
+            for name in re.findall(r'"([^"]*)"', loc.group(1)):
+                last[name] = d
+                every.setdefault(name, set()).add(d)
+        devices, sets = {}, {}
+        for node in self.graph_module.graph.nodes:
+            owner = self.program.node_owner.get(node.name)
+            devices[node.name] = last.get(owner) if owner else None
+            sets[node.name] = set(every.get(owner, ())) if owner else set()
+        return devices, sets
+
+    def gantt_svg(self, path):
+        """Writes the simulated schedule as an SVG Gantt chart (doppler-translate)."""
+        return self._translate("--export-svg-gantt", path)
+
+    def chrome_trace(self, path):
+        """Writes the simulated schedule as a Chrome trace (open in ui.perfetto.dev)."""
+        return self._translate("--export-chrome-trace", path)
+
+    def _translate(self, flag, path):
+        with tempfile.TemporaryDirectory(prefix="doppler-") as tmp:
+            placed = os.path.join(tmp, "placed.mlir")
+            with open(placed, "w") as f:
+                f.write(self.mlir)
+            run_tool("doppler-translate", [flag, placed, "-o", path])
+        return path
+
+    def summary(self):
+        gm = self.graph_module
+        lines = [f"Doppler placement of {type(gm).__name__} on {self.num_devices} devices "
+                 f"(system {self.system}, policy {self.policy})",
+                 f"predicted makespan: {self.makespan:.3f} us"]
+        if self.remark:
+            lines.append(self.remark)
+        lines.append("ops per device: " + ", ".join(
+            f"{d}: {n}" for d, n in enumerate(self.ops_per_device)))
+        rows = [("node", "op", "shape", "device", "all devices")]
+        for node in gm.graph.nodes:
+            if node.op in ("output",):
+                continue
+            meta = node.meta.get("tensor_meta")
+            shape = list(meta.shape) if hasattr(meta, "shape") else ""
+            target = node.target if isinstance(node.target, str) else \
+                getattr(node.target, "__name__", str(node.target))
+            if node.op == "call_module":
+                target = type(gm.get_submodule(node.target)).__name__
+            device = self.devices.get(node.name)
+            every = sorted(self.device_sets.get(node.name, ()))
+            rows.append((node.name, f"{node.op}:{target}" if node.op == "get_attr" else
+                         str(target), str(shape), "-" if device is None else str(device),
+                         ",".join(map(str, every)) or "-"))
+        widths = [max(len(r[i]) for r in rows) for i in range(5)]
+        for r in rows:
+            lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        return "\n".join(lines)
+
+    __str__ = summary
+
+    def __repr__(self):
+        return (f"<Placement of {type(self.graph_module).__name__}: {self.num_devices} devices, "
+                f"makespan {self.makespan:.3f} us>")
+
+
+def place(module, example_inputs, devices=4, system="h100x4", policy="doppler",
+          **pipeline_options):
+    """Exports `module`, runs doppler-opt --doppler-pipeline, returns a Placement.
+
+    Other doppler-pipeline options pass through (parts=4, samples=0,
+    model=FILE, seed=0, refine_seconds=0). The devices are also written to
+    `node.meta["doppler_device"]` (and the sets to "doppler_devices") of the
+    GraphModule (the one given, or the one traced from the module:
+    `placement.graph_module`).
+    """
+    program = import_module(module, example_inputs)
+    return _place_program(program, devices, system, policy, pipeline_options)
+
+
+def _place_program(program, devices, system, policy, options):
+    spec = _pipeline_spec(devices, system, policy, options)
+    with tempfile.TemporaryDirectory(prefix="doppler-") as tmp:
+        source = os.path.join(tmp, "program.mlir")
+        placed = os.path.join(tmp, "placed.mlir")
+        with open(source, "w") as f:
+            f.write(program.mlir)
+        stderr = run_tool("doppler-opt", [source, f"--doppler-pipeline={spec}",
+                                          "--mlir-print-debuginfo", "--mlir-print-local-scope",
+                                          "-o", placed], stderr=True)
+        with open(placed) as f:
+            text = f.read()
+    remark = ""
+    for line in stderr.splitlines():
+        if "remark: " in line:
+            remark = line.split("remark: ", 1)[1]
+    return Placement(program, text, remark, int(devices), system, policy)
+
+
+class RunResult:
+    """What doppler.run returns.
+
+    `outputs`: forward's result (same structure as `module(*inputs)`),
+    torch tensors read back from the runtime. `measured_makespan` and
+    `predicted_makespan`: microseconds (the median of `repeat` runs, and
+    the simulator's). `placement`: the Placement that ran. `report`:
+    doppler-run's JSON report. `max_rel_error`: with check=True, the largest
+    relative error of the runtime's outputs against the reference
+    interpreter on the same arguments.
+    """
+
+    def __init__(self, outputs, report, placement):
+        self.outputs = outputs
+        self.report = report
+        self.placement = placement
+        self.measured_makespan = float(report["measured_makespan_s"]) * 1e6
+        predicted = report.get("predicted_makespan_s")
+        self.predicted_makespan = float(predicted) * 1e6 if predicted is not None \
+            else placement.makespan
+        self.max_rel_error = report.get("max_rel_error")
+
+    def __repr__(self):
+        return (f"<RunResult: measured {self.measured_makespan:.1f} us, "
+                f"predicted {self.predicted_makespan:.1f} us>")
+
+
+def _tensor_json(tensor):
+    tensor = tensor.detach().cpu().contiguous()
+    dtype = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16"}[tensor.dtype]
+    data = []
+    for value in tensor.reshape(-1).double().tolist():
+        if math.isfinite(value):
+            data.append(value)
+        else:
+            data.append("nan" if math.isnan(value) else ("inf" if value > 0 else "-inf"))
+    return {"type": dtype, "shape": list(tensor.shape), "data": data}
+
+
+def write_arguments(program, path):
+    """Writes the program's argument values in doppler-run's --arguments format."""
+    with open(path, "w") as f:
+        json.dump({"format": "doppler-outputs", "version": 1,
+                   "outputs": [_tensor_json(a.tensor) for a in program.arguments]}, f)
+
+
+_TORCH_DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16}
+
+
+def read_outputs(path):
+    with open(path) as f:
+        root = json.load(f)
+    tensors = []
+    for entry in root["outputs"]:
+        data = [float(v) for v in entry["data"]]
+        tensors.append(torch.tensor(data, dtype=torch.float64)
+                       .reshape(entry["shape"]).to(_TORCH_DTYPES[entry["type"]]))
+    return tensors
+
+
+def run(module, example_inputs, devices=4, system="cpu4", backend="cpu", policy="doppler",
+        repeat=3, check=False, **pipeline_options):
+    """Places `module` and runs it on Doppler's runtime (doppler-run) on `example_inputs`.
+
+    The inputs, parameters and buffers are fed to doppler-run (--arguments),
+    the outputs read back (--write-outputs). check=True also compares the
+    runtime's outputs with the reference interpreter's (doppler-run --check;
+    result in `max_rel_error`).
+    """
+    program = import_module(module, example_inputs)
+    placement = _place_program(program, devices, system, policy, pipeline_options)
+    with tempfile.TemporaryDirectory(prefix="doppler-") as tmp:
+        placed = os.path.join(tmp, "placed.mlir")
+        args = os.path.join(tmp, "arguments.json")
+        outs = os.path.join(tmp, "outputs.json")
+        with open(placed, "w") as f:
+            f.write(placement.mlir)
+        write_arguments(program, args)
+        command = [placed, "--backend", backend, "--devices", str(int(devices)),
+                   "--arguments", args, "--write-outputs", outs, "--json",
+                   "--repeat", str(int(repeat))]
+        if check:
+            command += ["--check", "--tolerance", "1e300"]  # report, never fail
+        report = json.loads(run_tool("doppler-run", command))
+        results = read_outputs(outs)
+    return RunResult(program.unflatten(results), report, placement)
