@@ -25,8 +25,9 @@ def _describe(message, node):
     trace = node.meta.get("stack_trace") or getattr(node, "stack_trace", None)
     text = f"{message}\n  at {where}"
     if trace:
-        lines = [line for line in trace.strip().splitlines() if line.strip()]
-        text += "\n  from: " + "\n        ".join(lines[-2:])
+        # torch.fx records the innermost frame first: the model's own line.
+        lines = [line.strip() for line in trace.strip().splitlines() if line.strip()]
+        text += "\n  source: " + "\n          ".join(lines[:2])
     return text
 
 

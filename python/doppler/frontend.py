@@ -175,6 +175,9 @@ def trace(module):
                            f"got {type(module).__name__}")
     tracer = torch.fx.Tracer()
     tracer.record_stack_traces = True
+    # Buffers as get_attr proxies: `self.mask[:T, :T]` with a traced T then
+    # traces (plain symbolic_trace slices the real tensor and fails).
+    tracer.proxy_buffer_attributes = True
     try:
         graph = tracer.trace(module)
     except Exception as e:  # torch raises TraceError, TypeError, ...
@@ -259,6 +262,9 @@ class Importer:
                 if any(True for _ in sub.parameters()):
                     kinds[n] = "dynamic"
                     continue
+            if _static_query(n):
+                kinds[n] = "const"  # a Python value from shapes (static)
+                continue
             inputs = [kinds[m] for m in n.all_input_nodes]
             if all(k in ("const", "static") for k in inputs):
                 kinds[n] = "const"
@@ -408,7 +414,7 @@ class Importer:
                 self.env[n] = self.param(n.target)
                 continue
             if not _contains_tensor(values.get(n, torch.empty(0))):
-                if not self._static_ok(n):
+                if not _static_query(n):
                     raise UnsupportedError(
                         "a Python value computed from tensor data (data-dependent); Doppler "
                         "programs are static", n)
@@ -435,16 +441,6 @@ class Importer:
         if dtype not in _DTYPES:
             raise DopplerError(f"dtype {dtype} is not supported (f32, f64, f16)")
         return dtype
-
-    def _static_ok(self, n):
-        if n.op == "call_method" and n.target in _STATIC_METHODS:
-            return True
-        if n.op == "call_function" and n.target is getattr and len(n.args) > 1 \
-                and n.args[1] in _STATIC_ATTRS:
-            return True
-        if n.op == "call_function" and getattr(n.target, "__name__", "") in ("sym_size",):
-            return True
-        return False
 
     def dispatch(self, n):
         args = torch.fx.node.map_arg(n.args, lambda m: self.env[m])
@@ -538,6 +534,18 @@ class Importer:
             else:
                 owners[n.name] = None
         return Program("\n".join(lines) + "\n", ordered, owners, tree, self.gm, name)
+
+
+def _static_query(n):
+    """Whether node `n` asks for a shape (a static Python value even on a tensor)."""
+    if n.op == "call_method" and n.target in _STATIC_METHODS:
+        return True
+    if n.op == "call_function" and n.target is getattr and len(n.args) > 1 \
+            and n.args[1] in _STATIC_ATTRS:
+        return True
+    if n.op == "call_function" and getattr(n.target, "__name__", "") in ("sym_size", "sym_numel"):
+        return True
+    return False
 
 
 def _owner_of(result):
