@@ -113,8 +113,10 @@ class Program:
                 return item.value
             if isinstance(item, tuple) and hasattr(item, "_fields"):
                 return type(item)(*[build(i) for i in item])
-            if isinstance(item, (tuple, list)):
-                return type(item)(build(i) for i in item)
+            if isinstance(item, tuple):
+                return tuple(build(i) for i in item)
+            if isinstance(item, list):
+                return [build(i) for i in item]
             if isinstance(item, dict):
                 return {k: build(v) for k, v in item.items()}
             return item
@@ -209,21 +211,24 @@ def _sanitize(name):
 
 
 class Importer:
-    def __init__(self, gm, example_inputs):
+    def __init__(self, gm, example_inputs, original=None):
         from . import ops  # the table fills itself on import
 
         self.ops = ops
         self.gm = gm
         self.inputs = tuple(example_inputs)
         self.graph = gm.graph
+        # Argument order: the original module's named_parameters() and
+        # named_buffers() (a traced GraphModule holds them in order of use).
+        order = original if isinstance(original, torch.nn.Module) else gm
         self.params = {}  # qualified name -> index in named_parameters
-        for i, (name, p) in enumerate(gm.named_parameters()):
+        for i, (name, p) in enumerate(order.named_parameters()):
             self.params.setdefault(name, i)
         self.param_ids = {}
         for name, p in gm.named_parameters():
             self.param_ids.setdefault(id(p), name)
         self.buffers = {}
-        for i, (name, b) in enumerate(gm.named_buffers()):
+        for i, (name, b) in enumerate(order.named_buffers()):
             self.buffers.setdefault(name, i)
         self.args = {}  # dedup key -> ArgSpec
         self.arg_names = set()
@@ -347,8 +352,8 @@ class Importer:
             return self.constant(x)
         if isinstance(x, IntInput):
             raise UnsupportedError(
-                f"integer input '{x.node.name}' used as a {what}: integer tensors are "
-                "supported only as embedding indices", self.node)
+                f"integer input '{x.node.name}' used as a tensor {what}: integer tensors "
+                "are supported only as embedding indices", self.node)
         if isinstance(x, Unavailable):
             raise UnsupportedError(f"{x.what} is not computed by the Doppler frontend",
                                    self.node)
@@ -501,8 +506,10 @@ class Importer:
                                        output_node)
             if isinstance(item, tuple) and hasattr(item, "_fields"):
                 return type(item)(*[collect(i) for i in item])
-            if isinstance(item, (list, tuple)):
-                return type(item)(collect(i) for i in item)
+            if isinstance(item, tuple):
+                return tuple(collect(i) for i in item)
+            if isinstance(item, list):  # FX's immutable_list too
+                return [collect(i) for i in item]
             if isinstance(item, dict):
                 return {k: collect(v) for k, v in item.items()}
             return _Literal(item)
@@ -563,7 +570,7 @@ def import_module(module, example_inputs):
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
     gm = _normalize_module(module)
-    return Importer(gm, tuple(example_inputs)).run()
+    return Importer(gm, tuple(example_inputs), module).run()
 
 
 __all__ = ["import_module", "trace", "Program", "ArgSpec", "Const", "IntInput", "Unavailable",

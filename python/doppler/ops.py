@@ -1023,10 +1023,7 @@ def aten_slice(ctx, input, dim=0, start=None, end=None, step=1):
 @register(operator.getitem, "aten.index")
 def getitem(ctx, obj, index):
     if isinstance(obj, (list, tuple)):
-        item = obj[index]
-        if isinstance(item, Unavailable):
-            raise ctx.unsupported(f"{item.what} is not computed by the Doppler frontend")
-        return item
+        return obj[index]  # an Unavailable item fails where it is used
     x = ctx.val(obj)
     items = list(index) if isinstance(index, tuple) else [index]
     if any(_is_tensor(i) or isinstance(i, (list, torch.Tensor)) for i in items):
@@ -1133,6 +1130,21 @@ def masked_fill(ctx, input, mask, value):
     if not _is_number(value):
         raise ctx.unsupported("masked_fill with a non-constant value")
     return _where(ctx, mask, value, input)
+
+
+def _comparison(ctx, *args, **kwargs):
+    raise ctx.unsupported(
+        "a comparison of computed tensors: it gives a bool tensor, which Doppler programs do "
+        "not hold; a mask (masked_fill, where) must depend only on buffers and constants "
+        "(it is then computed by torch and passed as an argument)")
+
+
+register(torch.gt, torch.lt, torch.ge, torch.le, torch.eq, torch.ne, operator.gt, operator.lt,
+         operator.ge, operator.le, operator.eq, operator.ne, operator.invert, torch.logical_not,
+         operator.and_, operator.or_, ".gt", ".lt", ".ge", ".le", ".eq", ".ne", ".__gt__",
+         ".__lt__", ".__ge__", ".__le__", ".__eq__", ".__ne__", ".__invert__",
+         ".logical_not", ".bool", "aten.gt", "aten.lt", "aten.ge", "aten.le", "aten.eq",
+         "aten.ne", "aten.logical_not", "aten.bitwise_not")(_comparison)
 
 
 # -- embedding -----------------------------------------------------------------------

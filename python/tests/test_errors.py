@@ -1,0 +1,132 @@
+"""What the frontend refuses: one clear exception naming the op and the node,
+never a wrong program. These need no tools."""
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import doppler
+from conftest import Fn
+
+
+def export_error(fn, *inputs):
+    module = fn if isinstance(fn, nn.Module) else Fn(fn, len(inputs))
+    with pytest.raises(doppler.DopplerError) as info:
+        doppler.export(module, inputs)
+    return info.value
+
+
+def test_unsupported_function_names_op_node_and_line():
+    def cumulative(x):
+        return torch.cumsum(x, dim=0) + 1.0  # the line the error shows
+
+    error = export_error(cumulative, torch.randn(3, 4))
+    assert isinstance(error, doppler.UnsupportedError)
+    message = str(error)
+    assert "cumsum" in message
+    assert "FX node 'cumsum'" in message
+    assert "the line the error shows" in message and "test_errors.py" in message
+    assert error.node is not None and error.node.name == "cumsum"
+
+
+def test_unsupported_method():
+    error = export_error(lambda x: x.cumprod(1), torch.randn(3, 4))
+    assert "tensor method 'cumprod' is not supported" in str(error)
+
+
+def test_unsupported_module():
+    error = export_error(nn.Sequential(nn.Conv1d(2, 2, 3)), torch.randn(1, 2, 8))
+    assert "module Conv1d is not supported" in str(error)
+    assert "FX node '_0'" in str(error)
+
+
+def test_data_dependent_value():
+    error = export_error(lambda x: x * x.sum().item(), torch.randn(3, 4))
+    assert "data-dependent" in str(error)
+
+
+def test_dropout_in_training_mode():
+    module = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.1)).train()
+    error = export_error(module, torch.randn(2, 4))
+    assert "dropout in training mode" in str(error) and "eval()" in str(error)
+    doppler.export(module.eval(), (torch.randn(2, 4),))  # fine in eval mode
+
+
+def test_integer_input_in_arithmetic():
+    error = export_error(lambda x, i: x + i, torch.randn(3), torch.arange(3))
+    assert "integer input 'b'" in str(error) and "embedding" in str(error)
+
+
+def test_gather_indexing():
+    class M(nn.Module):
+        def forward(self, x, idx):
+            return x[idx]
+
+    error = export_error(M(), torch.randn(4, 3), torch.tensor([0, 2]))
+    assert "gather" in str(error)
+
+
+def test_mask_computed_from_inputs():
+    error = export_error(lambda x: x.masked_fill(x > 0, 0.0), torch.randn(3, 4))
+    assert "comparison of computed tensors" in str(error) and "FX node 'gt'" in str(error)
+
+
+def test_mixed_dtypes():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.randn(4, dtype=torch.float64))
+
+        def forward(self, x):
+            return x.double() * self.w
+
+    error = export_error(M(), torch.randn(2, 4))
+    assert "float64" in str(error)
+
+
+def test_mask_from_a_computed_tensor():
+    class M(nn.Module):
+        def forward(self, x, keep):
+            return x.masked_fill(keep, 0.0)
+
+    error = export_error(M(), torch.randn(2, 4), torch.ones(2, 4, dtype=torch.bool))
+    assert "mask" in str(error) or "integer input" in str(error)
+
+
+def test_strided_slice():
+    error = export_error(lambda x: x[:, ::2] + 1.0, torch.randn(3, 4))
+    assert "step 2" in str(error)
+
+
+def test_max_with_dim():
+    error = export_error(lambda x: torch.max(x, dim=1)[0], torch.randn(3, 4))
+    assert "amax" in str(error)
+
+
+def test_wrong_input_count():
+    with pytest.raises(doppler.DopplerError, match="takes 2 input"):
+        doppler.export(Fn(lambda a, b: a + b, 2), (torch.randn(3),))
+
+
+def test_untraceable_module_says_how():
+    class Unpacks(nn.Module):
+        def forward(self, x):
+            b, t = x.shape
+            return x * t
+
+    with pytest.raises(doppler.DopplerError, match="indexing"):
+        doppler.export(Unpacks(), (torch.randn(2, 3),))
+
+
+def test_embedding_with_computed_indices():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.e = nn.Embedding(5, 3)
+
+        def forward(self, x, ids):
+            return self.e(ids + 1) + x
+
+    error = export_error(M(), torch.randn(2, 3), torch.tensor([0, 1]))
+    assert "embedding indices" in str(error) or "integer input" in str(error)

@@ -1,0 +1,221 @@
+"""Every supported op family, run through Doppler (round-robin on 2 CPU
+devices, so every program also crosses devices) and compared with torch."""
+
+import math
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from conftest import Fn, check_run, needs_tools
+
+pytestmark = needs_tools
+
+torch.manual_seed(0)
+
+
+def r(*shape):
+    return torch.randn(*shape)
+
+
+def pos(*shape):
+    return torch.rand(*shape) + 0.5
+
+
+CASES = {
+    # matrix products
+    "linear": (nn.Linear(8, 6), (r(4, 8),)),
+    "linear_nobias_3d": (nn.Linear(8, 6, bias=False), (r(2, 3, 8),)),
+    "F.linear": (lambda x, w, b: F.linear(x, w, b), (r(4, 8), r(6, 8), r(6))),
+    "addmm": (lambda b, x, w: torch.addmm(b, x, w, beta=0.5, alpha=2.0), (r(6), r(4, 8), r(8, 6))),
+    "matmul_broadcast": (lambda a, b: a @ b, (r(2, 3, 4, 5), r(5, 6))),
+    "matmul_batch_broadcast": (lambda a, b: torch.matmul(a, b), (r(2, 1, 4, 5), r(3, 5, 6))),
+    "matmul_vector": (lambda a, v: a @ v, (r(3, 4, 5), r(5))),
+    "vector_matmul": (lambda v, a: v @ a, (r(4), r(4, 5))),
+    "bmm_transposed": (lambda a, b: torch.bmm(a, b.transpose(1, 2)), (r(2, 4, 5), r(2, 6, 5))),
+    "einsum": (lambda a, b: torch.einsum("bij,bkj->bik", a, b), (r(2, 3, 4), r(2, 5, 4))),
+    # arithmetic with broadcasting and scalars
+    "add_broadcast_unit": (lambda a, b: a + b, (r(4, 1, 6), r(5, 6))),
+    "sub_scalar_both_sides": (lambda x: (x - 2.0) * (3.0 - x), (r(3, 4),)),
+    "mul_div": (lambda a, b: a * b / 3.0 + a / 4.0, (r(3, 4), r(4))),
+    "rdiv": (lambda x: 1.5 / x, (pos(3, 4),)),
+    "add_alpha": (lambda a, b: torch.add(a, b, alpha=0.5), (r(3, 4), r(3, 4))),
+    "pow": (lambda x: x ** 2 + x ** 3 + torch.pow(x, 0.5) + x.pow(-1.0) + x ** 1.7, (pos(3, 4),)),
+    "rpow": (lambda x: 2.0 ** x, (r(3, 4),)),
+    "tensor_pow": (lambda x, y: torch.pow(x, y), (pos(3, 4), r(4))),
+    "neg_abs": (lambda x: -x + x.abs(), (r(3, 4),)),
+    "max_min": (lambda a, b: torch.maximum(a, b) - torch.minimum(a, 0.1 * b), (r(3, 4), r(3, 4))),
+    "clamp": (lambda x: x.clamp(-0.5, 0.7) + torch.clamp(x, min=0.1), (r(3, 4),)),
+    # activations
+    "relu": (nn.ReLU(), (r(3, 4),)),
+    "gelu_erf": (lambda x: F.gelu(x), (3 * r(5, 7),)),
+    "gelu_tanh": (nn.GELU(approximate="tanh"), (3 * r(5, 7),)),
+    "erf": (lambda x: torch.erf(x), (2 * r(5, 7),)),
+    "silu_tanh_sigmoid": (lambda x: F.silu(x) + torch.tanh(x) * torch.sigmoid(x), (r(3, 4),)),
+    "exp_log_sqrt_rsqrt": (lambda x: x.exp() + x.log() + x.sqrt() + torch.rsqrt(x), (pos(3, 4),)),
+    # reductions
+    "mean_sum_keepdim": (lambda x: x.mean(-1, keepdim=True) + x.sum(dim=1, keepdim=True),
+                         (r(2, 3, 4),)),
+    "amax_multi": (lambda x: torch.amax(x, dim=(0, 2)), (r(2, 3, 4),)),
+    "sum_all": (lambda x: x.sum(), (r(3, 4),)),
+    "mean_all_times": (lambda x: x * x.mean(), (r(3, 4),)),
+    "var_std": (lambda x: x.var(-1, keepdim=True) + x.std(dim=0), (r(4, 4),)),
+    "var_biased": (lambda x: torch.var(x, dim=-1, unbiased=False), (r(3, 5),)),
+    # normalisations
+    "softmax": (lambda x: F.softmax(x, dim=-1) + torch.softmax(x, 0), (r(3, 5),)),
+    "log_softmax": (lambda x: F.log_softmax(x, dim=1), (r(3, 5),)),
+    "layer_norm": (nn.LayerNorm(8), (r(2, 3, 8),)),
+    "layer_norm_2d": (nn.LayerNorm([3, 8]), (r(2, 3, 8),)),
+    "rms_norm_by_hand": (lambda x, w: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w,
+                         (r(2, 3, 8), r(8))),
+    # views and layout
+    "transpose_out": (lambda x: x.transpose(0, 1), (r(3, 4),)),
+    "permute_reshape": (lambda x: x.permute(2, 0, 1).reshape(4, 6), (r(2, 3, 4),)),
+    "view_split_heads": (lambda x: x.view(2, 3, 4, 2).transpose(1, 2) * 2.0, (r(2, 3, 8),)),
+    "view_merge": (lambda x: x.transpose(1, 2).contiguous().view(2, 12), (r(2, 3, 4),)),
+    "view_general": (lambda x: x.view(4, 6) + 0.0, (r(6, 4),)),
+    "flatten": (lambda x: torch.flatten(x, 1) * 1.5, (r(2, 3, 4),)),
+    "unsqueeze_expand": (lambda x: x.unsqueeze(1).expand(3, 5, 4), (r(3, 4),)),
+    "expand_out": (lambda x: x.expand(2, 3, 4), (r(3, 1),)),
+    "squeeze": (lambda x: x.squeeze(1) + 1.0, (r(3, 1, 4),)),
+    "cat": (lambda a, b: torch.cat([a, b * 2.0], dim=1), (r(3, 2), r(3, 5))),
+    "cat_transposed": (lambda a, b: torch.cat([a.t(), b], dim=0), (r(4, 3), r(2, 4))),
+    "stack": (lambda a, b: torch.stack([a, b], dim=1), (r(3, 4), r(3, 4))),
+    "chunk_split": (lambda x: x.chunk(2, dim=-1)[0] * x.split([1, 3], dim=-1)[1][..., :2],
+                    (r(3, 4),)),
+    "getitem": (lambda x: x[:, 1:3, None, -1] + x[0, :2, 2], (r(2, 4, 3),)),
+    "select_narrow": (lambda x: x.select(1, 2) + x.narrow(1, 0, 1).squeeze(1), (r(3, 4),)),
+    "repeat": (lambda x: x.repeat(2, 3) + 0.0, (r(2, 2),)),
+    "input_unit_batch": (lambda x, w: (x @ w).view(1, 4, 2, 3).sum(-1), (r(1, 4, 5), r(5, 6))),
+    # outputs
+    "tuple_dict_outputs": (lambda x: (x * 2.0, {"a": x + 1.0, "b": [x.t()]}), (r(3, 4),)),
+    "identity_output": (lambda x: x, (r(3, 4),)),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_op(name):
+    module, inputs = CASES[name]
+    check_run(module, inputs)
+
+
+class Masked(nn.Module):
+    """masked_fill / where with a bool buffer: folded by torch, passed as arguments."""
+
+    def __init__(self, t=5):
+        super().__init__()
+        self.register_buffer("keep", torch.tril(torch.ones(8, 8, dtype=torch.bool)))
+
+    def forward(self, x):
+        t = x.size(-1)
+        a = x.masked_fill(~self.keep[:t, :t], float("-inf")).softmax(-1)
+        b = torch.where(self.keep[:t, :t], x, 0.5)
+        c = torch.where(self.keep[:t, :t], x, x * 2.0)
+        return a + b + c
+
+
+def test_masks_from_buffers():
+    result = check_run(Masked(), (r(2, 5, 5),))
+    kinds = [a.kind for a in result.placement.program.arguments]
+    assert kinds[0] == "input" and set(kinds[1:]) == {"constant"}
+
+
+class Embed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tok = nn.Embedding(11, 8)
+        self.pos = nn.Embedding(16, 8)
+        self.register_buffer("position_ids", torch.arange(16))
+
+    def forward(self, ids):
+        positions = self.position_ids[:ids.size(1)]  # folded: a one-hot argument
+        return self.tok(ids) + self.pos(positions)
+
+
+def test_embedding_as_one_hot():
+    ids = torch.tensor([[1, 5, 10, 0], [3, 3, 2, 7]])
+    result = check_run(Embed(), (ids,))
+    args = result.placement.program.arguments
+    assert args[0].name == "ids.onehot" and tuple(args[0].tensor.shape) == (2, 4, 11)
+
+
+def test_buffer_scalar_and_rank0():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("scale", torch.tensor(0.25))
+
+        def forward(self, x):
+            return x * self.scale + x.sum()
+
+    check_run(M(), (r(3, 4),))
+
+
+def test_wrapped_sdpa_reference():
+    """The scaled_dot_product_attention emitter, through a torch.fx.wrap'd stand-in
+    (torch 1.13 has no F.scaled_dot_product_attention)."""
+    import sdpa_reference
+
+    doppler_ops = __import__("doppler.ops", fromlist=["_sdpa"])
+    doppler_ops.register(sdpa_reference.sdpa)(doppler_ops._sdpa)
+    q, k, v = r(2, 3, 5, 4), r(2, 3, 6, 4), r(2, 3, 6, 4)
+    check_run(sdpa_reference.Attention(causal=False), (q, k, v))
+    check_run(sdpa_reference.Attention(causal=True), (q, k[:, :, :5], v[:, :, :5]))
+    check_run(sdpa_reference.Attention(causal=False, scale=0.3), (q, k, v))
+
+
+@pytest.mark.skipif(not hasattr(F, "scaled_dot_product_attention"),
+                    reason="this torch has no F.scaled_dot_product_attention")
+def test_torch_sdpa():
+    def f(q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+    check_run(f, (r(2, 3, 5, 4), r(2, 3, 5, 4), r(2, 3, 5, 4)))
+
+
+def test_graph_module_from_symbolic_trace():
+    module = torch.fx.symbolic_trace(nn.Sequential(nn.Linear(6, 5), nn.Tanh(), nn.Linear(5, 2)))
+    check_run(module, (r(3, 6),))
+
+
+def test_make_fx_aten_graph():
+    """An aten-level graph (make_fx; torch.export gives the same ops)."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln = nn.LayerNorm(8)
+            self.fc = nn.Linear(8, 8)
+
+        def forward(self, x):
+            h = self.fc(self.ln(x))
+            return F.softmax(h.view(2, 3, 2, 4).transpose(1, 2), dim=-1) * F.gelu(h).mean()
+
+    block = Block().eval()
+    x = r(2, 3, 8)
+    gm = make_fx(block)(x)
+    assert any("aten" in str(n.target) for n in gm.graph.nodes if n.op == "call_function")
+    check_run(gm, (x,))
+
+
+@pytest.mark.skipif(not hasattr(torch, "export"), reason="torch.export needs torch 2.x")
+def test_torch_export_program():
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                    "examples", "torch"))
+    import gpt_block
+
+    block, inputs = gpt_block.make()
+    exported = torch.export.export(block, inputs)
+    import doppler
+
+    result = doppler.run(exported, inputs, devices=2, system="cpu4", policy="round-robin",
+                         repeat=1)
+    from conftest import assert_close
+
+    with torch.no_grad():
+        assert_close(result.outputs, block(*inputs), 1e-4)
