@@ -9,6 +9,7 @@ packages=(
   libtorch-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev nlohmann-json3-dev pybind11-dev
+  python3-torch python3-pytest python3-numpy
 )
 
 missing=()

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: the lit regression tests and the
-# GoogleTest suites (lit runs both). Ends with one line "tests: N passed,
-# M failed[, K skipped]" and a non-zero status if anything failed.
+# GoogleTest suites (lit runs both), then the Python frontend's pytest suite
+# (python/tests). Ends with one line "tests: N passed, M failed[, K
+# skipped]" (both suites together) and a non-zero status if anything failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DOPPLER_BUILD_DIR:-$root/build}
@@ -18,7 +19,23 @@ count() { sed -nE "s/^ *$1[^:]*: *([0-9]+).*/\1/p" "$log" | awk '{ n += $1 } END
 passed=$(( $(count Passed) + $(count Expectedly) ))
 failed=$(( $(count Failed) + $(count Unexpectedly) + $(count Unresolved) + $(count Timed) ))
 skipped=$(( $(count Unsupported) + $(count Skipped) ))
-rm -f "$log"
 if (( status != 0 && failed == 0 )); then failed=1; fi
+
+# The Python frontend's pytest suite (Debian's interpreter: python3 on PATH
+# may be another one, without python3-torch). Its summary line:
+# "96 passed, 1 skipped in 15.86s".
+DOPPLER_BUILD_DIR="$build" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+  "$root/python/tests" 2>&1 | tee "$log"
+pytest_status=${PIPESTATUS[0]}
+summary=$(tail -n 1 "$log")
+pycount() { sed -nE "s/.*[^0-9]([0-9]+) $1.*/\1/p; s/^([0-9]+) $1.*/\1/p" <<<"$summary" | head -n 1; }
+py_passed=$(pycount passed); py_failed=$(pycount failed); py_errors=$(pycount error)
+py_skipped=$(pycount skipped)
+passed=$(( passed + ${py_passed:-0} ))
+failed=$(( failed + ${py_failed:-0} + ${py_errors:-0} ))
+skipped=$(( skipped + ${py_skipped:-0} ))
+if (( pytest_status != 0 && ${py_failed:-0} + ${py_errors:-0} == 0 )); then failed=$(( failed + 1 )); fi
+if (( pytest_status != 0 )); then status=1; fi
+rm -f "$log"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 exit "$status"
