@@ -447,7 +447,24 @@ class Importer:
             raise DopplerError(f"dtype {dtype} is not supported (f32, f64, f16)")
         return dtype
 
+    def _check_inplace(self, n):
+        """An in-place op is translated as its functional form: only right when
+        nothing reads the mutated value through its old name afterwards."""
+        inplace = n.target in _INPLACE or n.kwargs.get("inplace") is True
+        if n.op == "call_module":
+            inplace = getattr(self.gm.get_submodule(n.target), "inplace", False) is True
+        if not inplace or not n.args or not isinstance(n.args[0], torch.fx.Node):
+            return
+        order = {m: i for i, m in enumerate(self.graph.nodes)}
+        later = [u for u in n.args[0].users if u is not n and order[u] > order[n]]
+        if later:
+            raise UnsupportedError(
+                f"an in-place op whose input '{n.args[0].name}' is read again afterwards "
+                f"(by '{later[0].name}'): the mutation cannot be followed; use the "
+                "out-of-place form", n)
+
     def dispatch(self, n):
+        self._check_inplace(n)
         args = torch.fx.node.map_arg(n.args, lambda m: self.env[m])
         kwargs = torch.fx.node.map_arg(n.kwargs, lambda m: self.env[m])
         if n.op == "call_module":
@@ -541,6 +558,9 @@ class Importer:
             else:
                 owners[n.name] = None
         return Program("\n".join(lines) + "\n", ordered, owners, tree, self.gm, name)
+
+
+_INPLACE = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
 
 
 def _static_query(n):

@@ -206,7 +206,7 @@ def _scaled(ctx, other, alpha):
     return ctx.builder.unary(ctx.val(other), "scale", float(alpha))
 
 
-@register(torch.add, operator.add, operator.iadd, ".add", ".add_", ".__add__", ".__radd__",
+@register(torch.add, operator.add, operator.iadd, ".add", ".__add__", ".__radd__",
           "aten.add")
 def add(ctx, input, other, *, alpha=1, out=None):
     return _binary(ctx, "add", input, _scaled(ctx, other, alpha))

@@ -130,3 +130,29 @@ def test_embedding_with_computed_indices():
 
     error = export_error(M(), torch.randn(2, 3), torch.tensor([0, 1]))
     assert "embedding indices" in str(error) or "integer input" in str(error)
+
+
+def test_inplace_with_a_later_reader():
+    """A graph with operator.iadd whose input is read again afterwards
+    (symbolic_trace itself records `y += 1` as an add; other producers may not)."""
+    import operator
+
+    graph = torch.fx.Graph()
+    x = graph.placeholder("x")
+    y = graph.call_function(operator.mul, (x, 2.0))
+    graph.call_function(operator.iadd, (y, 1.0))
+    graph.output(graph.call_function(operator.mul, (y, 3.0)))
+    gm = torch.fx.GraphModule(nn.Module(), graph)
+    error = export_error(gm, torch.randn(3))
+    assert "in-place op whose input 'mul' is read again" in str(error)
+
+
+def test_inplace_rebinding_is_fine():
+    def f(x):
+        y = x * 2.0
+        y += 1.0
+        return torch.relu(y)
+
+    doppler.export(Fn(f, 1), (torch.randn(3),))
+    module = nn.Sequential(nn.Linear(3, 3), nn.ReLU(inplace=True))
+    doppler.export(module, (torch.randn(2, 3),))
