@@ -26,6 +26,7 @@ checked against the shapes ShapeProp recorded.
 
 import math
 import operator
+import re
 
 import torch
 import torch.fx
@@ -313,8 +314,20 @@ class Importer:
         if key is None:
             name = self.param_ids.get(id(tensor), qualname)
             key = self.params.get(name, len(self.params))
-        return self.argument(("param", qualname), qualname, "parameter", key, tensor,
+        return self.argument(("param", qualname), qualname, "parameter", (key,), tensor,
                              f"parameter {qualname}")
+
+    def reshaped_argument(self, val, shape):
+        """Argument `val` viewed as `shape` (a new argument), or None when `val`
+        is not an argument: a weight split or merged for free."""
+        spec = next((a for a in self.args.values() if a.val is val), None)
+        if spec is None:
+            return None
+        shape = [int(e) for e in shape]
+        name = f"{spec.name}.{'x'.join(map(str, shape))}"
+        return self.argument(("reshaped", spec.name, tuple(shape)), name, spec.kind,
+                             spec.key + (1, name), spec.tensor.reshape(shape),
+                             f"{spec.source} viewed as {'x'.join(map(str, shape))}")
 
     def constant(self, const, tensor=None, name=None):
         """The argument holding a folded value (or `tensor` derived from it)."""
@@ -323,8 +336,8 @@ class Importer:
         if tensor is None and node.op == "get_attr":
             target = node.target
             if target in self.buffers:
-                return self.argument(("buffer", target), target, "buffer", self.buffers[target],
-                                     value, f"buffer {target}")
+                return self.argument(("buffer", target), target, "buffer",
+                                     (self.buffers[target],), value, f"buffer {target}")
             return self.argument(("attr", target), target, "constant", (0, target), value,
                                  f"tensor attribute {target}")
         self.const_counter += 1
@@ -535,8 +548,12 @@ class Importer:
         tree = collect(value)
         if not results:
             raise DopplerError("forward computes no tensor from its inputs or parameters")
-        ordered = sorted(self.args.values(),
-                         key=lambda a: (ArgSpec.KINDS.index(a.kind), a.key))
+        body = "\n".join(b.lines) + " " + " ".join(r.ssa for r in results) + " "
+        # Arguments no op reads (a weight only used viewed otherwise) go;
+        # user inputs stay, one per forward input.
+        used = [a for a in self.args.values() if a.kind == "input" or
+                re.search(re.escape(a.val.ssa) + r"(?![\w.$-])", body)]
+        ordered = sorted(used, key=lambda a: (ArgSpec.KINDS.index(a.kind), a.key))
         arg_text = ",\n    ".join(
             f"{a.val.ssa}: {b.type(a.val.phys)} loc(\"{a.name}\")" for a in ordered)
         res_types = ", ".join(b.type(r.phys) for r in results)

@@ -2,8 +2,10 @@
 
 A torch tensor is held as a `Val`: an SSA tensor of the program (its
 *physical* shape) and a *view* of it: for every logical dimension of the
-torch tensor, either the physical dimension that holds it, or `Bcast(n)`, a
-dimension the physical tensor does not have, along which the value is
+torch tensor, either the physical dimension that holds it, a tuple of
+physical dimensions that hold it merged in row-major order (a *factored*
+dimension: `x.view(B, T, H * E)` of a `[B, T, H, E]` value), or `Bcast(n)`,
+a dimension the physical tensor does not have, along which the value is
 constant (a broadcast or an inserted unit dimension). Transposes, permutes,
 unsqueezes and expands are therefore free: they change the view, not the
 program, and the einsums that consume the value index it accordingly (a
@@ -46,13 +48,13 @@ class Val:
         self.phys = tuple(int(e) for e in phys)
         self.dims = list(dims)
         self.owner = owner  # FX node name of the op that produced `ssa` (None: an argument)
-        seen = sorted(d for d in self.dims if isinstance(d, int))
+        seen = sorted(p for d in self.dims for p in members(d))
         if seen != list(range(len(self.phys))):
             raise DopplerError(f"internal error: bad view {self.dims} of {self.phys}")
 
     @property
     def shape(self):
-        return tuple(self.phys[d] if isinstance(d, int) else d.extent for d in self.dims)
+        return tuple(extent_of(d, self.phys) for d in self.dims)
 
     @property
     def rank(self):
@@ -67,6 +69,32 @@ class Val:
 
     def __repr__(self):
         return f"Val({self.ssa}, {self.phys}, {self.dims})"
+
+
+def members(d):
+    """The physical dims of logical dim entry `d`."""
+    if isinstance(d, Bcast):
+        return ()
+    if isinstance(d, tuple):
+        return d
+    return (d,)
+
+
+def is_phys(d):
+    """Held by the physical tensor (a dim or a factored dim), not broadcast."""
+    return not isinstance(d, Bcast)
+
+
+def extent_of(d, phys):
+    if isinstance(d, Bcast):
+        return d.extent
+    if isinstance(d, tuple):
+        return math.prod(phys[p] for p in d)
+    return phys[d]
+
+
+def is_factored(val):
+    return any(isinstance(d, tuple) for d in val.dims)
 
 
 def mlir_float(value):
@@ -148,6 +176,7 @@ class Builder:
         by their extent (for agg add). The result's physical layout is the
         logical order of its physical letters.
         """
+        operands = [(self.defactor(val), letters) for val, letters in operands]
         extents = {}
         terms = []
         for val, letters in operands:
@@ -214,8 +243,9 @@ class Builder:
 
     def unitize(self, val, j):
         """Logical dim j (extent 1, physical) becomes a broadcast dimension."""
-        if not isinstance(val.dims[j], int):
+        if not is_phys(val.dims[j]):
             return val
+        val = self.defactor(val)
         letters = LETTERS[:val.rank]
         out = letters[:j] + LETTERS[val.rank] + letters[j + 1:]  # a letter no operand has
         return self.einsum([(val, letters)], out, val.shape, "identity", agg="add")
@@ -224,8 +254,9 @@ class Builder:
         """Removes logical dim j, of extent 1."""
         if val.shape[j] != 1:
             raise DopplerError(f"internal error: dropping dim {j} of extent {val.shape[j]}")
-        if not isinstance(val.dims[j], int):
+        if not is_phys(val.dims[j]):
             return val.with_dims(val.dims[:j] + val.dims[j + 1:])
+        val = self.defactor(val)
         letters = LETTERS[:val.rank]
         out = letters[:j] + letters[j + 1:]
         shape = val.shape[:j] + val.shape[j + 1:]
@@ -268,11 +299,12 @@ class Builder:
 
     def materialize(self, val):
         """The value as a plain physical tensor in logical order."""
+        val = self.defactor(val)
         if val.is_plain():
             return val
         letters = LETTERS[:val.rank]
         operands = [(val, letters)]
-        virtual = [j for j, d in enumerate(val.dims) if not isinstance(d, int)]
+        virtual = [j for j, d in enumerate(val.dims) if not is_phys(d)]
         if virtual:
             ones = self.fill(1.0, [val.shape[j] for j in virtual])
             operands.append((ones, "".join(letters[j] for j in virtual)))
@@ -281,9 +313,10 @@ class Builder:
 
     def make_physical(self, val, js):
         """Broadcast dims `js` become physical (a mul with ones)."""
-        js = [j for j in js if not isinstance(val.dims[j], int)]
+        js = [j for j in js if not is_phys(val.dims[j])]
         if not js:
             return val
+        val = self.defactor(val)
         letters = LETTERS[:val.rank]
         ones = self.fill(1.0, [val.shape[j] for j in js])
         return self.einsum([(val, letters), (ones, "".join(letters[j] for j in js))],
@@ -294,10 +327,14 @@ class Builder:
     def slice(self, val, j, start, length):
         """Elements [start, start + length) of logical dim j."""
         d = val.dims[j]
-        if not isinstance(d, int):
+        if not is_phys(d):
             dims = list(val.dims)
             dims[j] = Bcast(length)
             return val.with_dims(dims)
+        if start == 0 and length == val.shape[j]:
+            return val
+        val = self.defactor(val)
+        d = val.dims[j]
         offsets = [0] * len(val.phys)
         sizes = list(val.phys)
         offsets[d] = start
@@ -308,6 +345,7 @@ class Builder:
         """torch.cat along logical dim j."""
         if len(vals) == 1:
             return vals[0]
+        vals = [self.defactor(v) for v in vals]
         layout = vals[0].dims
         same = all(isinstance(d, int) for d in layout) and all(v.dims == layout for v in vals)
         if not same:
@@ -321,12 +359,68 @@ class Builder:
 
     def tile(self, val, j, count):
         """`count` copies of `val` along logical dim j (a physical dim)."""
+        val = self.defactor(val)
         d = val.dims[j]
         grid = [1] * len(val.phys)
         grid[d] = count
         phys = list(val.phys)
         phys[d] *= count
         return self.assemble_phys([val] * count, grid, phys)
+
+    def _free_reshape(self, val, new_shape):
+        """The reshape as a view, or None: free when it only regroups dims into
+        merges of physical dims (factored dims) or of broadcast ones, splits
+        factored dims back along their members, and moves unit dims."""
+        exp_dims, exp_shape = [], []
+        for d in val.dims:
+            for p in (d if isinstance(d, tuple) else (d,)):
+                exp_dims.append(p)
+                exp_shape.append(extent_of(p, val.phys))
+        old_units = [d for d, e in zip(exp_dims, exp_shape) if e == 1]
+        new_units = sum(1 for e in new_shape if e == 1)
+        if any(is_phys(d) for d in old_units[new_units:]):
+            return None  # a physical unit dim to drop: an einsum
+        units = iter(old_units[:new_units] + [Bcast(1)] * max(new_units - len(old_units), 0))
+        core = [(d, e) for d, e in zip(exp_dims, exp_shape) if e != 1]
+        out, i = [], 0
+        for t in (e for e in new_shape if e != 1):
+            group, extent = [], 1
+            while extent < t and i < len(core):
+                group.append(core[i][0])
+                extent *= core[i][1]
+                i += 1
+            if extent != t:
+                return None  # splits a dim that is not factored that way
+            if len(group) == 1:
+                out.append(group[0])
+            elif all(is_phys(d) for d in group):
+                out.append(tuple(group))
+            elif not any(is_phys(d) for d in group):
+                out.append(Bcast(t))
+            else:
+                return None
+        if i != len(core):
+            return None
+        kept = iter(out)
+        return val.with_dims([next(units) if e == 1 else next(kept) for e in new_shape])
+
+    def defactor(self, val):
+        """Factored dims become single physical dims (a merge of their members)."""
+        if not is_factored(val):
+            return val
+        groups = []
+        dims = []
+        for d in val.dims:
+            if isinstance(d, tuple):
+                groups.append((len(dims), len(d)))
+                dims.extend(d)
+            else:
+                dims.append(d)
+        val = val.with_dims(dims)
+        for start, count in reversed(groups):
+            for k in reversed(range(count - 1)):
+                val = self.merge2(val, start + k)
+        return val
 
     def merge2(self, val, j):
         """Merges logical dims j (outer) and j + 1 (inner), both physical."""
@@ -373,6 +467,10 @@ class Builder:
             raise DopplerError(f"internal error: reshape {val.shape} -> {new_shape}")
         if list(val.shape) == new_shape:
             return val
+        free = self._free_reshape(val, new_shape)
+        if free is not None:
+            return free
+        val = self.defactor(val)
         # 1. Unit dimensions carry no data: drop them (a physical one costs
         #    an einsum), reinsert the new ones as broadcast dims at the end.
         for j in reversed(range(val.rank)):
@@ -399,7 +497,7 @@ class Builder:
             outs = target[c:d]
             if b - a == 1 and d - c == 1:
                 continue
-            if all(not isinstance(x, int) for x in val.dims[a:b]):
+            if all(not is_phys(x) for x in val.dims[a:b]):
                 val = val.with_dims(val.dims[:a] + [Bcast(e) for e in outs] + val.dims[b:])
                 continue
             val = self.make_physical(val, range(a, b))

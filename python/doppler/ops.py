@@ -20,7 +20,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from .frontend import Const, IntInput, Unavailable
-from .ir import LETTERS, Bcast, Val
+from .ir import LETTERS, Bcast, Val, is_phys
 
 FUNCTIONS = {}  # callable -> emitter
 ATEN = {}  # "aten.name" -> emitter
@@ -433,16 +433,75 @@ def baddbmm(ctx, input, batch1, batch2, *, beta=1, alpha=1, out=None):
 
 
 def _linear(ctx, input, weight, bias, shape):
+    """x W^T + b as one contraction (and a bias add).
+
+    Reshapes around a linear are free where the weight is an argument: an
+    input whose last dim is factored (heads merged by a view) contracts
+    member by member against the weight viewed as [out, h, e]; and when the
+    only user is a view splitting the output features (heads), the weight
+    is viewed as [h, e, in] (and the bias as [h, e]) so that the result is
+    produced factored and the view costs nothing.
+    """
     bld = ctx.builder
     x, w = ctx.val(input), ctx.val(weight)
+    b = ctx.val(bias) if bias is not None else None
     if w.rank != 2:
         raise ctx.unsupported("linear with a weight that is not 2-d")
-    letters = LETTERS[:x.rank - 1]
-    i, o = LETTERS[x.rank - 1], LETTERS[x.rank]
-    y = bld.einsum([(x, letters + i), (w, o + i)], letters + o, shape, "mul", agg="add")
-    if bias is not None:
-        y = bld.elementwise("add", [y, ctx.val(bias)], shape)
+    out_f, in_f = w.shape
+    letters = iter(LETTERS)
+    lead = "".join(next(letters) for _ in range(x.rank - 1))
+    in_ext = [in_f]
+    if isinstance(x.dims[-1], tuple):
+        members = [x.phys[p] for p in x.dims[-1]]
+        if ctx.reshaped_argument(w, [out_f] + members) is not None:
+            in_ext = members
+            x = x.with_dims(x.dims[:-1] + list(x.dims[-1]))
+    out_ext = _output_split(ctx, shape, out_f)
+    if out_ext and (ctx.reshaped_argument(w, out_ext + [in_f]) is None or
+                    (b is not None and ctx.reshaped_argument(b, out_ext) is None)):
+        out_ext = None
+    out_ext = out_ext or [out_f]
+    ins = "".join(next(letters) for _ in in_ext)
+    outs = "".join(next(letters) for _ in out_ext)
+    if len(in_ext) > 1 or len(out_ext) > 1:
+        w = ctx.reshaped_argument(w, out_ext + in_ext)
+        if b is not None and len(out_ext) > 1:
+            b = ctx.reshaped_argument(b, out_ext)
+    if len(in_ext) == 1:
+        x = ctx.builder.defactor(x)
+    y_shape = tuple(shape[:-1]) + tuple(out_ext)
+    y = bld.einsum([(x, lead + ins), (w, outs + ins)], lead + outs, y_shape, "mul", agg="add")
+    if b is not None:
+        y = bld.elementwise("add", [y, b], y_shape)
+    if len(out_ext) > 1:
+        y = y.with_dims(y.dims[:-len(out_ext)] + [tuple(y.dims[-len(out_ext):])])
     return y
+
+
+_VIEWS = {"view", "reshape", "aten.view", "aten.reshape", "aten._unsafe_view"}
+
+
+def _output_split(ctx, shape, out_f):
+    """The extents into which the only user of the current node, a view,
+    splits the last dim (keeping the others), or None."""
+    users = list(ctx.node.users)
+    if len(users) != 1:
+        return None
+    user = users[0]
+    name = user.target if user.op == "call_method" else \
+        ("reshape" if user.target is torch.reshape else _aten_name(user.target))
+    if user.op not in ("call_method", "call_function") or name not in _VIEWS:
+        return None
+    meta = user.meta.get("tensor_meta")
+    if meta is None or not hasattr(meta, "shape"):
+        return None
+    target = [int(e) for e in meta.shape]
+    lead = list(shape[:-1])
+    tail = target[len(lead):]
+    if target[:len(lead)] != lead or len(tail) < 2 or math.prod(tail) != out_f \
+            or any(e == 1 for e in tail):
+        return None
+    return tail
 
 
 @register(F.linear, "aten.linear")
@@ -902,7 +961,7 @@ def _expand_to(ctx, x, shape):
             x = ctx.builder.unitize(x, j)
     dims = [Bcast(e) for e in shape[:lead]]
     for j, d in enumerate(x.dims):
-        dims.append(d if isinstance(d, int) else Bcast(shape[lead + j]))
+        dims.append(d if is_phys(d) else Bcast(shape[lead + j]))
     return x.with_dims(dims)
 
 
@@ -926,7 +985,7 @@ def repeat(ctx, input, *repeats):
     for j, r in enumerate(reps):
         if r == 1:
             continue
-        if not isinstance(x.dims[j], int):
+        if not is_phys(x.dims[j]):
             if x.shape[j] == 1:
                 dims = list(x.dims)
                 dims[j] = Bcast(r)

@@ -219,3 +219,42 @@ def test_torch_export_program():
 
     with torch.no_grad():
         assert_close(result.outputs, block(*inputs), 1e-4)
+
+
+class Heads(nn.Module):
+    """Head split after a linear, merge before one: both free (weights viewed)."""
+
+    def __init__(self, bias=True):
+        super().__init__()
+        self.q = nn.Linear(16, 16, bias=bias)
+        self.o = nn.Linear(16, 16, bias=bias)
+
+    def forward(self, x):
+        b = x.size(0)
+        t = x.size(1)
+        q = self.q(x).view(b, t, 4, 4).transpose(1, 2)
+        s = torch.softmax(q @ q.transpose(-2, -1), dim=-1)
+        y = (s @ q).transpose(1, 2).contiguous().view(b, t, 16)
+        return self.o(y)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_head_split_and_merge_are_free(bias):
+    import doppler
+
+    module = Heads(bias)
+    x = r(2, 5, 16)
+    text = doppler.export(module, (x,))
+    assert "doppler.slice" not in text and "doppler.assemble" not in text
+    assert "%q.weight.4x4x16" in text and "%o.weight.16x4x4" in text
+    assert "%q.weight:" not in text  # the unviewed weight is not an argument
+    check_run(module, (x,))
+
+
+def test_factored_value_used_elsewhere():
+    """A merged (factored) value read by an elementwise op and returned: merged by ops."""
+    def f(x):
+        y = x.transpose(1, 2).contiguous().view(2, 3, 8)
+        return y * 2.0, y.sum(-1)
+
+    check_run(f, (r(2, 4, 3, 2),))
