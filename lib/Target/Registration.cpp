@@ -6,11 +6,26 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
+
+namespace {
+llvm::cl::opt<std::string> ireeDeviceKind(
+    "export-iree-device",
+    llvm::cl::desc("--export-iree: the HAL device kind of every Doppler "
+                   "device (local, cuda, hip, vulkan...)"),
+    llvm::cl::init("local"));
+llvm::cl::opt<int64_t> ireeDevices(
+    "export-iree-devices",
+    llvm::cl::desc("--export-iree: declare at least this many devices "
+                   "(default: the highest device used + 1)"),
+    llvm::cl::init(0));
+} // namespace
 
 void mlir::doppler::registerDopplerTranslations() {
   TranslateToMLIRRegistration importGraph(
@@ -46,4 +61,19 @@ void mlir::doppler::registerDopplerTranslations() {
         return exportSvgGantt(cast<ModuleOp>(op), os);
       },
       dialects);
+  TranslateFromMLIRRegistration iree(
+      "export-iree",
+      "Export placed functions as linalg with flow.tensor.transfer moves and "
+      "declared devices, for iree-compile",
+      [](Operation *op, llvm::raw_ostream &os) {
+        IREEExportOptions options;
+        options.deviceKind = ireeDeviceKind;
+        options.numDevices = ireeDevices;
+        return exportIREE(cast<ModuleOp>(op), os, options);
+      },
+      [](DialectRegistry &registry) {
+        registry.insert<DopplerDialect, func::FuncDialect, arith::ArithDialect,
+                        linalg::LinalgDialect, math::MathDialect,
+                        tensor::TensorDialect>();
+      });
 }

@@ -1,0 +1,381 @@
+//===- DopplerToLinalg.cpp - doppler ops to linalg on tensors -------------===//
+//
+// convert-doppler-to-linalg. The scalar bodies compute, in the tensors'
+// element type, exactly the expressions of ::doppler::applyJoin and
+// ::doppler::applyAgg (lib/Support/EinsumSpec.cpp), in the same order of
+// operations, so that the result differs from the reference interpreter
+// (which evaluates one op in double and rounds its result) only by the
+// rounding of intermediate values and by the order in which a reduction
+// adds up.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Doppler/Conversion/DopplerToLinalg.h"
+#include "Doppler/Conversion/Passes.h"
+#include "Doppler/Dialect/DopplerDialect.h"
+#include "Doppler/Dialect/DopplerOps.h"
+#include "Doppler/Dialect/DopplerTypes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::doppler {
+#define GEN_PASS_DEF_CONVERTDOPPLERTOLINALGPASS
+#include "Doppler/Conversion/Passes.h.inc"
+} // namespace mlir::doppler
+
+using namespace mlir;
+using namespace mlir::doppler;
+
+namespace {
+
+/// Copies the source op's placement onto every op created since `mark`
+/// (the ops a pattern made), so that placed programs stay placed.
+class PlacementCopier {
+public:
+  explicit PlacementCopier(Operation *source)
+      : device(source->getAttr(kDeviceAttr)) {}
+
+  template <typename OpT>
+  OpT operator()(OpT op) const {
+    if (device)
+      op->setAttr(kDeviceAttr, device);
+    return op;
+  }
+
+private:
+  Attribute device;
+};
+
+/// A float constant of `type` (the value rounded to the type).
+Value floatConstant(OpBuilder &builder, Location loc, FloatType type,
+                    double value) {
+  return arith::ConstantOp::create(builder, loc, type,
+                                   builder.getFloatAttr(type, value));
+}
+
+/// The identity of the aggregation in `type`; infinities for max and min.
+TypedAttr aggIdentityAttr(FloatType type, AggKind agg) {
+  const llvm::fltSemantics &sem = type.getFloatSemantics();
+  switch (agg) {
+  case AggKind::Add:
+    return FloatAttr::get(type, llvm::APFloat::getZero(sem));
+  case AggKind::Mul:
+    return FloatAttr::get(type, llvm::APFloat::getOne(sem));
+  case AggKind::Max:
+    return FloatAttr::get(type, llvm::APFloat::getInf(sem, /*Negative=*/true));
+  case AggKind::Min:
+    return FloatAttr::get(type, llvm::APFloat::getInf(sem, /*Negative=*/false));
+  }
+  llvm_unreachable("unknown aggregation");
+}
+
+/// The join applied to `a` (and `b` for binary joins), in the order of
+/// operations of ::doppler::applyJoin.
+Value emitJoin(OpBuilder &b, Location loc, JoinKind join, Value x, Value y,
+               double scalar) {
+  auto type = cast<FloatType>(x.getType());
+  auto cst = [&](double value) { return floatConstant(b, loc, type, value); };
+  auto sigmoidDenominator = [&]() { // 1 + exp(-x)
+    Value e = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+    return arith::AddFOp::create(b, loc, cst(1.0), e).getResult();
+  };
+  switch (join) {
+  case JoinKind::Identity:
+    return x;
+  case JoinKind::Add:
+    return arith::AddFOp::create(b, loc, x, y);
+  case JoinKind::Sub:
+    return arith::SubFOp::create(b, loc, x, y);
+  case JoinKind::Mul:
+    return arith::MulFOp::create(b, loc, x, y);
+  case JoinKind::Div:
+    return arith::DivFOp::create(b, loc, x, y);
+  case JoinKind::Max:
+    return arith::MaximumFOp::create(b, loc, x, y);
+  case JoinKind::Min:
+    return arith::MinimumFOp::create(b, loc, x, y);
+  case JoinKind::Pow:
+    return math::PowFOp::create(b, loc, x, y);
+  case JoinKind::Neg:
+    return arith::NegFOp::create(b, loc, x);
+  case JoinKind::Exp:
+    return math::ExpOp::create(b, loc, x);
+  case JoinKind::Log:
+    return math::LogOp::create(b, loc, x);
+  case JoinKind::Sqrt:
+    return math::SqrtOp::create(b, loc, x);
+  case JoinKind::Rsqrt: // 1 / sqrt(x), as the reference computes it.
+    return arith::DivFOp::create(b, loc, cst(1.0),
+                                 math::SqrtOp::create(b, loc, x));
+  case JoinKind::Reciprocal:
+    return arith::DivFOp::create(b, loc, cst(1.0), x);
+  case JoinKind::Abs:
+    return math::AbsFOp::create(b, loc, x);
+  case JoinKind::Relu: { // x > 0 ? x : 0 (NaN gives 0).
+    Value zero = cst(0.0);
+    Value positive =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, zero);
+    return arith::SelectOp::create(b, loc, positive, x, zero);
+  }
+  case JoinKind::Silu: // x / (1 + exp(-x))
+    return arith::DivFOp::create(b, loc, x, sigmoidDenominator());
+  case JoinKind::Gelu: {
+    // 0.5 * x * (1 + tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
+    Value cube = arith::MulFOp::create(
+        b, loc,
+        arith::MulFOp::create(b, loc,
+                              arith::MulFOp::create(b, loc, cst(0.044715), x),
+                              x),
+        x);
+    Value inner = arith::MulFOp::create(b, loc, cst(0.7978845608028654),
+                                        arith::AddFOp::create(b, loc, x, cube));
+    Value onePlus =
+        arith::AddFOp::create(b, loc, cst(1.0), math::TanhOp::create(b, loc, inner));
+    return arith::MulFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, cst(0.5), x), onePlus);
+  }
+  case JoinKind::Tanh:
+    return math::TanhOp::create(b, loc, x);
+  case JoinKind::Sigmoid: // 1 / (1 + exp(-x))
+    return arith::DivFOp::create(b, loc, cst(1.0), sigmoidDenominator());
+  case JoinKind::Square:
+    return arith::MulFOp::create(b, loc, x, x);
+  case JoinKind::Scale:
+    return arith::MulFOp::create(b, loc, x, cst(scalar));
+  case JoinKind::Shift:
+    return arith::AddFOp::create(b, loc, x, cst(scalar));
+  }
+  llvm_unreachable("unknown join");
+}
+
+/// acc (+|*|max|min) value, as ::doppler::applyAgg.
+Value emitAgg(OpBuilder &b, Location loc, AggKind agg, Value acc, Value value) {
+  switch (agg) {
+  case AggKind::Add:
+    return arith::AddFOp::create(b, loc, acc, value);
+  case AggKind::Mul:
+    return arith::MulFOp::create(b, loc, acc, value);
+  case AggKind::Max:
+    return arith::MaximumFOp::create(b, loc, acc, value);
+  case AggKind::Min:
+    return arith::MinimumFOp::create(b, loc, acc, value);
+  }
+  llvm_unreachable("unknown aggregation");
+}
+
+/// doppler.einsum -> linalg.generic. Loops: the output's indices (parallel)
+/// then the contracted ones (reduction), the order the interpreter visits.
+struct EinsumLowering : OpConversionPattern<EinsumOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(EinsumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    PlacementCopier placed(op);
+    ::doppler::EinsumSpec spec = op.getParsedSpec();
+    std::string loops = spec.output + spec.contractedIndices();
+    MLIRContext *ctx = op.getContext();
+    unsigned numLoops = loops.size();
+
+    auto mapOf = [&](const std::string &term) {
+      SmallVector<AffineExpr> exprs;
+      for (char index : term)
+        exprs.push_back(getAffineDimExpr(loops.find(index), ctx));
+      return AffineMap::get(numLoops, 0, exprs, ctx);
+    };
+    SmallVector<AffineMap> maps;
+    for (const std::string &term : spec.inputs)
+      maps.push_back(mapOf(term));
+    maps.push_back(mapOf(spec.output));
+    SmallVector<utils::IteratorType> iterators(numLoops,
+                                               utils::IteratorType::parallel);
+    for (unsigned d = spec.output.size(); d < numLoops; ++d)
+      iterators[d] = utils::IteratorType::reduction;
+
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto elementType = cast<FloatType>(resultType.getElementType());
+    Value init = placed(tensor::EmptyOp::create(
+        rewriter, loc, resultType.getShape(), elementType));
+    std::optional<AggKind> agg = op.getAggregation();
+    if (agg) {
+      Value identity = placed(arith::ConstantOp::create(
+          rewriter, loc, aggIdentityAttr(elementType, *agg)));
+      init = placed(linalg::FillOp::create(rewriter, loc, identity, init))
+                 .getResult(0);
+    }
+
+    JoinKind join = op.getJoin();
+    double scalar = op.getScalar() ? op.getScalar()->convertToDouble() : 0.0;
+    auto generic = placed(linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, adaptor.getInputs(),
+        ValueRange{init}, maps, iterators,
+        [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+          Value x = args[0];
+          Value y = adaptor.getInputs().size() > 1 ? args[1] : Value();
+          Value value = emitJoin(b, bodyLoc, join, x, y, scalar);
+          if (agg)
+            value = emitAgg(b, bodyLoc, *agg, args.back(), value);
+          linalg::YieldOp::create(b, bodyLoc, value);
+        }));
+    // The body's arguments default to their operands' locations, which
+    // name other ops: they belong to this one.
+    for (BlockArgument arg : generic.getRegion().front().getArguments())
+      arg.setLoc(loc);
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+/// doppler.slice -> tensor.extract_slice (unit strides).
+struct SliceLowering : OpConversionPattern<SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    PlacementCopier placed(op);
+    auto resultType = cast<RankedTensorType>(op.getType());
+    SmallVector<int64_t> strides(resultType.getRank(), 1);
+    auto slice = placed(tensor::ExtractSliceOp::create(
+        rewriter, op.getLoc(), resultType, adaptor.getInput(), ValueRange{},
+        ValueRange{}, ValueRange{}, op.getOffsets(), resultType.getShape(),
+        strides));
+    rewriter.replaceOp(op, slice.getResult());
+    return success();
+  }
+};
+
+/// doppler.assemble -> tensor.empty, then one tensor.insert_slice per block
+/// at its offsets (blocks tile the result, so every element is written).
+struct AssembleLowering : OpConversionPattern<AssembleOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AssembleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    PlacementCopier placed(op);
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value result = placed(tensor::EmptyOp::create(
+        rewriter, loc, resultType.getShape(), resultType.getElementType()));
+    for (auto [i, block] : llvm::enumerate(adaptor.getBlocks())) {
+      auto blockType = cast<RankedTensorType>(block.getType());
+      SmallVector<int64_t> strides(blockType.getRank(), 1);
+      result = placed(tensor::InsertSliceOp::create(
+          rewriter, loc, block, result, ValueRange{}, ValueRange{},
+          ValueRange{}, op.getBlockOffsets(i), blockType.getShape(),
+          strides));
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// doppler.fill -> linalg.fill of a tensor.empty.
+struct FillLowering : OpConversionPattern<FillOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(FillOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    PlacementCopier placed(op);
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto elementType = cast<FloatType>(resultType.getElementType());
+    Value empty = placed(tensor::EmptyOp::create(
+        rewriter, loc, resultType.getShape(), elementType));
+    Value value = placed(arith::ConstantOp::create(
+        rewriter, loc,
+        FloatAttr::get(elementType, op.getValue().convertToDouble())));
+    auto fill = placed(linalg::FillOp::create(rewriter, loc, value, empty));
+    rewriter.replaceOp(op, fill.getResults());
+    return success();
+  }
+};
+
+/// Why a value cannot be a linalg tensor, or an empty string.
+std::string unsupportedType(Type type) {
+  if (isa<ValueType>(type))
+    return "is an opaque !doppler.value";
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return isa<TensorType>(type) ? "is an unranked tensor" : "";
+  if (!tensor.hasStaticShape())
+    return "has a dynamic shape";
+  return "";
+}
+
+struct ConvertDopplerToLinalgPass
+    : mlir::doppler::impl::ConvertDopplerToLinalgPassBase<ConvertDopplerToLinalgPass> {
+  void runOnOperation() override {
+    if (failed(convertDopplerToLinalg(getOperation())))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::doppler::populateDopplerToLinalgPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<EinsumLowering, SliceLowering, AssembleLowering, FillLowering>(
+      patterns.getContext());
+}
+
+void mlir::doppler::configureDopplerToLinalgTarget(ConversionTarget &target) {
+  target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                         math::MathDialect, tensor::TensorDialect>();
+  target.addIllegalOp<EinsumOp, SliceOp, AssembleOp, FillOp, TaskOp>();
+  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+}
+
+LogicalResult mlir::doppler::checkDopplerToLinalgSupported(Operation *root) {
+  bool ok = true;
+  root->walk([&](Operation *op) {
+    if (!isa<DopplerDialect>(op->getDialect()))
+      return;
+    if (isa<TaskOp>(op)) {
+      op->emitOpError()
+          << "is a cost-only op on opaque values; it has no tensor "
+             "semantics to lower to linalg";
+      ok = false;
+      return;
+    }
+    auto check = [&](Value value, StringRef what, unsigned index) {
+      std::string why = unsupportedType(value.getType());
+      if (why.empty())
+        return true;
+      op->emitOpError() << "cannot be lowered to linalg: " << what << " "
+                        << index << " " << why << " (" << value.getType()
+                        << "); linalg on tensors needs static shapes";
+      return false;
+    };
+    for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+      if (!check(operand, "operand", i)) {
+        ok = false;
+        return;
+      }
+    for (auto [i, result] : llvm::enumerate(op->getResults()))
+      if (!check(result, "result", i)) {
+        ok = false;
+        return;
+      }
+  });
+  return success(ok);
+}
+
+LogicalResult mlir::doppler::convertDopplerToLinalg(Operation *root) {
+  if (failed(checkDopplerToLinalgSupported(root)))
+    return failure();
+  MLIRContext *ctx = root->getContext();
+  ConversionTarget target(*ctx);
+  configureDopplerToLinalgTarget(target);
+  RewritePatternSet patterns(ctx);
+  populateDopplerToLinalgPatterns(patterns);
+  return applyPartialConversion(root, target, std::move(patterns));
+}
