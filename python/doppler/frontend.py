@@ -24,7 +24,6 @@ Every emitted op carries `loc("NODE_NAME")`; the results of every node are
 checked against the shapes ShapeProp recorded.
 """
 
-import math
 import operator
 import re
 
@@ -610,5 +609,4 @@ def import_module(module, example_inputs):
     return Importer(gm, tuple(example_inputs), module).run()
 
 
-__all__ = ["import_module", "trace", "Program", "ArgSpec", "Const", "IntInput", "Unavailable",
-           "math", "operator"]
+__all__ = ["import_module", "trace", "Program", "ArgSpec", "Const", "IntInput", "Unavailable"]

@@ -4,7 +4,6 @@ never a wrong program. These need no tools."""
 import pytest
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 import doppler
 from conftest import Fn

@@ -1,14 +1,13 @@
 """Every supported op family, run through Doppler (round-robin on 2 CPU
 devices, so every program also crosses devices) and compared with torch."""
 
-import math
 
 import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from conftest import Fn, check_run, needs_tools
+from conftest import check_run, needs_tools
 
 pytestmark = needs_tools
 
