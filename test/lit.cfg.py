@@ -37,3 +37,28 @@ if config.doppler_has_cuda:
 # The learned policy (libDopplerLearning.so, built with LibTorch).
 if config.doppler_has_learning:
     config.available_features.add("learning")
+
+# IREE 3.13 (iree-compile, iree-run-module, numpy), installed by
+# scripts/setup_iree.sh into build/iree-venv (DOPPLER_IREE_VENV overrides):
+# the test/Integration/IREE tests need it.
+iree_venv = os.environ.get("DOPPLER_IREE_VENV",
+                           os.path.join(config.doppler_obj_root, "iree-venv"))
+iree_bin = os.path.join(iree_venv, "bin")
+if all(os.access(os.path.join(iree_bin, tool), os.X_OK)
+       for tool in ("iree-compile", "iree-run-module", "python")):
+    config.available_features.add("iree")
+config.substitutions.append(("%iree_bin", iree_bin))
+config.substitutions.append(("%iree_python", os.path.join(iree_bin, "python")))
+config.substitutions.append(("%doppler_tools", config.doppler_tools_dir))
+# The placement policy of integration tests: the learned one when built.
+config.substitutions.append(
+    ("%doppler_policy",
+     "doppler" if config.doppler_has_learning else "critical-path"))
+
+# Debian's stock mlir-opt with Doppler loaded as plugins (tools/doppler-plugins).
+stock_mlir_opt = os.path.join(config.llvm_tools_dir, "mlir-opt")
+doppler_plugin = os.path.join(config.doppler_obj_root, "lib", "DopplerPlugin.so")
+if os.path.exists(stock_mlir_opt):
+    config.available_features.add("stock-mlir-opt")
+config.substitutions.append(("%stock_mlir_opt", stock_mlir_opt))
+config.substitutions.append(("%doppler_plugin", doppler_plugin))
