@@ -119,6 +119,9 @@ std::optional<double> evaluate(Value v, Value x, double at,
     return it->second;
   if (std::optional<double> c = scalarConstant(v))
     return *c;
+  APInt integer;
+  if (matchPattern(v, m_ConstantInt(&integer))) // fpowi's exponent
+    return static_cast<double>(integer.getSExtValue());
   Operation *op = v.getDefiningOp();
   if (!op || op->getNumResults() != 1)
     return std::nullopt;
@@ -135,6 +138,8 @@ std::optional<double> evaluate(Value v, Value x, double at,
   else if (std::optional<JoinKind> join = binaryJoin(op);
            join && args.size() == 2)
     result = ::doppler::applyJoin(toSupport(*join), args[0], args[1], 0);
+  else if (isa<math::FPowIOp>(op) && args.size() == 2)
+    result = std::pow(args[0], args[1]);
   else if (isa<math::ErfOp>(op) && args.size() == 1)
     result = std::erf(args[0]);
   else if (isa<arith::SelectOp>(op) && args.size() == 3)
@@ -187,7 +192,8 @@ recogniseUnaryFunction(Value v, Block *body,
       argument = u;
       continue;
     }
-    if (scalarConstant(u))
+    APInt integer;
+    if (scalarConstant(u) || matchPattern(u, m_ConstantInt(&integer)))
       continue;
     Operation *op = u.getDefiningOp();
     if (!op || op->getBlock() != body || ++ops > 32)
@@ -315,7 +321,6 @@ FailureOr<int> Analysis::leafFor(OpOperand *operand) {
     return fail("scalar operand " + Twine(operand->getOperandNumber()) +
                 " is not a constant");
   }
-  auto type = cast<RankedTensorType>(value.getType());
   AffineMap map = op.getMatchingIndexingMap(operand);
   Node node{Node::Leaf, ""};
   node.operand = value;
@@ -438,6 +443,16 @@ FailureOr<int> Analysis::compile(Value v) {
       if (failed(x))
         return failure();
       return unary(*join, *x);
+    }
+    // x ** n with a constant integer n (torch-mlir's gelu writes x ** 3).
+    APInt exponent;
+    if (auto fpowi = dyn_cast<math::FPowIOp>(def);
+        fpowi && matchPattern(fpowi.getRhs(), m_ConstantInt(&exponent))) {
+      FailureOr<int> x = compile(fpowi.getLhs());
+      if (failed(x))
+        return failure();
+      return binary(JoinKind::Pow, *x,
+                    constant(static_cast<double>(exponent.getSExtValue())));
     }
     std::optional<JoinKind> join = binaryJoin(def);
     Value lhs, rhs;
