@@ -190,39 +190,19 @@ LogicalResult EinsumOp::verify() {
   std::vector<std::vector<int64_t>> shapes;
   for (Value input : getInputs())
     shapes.push_back(toVector(cast<RankedTensorType>(input.getType()).getShape()));
-  std::optional<::doppler::IndexSizes> sizes =
-      ::doppler::inferIndexSizes(*spec, shapes, &error);
-  if (!sizes)
+  std::optional<double> scalar;
+  if (getScalar())
+    scalar = getScalar()->convertToDouble();
+  std::optional<::doppler::AggKind> aggregation;
+  if (getAggregation())
+    aggregation = toSupport(*getAggregation());
+  std::optional<::doppler::EinsumSignature> signature =
+      ::doppler::checkEinsumSignature(*spec, toSupport(getJoin()), scalar,
+                                      aggregation, shapes, &error);
+  if (!signature)
     return emitOpError() << error;
 
-  ::doppler::JoinKind join = toSupport(getJoin());
-  unsigned arity = ::doppler::joinArity(join);
-  if (arity != getInputs().size())
-    return emitOpError() << "join '" << stringifyJoinKind(getJoin())
-                         << "' takes " << arity << " input(s) but the op has "
-                         << getInputs().size();
-  if (::doppler::joinTakesScalar(join) && !getScalar())
-    return emitOpError() << "join '" << stringifyJoinKind(getJoin())
-                         << "' needs a scalar, e.g. join("
-                         << stringifyJoinKind(getJoin()) << ", 5.0e-01)";
-  if (!::doppler::joinTakesScalar(join) && getScalar())
-    return emitOpError() << "join '" << stringifyJoinKind(getJoin())
-                         << "' takes no scalar";
-  if (getScalar() && !std::isfinite(getScalar()->convertToDouble()))
-    return emitOpError() << "scalar must be finite";
-
-  std::string contracted = spec->contractedIndices();
-  if (!contracted.empty() && !getAggregation())
-    return emitOpError() << "spec '" << getSpec() << "' contracts index(es) '"
-                         << contracted
-                         << "' but no aggregation is given (e.g. agg(add))";
-  if (contracted.empty() && getAggregation())
-    return emitOpError() << "has aggregation '"
-                         << stringifyAggKind(*getAggregation())
-                         << "' but spec '" << getSpec()
-                         << "' contracts no index";
-
-  std::vector<int64_t> expected = ::doppler::outputShape(*spec, *sizes);
+  const std::vector<int64_t> &expected = signature->outputShape;
   ArrayRef<int64_t> actual = getOutput().getType().getShape();
   if (ArrayRef<int64_t>(expected) != actual)
     return emitOpError() << "result shape " << shapeString(actual)

@@ -1,16 +1,16 @@
 //===- RuntimeCostOracle.cpp - Measured makespans for real-rl -------------===//
 
-#include "RuntimeCostOracle.h"
+#include "Doppler/RuntimeOracle/RuntimeCostOracle.h"
 
 // Backend choice by name, shared with doppler-run (header-only).
 #include "RunSupport.h"
 
+#include "Doppler/Analysis/GraphLoaderIR.h"
+#include "Doppler/Analysis/PlacementGraph.h"
+#include "Doppler/Conversion/DopplerToRuntime.h"
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Placement/Simulator.h"
-#include "Doppler/Target/GraphLoaderIR.h"
-#include "Doppler/Target/RuntimeProgram.h"
 #include "Doppler/Transforms/Passes.h"
-#include "Doppler/Transforms/PlacementGraph.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -1,6 +1,7 @@
 //===- EinsumSpec.cpp - Einsum specs, joins and aggregations -------------===//
 
 #include "Doppler/Support/EinsumSpec.h"
+#include "Doppler/Support/ErrorString.h"
 
 #include <algorithm>
 #include <cctype>
@@ -51,11 +52,6 @@ constexpr std::string_view kAggNames[] = {"add", "mul", "max", "min"};
 
 const JoinInfo &info(JoinKind kind) {
   return kJoins[static_cast<unsigned>(kind)];
-}
-
-void setError(std::string *error, std::string message) {
-  if (error)
-    *error = std::move(message);
 }
 
 } // namespace
@@ -301,6 +297,53 @@ std::vector<int64_t> outputShape(const EinsumSpec &spec,
   for (char c : spec.output)
     shape.push_back(sizes.sizeOf(c));
   return shape;
+}
+
+std::optional<EinsumSignature> checkEinsumSignature(
+    const EinsumSpec &spec, JoinKind join, std::optional<double> scalar,
+    std::optional<AggKind> aggregation,
+    const std::vector<std::vector<int64_t>> &inputShapes, std::string *error) {
+  std::optional<IndexSizes> sizes = inferIndexSizes(spec, inputShapes, error);
+  if (!sizes)
+    return std::nullopt;
+  const std::string joinName(joinKindName(join));
+  const unsigned arity = joinArity(join);
+  if (arity != inputShapes.size()) {
+    setError(error, "join '" + joinName + "' takes " + std::to_string(arity) +
+                        " input(s) but the op has " +
+                        std::to_string(inputShapes.size()));
+    return std::nullopt;
+  }
+  if (joinTakesScalar(join) && !scalar) {
+    setError(error, "join '" + joinName + "' needs a scalar, e.g. join(" +
+                        joinName + ", 5.0e-01)");
+    return std::nullopt;
+  }
+  if (!joinTakesScalar(join) && scalar) {
+    setError(error, "join '" + joinName + "' takes no scalar");
+    return std::nullopt;
+  }
+  if (scalar && !std::isfinite(*scalar)) {
+    setError(error, "scalar must be finite");
+    return std::nullopt;
+  }
+  const std::string contracted = spec.contractedIndices();
+  if (!contracted.empty() && !aggregation) {
+    setError(error, "spec '" + spec.str() + "' contracts index(es) '" +
+                        contracted +
+                        "' but no aggregation is given (e.g. agg(add))");
+    return std::nullopt;
+  }
+  if (contracted.empty() && aggregation) {
+    setError(error, "has aggregation '" +
+                        std::string(aggKindName(*aggregation)) +
+                        "' but spec '" + spec.str() + "' contracts no index");
+    return std::nullopt;
+  }
+  EinsumSignature signature;
+  signature.outputShape = outputShape(spec, *sizes);
+  signature.sizes = std::move(*sizes);
+  return signature;
 }
 
 EinsumWork estimateEinsumWork(const EinsumSpec &spec, const IndexSizes &sizes,

@@ -16,6 +16,7 @@
 
 #include "Doppler/Dialect/DopplerDialect.h"
 #include "Doppler/Interpreter/Interpreter.h"
+#include "Doppler/Support/NumberFormat.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -38,30 +39,37 @@ using namespace mlir::doppler;
 
 namespace {
 
+// Shown before the Generic Options in --help; libLLVM's own (hundreds of
+// backend flags) are hidden.
+llvm::cl::OptionCategory category("Doppler interpret options");
+
 llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
                                          llvm::cl::desc("<input .mlir file>"),
-                                         llvm::cl::Required);
+                                         llvm::cl::Required,
+                                         llvm::cl::cat(category));
 llvm::cl::opt<std::string>
     functionName("function",
                  llvm::cl::desc("Function to run (default: the first "
                                 "function with a body)"),
-                 llvm::cl::value_desc("name"), llvm::cl::init(""));
+                 llvm::cl::value_desc("name"), llvm::cl::init(""),
+                 llvm::cl::cat(category));
 llvm::cl::opt<uint64_t> seed("seed",
                              llvm::cl::desc("Seed of the random inputs"),
-                             llvm::cl::init(0));
+                             llvm::cl::init(0), llvm::cl::cat(category));
 llvm::cl::opt<std::string>
     compareFilename("compare",
                     llvm::cl::desc("Run the same-named function of this file "
                                    "on the same inputs and compare outputs"),
-                    llvm::cl::value_desc("file"), llvm::cl::init(""));
+                    llvm::cl::value_desc("file"), llvm::cl::init(""),
+                    llvm::cl::cat(category));
 llvm::cl::opt<double>
     tolerance("tolerance",
               llvm::cl::desc("Largest accepted relative error "
                              "||out - ref|| / ||ref|| per output"),
-              llvm::cl::init(1e-5));
+              llvm::cl::init(1e-5), llvm::cl::cat(category));
 llvm::cl::opt<bool> jsonOutput("json",
                                llvm::cl::desc("Print the results as JSON"),
-                               llvm::cl::init(false));
+                               llvm::cl::init(false), llvm::cl::cat(category));
 
 std::string typeString(Type type) {
   std::string text;
@@ -77,16 +85,6 @@ llvm::json::Value jsonNumber(double value) {
   if (std::isnan(value))
     return "nan";
   return value > 0 ? "inf" : "-inf";
-}
-
-/// `digits` significant digits; NaN prints as "nan" whatever its sign bit.
-std::string formatNumber(double value, int digits = 9) {
-  if (std::isnan(value))
-    return "nan";
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << llvm::format("%.*g", digits, value);
-  return text;
 }
 
 int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
@@ -184,15 +182,16 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   for (auto [i, out] : llvm::enumerate(*outputs)) {
     TensorChecksum sum = checksum(out);
     os << "  output " << i << ": " << out.getType() << " sum "
-       << formatNumber(sum.sum) << " l2 " << formatNumber(sum.l2);
+       << ::doppler::formatSignificant(sum.sum) << " l2 "
+       << ::doppler::formatSignificant(sum.l2);
     if (other)
-      os << " rel-error " << formatNumber(errors[i], 3);
+      os << " rel-error " << ::doppler::formatSignificant(errors[i], 3);
     os << "\n";
   }
   if (other)
     os << "compared with '" << compareFilename << "': max rel-error "
-       << formatNumber(maxError, 3) << (ok ? " <= " : " > ") << "tolerance "
-       << llvm::format("%g", tolerance.getValue()) << ": "
+       << ::doppler::formatSignificant(maxError, 3) << (ok ? " <= " : " > ")
+       << "tolerance " << llvm::format("%g", tolerance.getValue()) << ": "
        << (ok ? "ok" : "FAILED") << "\n";
   return ok ? 0 : 1;
 }
@@ -201,6 +200,7 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  llvm::cl::HideUnrelatedOptions(category);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "Doppler reference interpreter: runs a function on seeded random "

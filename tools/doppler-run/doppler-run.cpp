@@ -60,7 +60,7 @@ namespace {
 namespace cl = llvm::cl;
 
 // Only these show in --help (libLLVM registers hundreds of its own).
-cl::OptionCategory category("doppler-run options");
+cl::OptionCategory category("Doppler run options");
 
 cl::opt<std::string> inputFilename(cl::Positional,
                                    cl::desc("<placed .mlir file>"),

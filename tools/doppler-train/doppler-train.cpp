@@ -3,21 +3,26 @@
 // Trains the dual policy (SEL + PLC) on graph files and/or generated graphs,
 // in the stages of METHOD section 6, and compares a model with the
 // critical-path heuristic. See --help. The real-rl stage measures each
-// episode's placement on the runtime (RuntimeCostOracle).
+// episode's placement on the runtime (DopplerRuntimeOracle's
+// RuntimeCostOracle). A thin layer: options (llvm::cl), calls, exit codes.
 //
 // Built with LLVM's flags (no exceptions): everything it calls from the
 // learning library is noexcept and reports errors as strings.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Doppler/Analysis/GraphLoader.h"
+#include "Doppler/Placement/AssignmentFile.h"
 #include "Doppler/Placement/Graph.h"
 #include "Doppler/Placement/Heuristics.h"
 #include "Doppler/Placement/Learning/DualPolicy.h"
 #include "Doppler/Placement/Learning/GraphGenerator.h"
 #include "Doppler/Placement/Learning/Trainer.h"
 #include "Doppler/Placement/Simulator.h"
-#include "Doppler/Target/GraphLoader.h"
-#include "RuntimeCostOracle.h"
+#include "Doppler/RuntimeOracle/RuntimeCostOracle.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
 
 #include <sys/stat.h>
 
@@ -31,14 +36,16 @@
 #include <vector>
 
 using namespace doppler::placement;
+namespace cl = llvm::cl;
 
 namespace {
 
-const char *kUsage = R"(usage:
-  doppler-train GRAPH... --devices D --stages il,sim-rl,real-rl
-                --episodes N1,N2,N3 -o MODEL [options]
-  doppler-train --compare MODEL GRAPH... --devices D [--samples K] [--seed S]
-  doppler-train --write-generated DIR --generate N [--generate-seed S]
+//===----------------------------------------------------------------------===//
+// Options. Values are read as text and checked after parsing, so that every
+// mistake is one "error: ..." line naming the option.
+//===----------------------------------------------------------------------===//
+
+constexpr const char *kOverview = R"(Doppler policy training
 
 Trains the learned dual placement policy (SEL picks the next node, PLC its
 device) on GRAPH files: the reference text format, or .mlir (one node per op
@@ -53,84 +60,170 @@ run). Measured makespans are in microseconds, the unit of the cost
 attributes of .mlir graphs; the log's "cost_source" says where each episode's
 cost came from ("simulator", "runtime-cpu", ...).
 
-training:
-  --devices LIST           device counts: 4, 2,4,8 or 2-8 (each episode draws
-                           a graph and a count)
-  --stages LIST            il, sim-rl, real-rl, comma separated, in order
-  --episodes LIST          episodes per stage (same length as --stages)
-  -o, --output MODEL       where the trained model goes (written atomically)
-  --init MODEL             start from this model (default: a fresh one)
-  --resume                 continue from the checkpoint (MODEL.ckpt)
-  --checkpoint FILE        checkpoint file (default: MODEL.ckpt)
-  --checkpoint-every N     episodes between checkpoints (default 500)
-  --seed S                 seed of everything random (default 0)
-  --log FILE               JSON lines, one per episode
-  --architecture SPEC      reference | slim[,key=value...] (default slim:
-                           shared low-rank encoder, 4 rounds, heuristic
-                           prior, projected sums); keys: hidden, head,
-                           rounds, edge, rank, shared, estimate, prior,
-                           join, project (see DualPolicy.h; join=1 adds the
-                           join-split device feature and a prior for the
-                           join-aware device, for per-graph runs)
-  --lr LIST                learning rate per stage (default 1e-3 for il,
-                           1e-4 for rl), decayed linearly to 0
-  --epsilon LIST           exploration per stage (default 1.0 il, 0.2 rl),
-                           decayed linearly to 0
-  --entropy LIST           entropy bonus weight per stage (1e-3 il, 0 rl)
-  --gamma G                discount of the final reward (default 0.99)
-  --sample-actions         explore by sampling the policy, not its argmax
-  --episodes-per-update LIST  per stage: average K episodes' gradients per
-                           optimiser step (default 1)
-  --critical-path-baseline count the critical-path heuristic's cost as one
-                           earlier cost of each graph (rewards from the
-                           first episode on; useful with many graphs)
-  --evaluate-every N       evaluate the greedy policy every N episodes
-                           (default 100; 0: never) and keep the best; on
-                           the simulator, and once real-rl has run on the
-                           cost oracle (then only those evaluations count)
-  --evaluation-pairs N     (graph, devices) pairs evaluated (default 64)
-  --regression-weight W    the best evaluation minimises the mean log ratio
-                           to critical path with losses counted W times
-                           (default 1: the geometric mean)
-  --prior-lr-scale X       the heuristic priors learn X times faster than
-                           the rest (default 1; > 1 lets RL move off an
-                           imitated heuristic within a per-graph run)
-  --no-keep-best           output the final parameters, not the best
-  --function NAME          .mlir: the function to train on (default: the
-                           first with a body)
-  --system S               .mlir: system preset or JSON file that costs ops
-                           without costs (default h100x4; see doppler-opt
-                           --doppler-annotate-costs)
-
-real-rl (the measured makespan of running the placement):
-  --oracle NAME            runtime (default) | simulator |
-                           simulator-contention (the simulator stands in
-                           for the runtime, e.g. on reference graphs)
-  --backend NAME           runtime backend: cpu (default) or cuda (when
-                           built with it and a GPU is present); devices
-                           are the largest --devices count
-  --repeat N               timed runs per episode; the median is the cost
-                           (default 1)
-  --warmup N               untimed runs before them (default 1)
-                           The program's inputs are seeded with --seed,
-                           generated once and reused by every episode.
-  --no-progress            no progress bar (drawn only on a terminal)
-  --best-placement FILE    write the cheapest placement any episode found
-                           (one device id per node, as doppler-place
-                           --assignment reads); with several graphs or
-                           device counts, FILE.<graph>.<D>.txt each. After
-                           a real-rl stage, the cheapest measured one
-
-generated graphs (added to the training set):
-  --generate N             N graphs of all families (chain matmul, FFNN,
-                           transformer blocks/layers, random layered DAGs)
-  --generate-seed S        their seed (default 0)
-  --generate-max-nodes M   size limit (default 320)
-
-comparing (--compare MODEL, or 'default' for the embedded model):
-  --samples K              also K rollouts, best by the simulator
-  prints each graph's critical-path and learned makespans; exit 0
+  doppler-train GRAPH... --devices D --stages il,sim-rl,real-rl
+                --episodes N1,N2,N3 -o MODEL [options]
+  doppler-train --compare MODEL GRAPH... --devices D [--samples K] [--seed S]
+  doppler-train --write-generated DIR --generate N [--generate-seed S]
 )";
+
+// Shown before the Generic Options in --help; libLLVM's are hidden.
+cl::OptionCategory trainingCategory("Doppler train options");
+cl::OptionCategory realCategory(
+    "Doppler train options: real-rl (the measured makespan of running the "
+    "placement)");
+cl::OptionCategory generatedCategory(
+    "Doppler train options: generated graphs (added to the training set)");
+cl::OptionCategory compareCategory(
+    "Doppler train options: comparing (--compare MODEL, or 'default' for "
+    "the embedded model)");
+
+/// A value option of the training category, read as text.
+struct TextOption : cl::opt<std::string> {
+  TextOption(const char *name, const char *valueName, const char *help,
+             cl::OptionCategory &category = trainingCategory,
+             const char *initial = "")
+      : cl::opt<std::string>(llvm::StringRef(name), cl::desc(help),
+                             cl::value_desc(valueName), cl::init(initial),
+                             cl::cat(category)) {}
+};
+
+/// A flag (no value).
+struct FlagOption : cl::opt<bool> {
+  FlagOption(const char *name, const char *help,
+             cl::OptionCategory &category = trainingCategory)
+      : cl::opt<bool>(llvm::StringRef(name), cl::desc(help),
+                      cl::cat(category)) {}
+};
+
+cl::list<std::string> graphFiles(cl::Positional, cl::desc("<graph>..."),
+                                 cl::cat(trainingCategory));
+TextOption devicesOption("devices", "list",
+                         "Device counts: 4, 2,4,8 or 2-8 (each episode draws "
+                         "a graph and a count)");
+TextOption stagesOption("stages", "list",
+                        "il, sim-rl, real-rl, comma separated, in order");
+TextOption episodesOption("episodes", "list",
+                          "Episodes per stage (same length as --stages)");
+TextOption outputOption("o", "model",
+                        "Where the trained model goes (written atomically)");
+cl::alias outputAlias("output", cl::desc("Alias for -o"),
+                      cl::aliasopt(outputOption), cl::cat(trainingCategory));
+TextOption initOption("init", "model",
+                      "Start from this model (default: a fresh one)");
+FlagOption resumeOption("resume", "Continue from the checkpoint (MODEL.ckpt)");
+TextOption checkpointOption("checkpoint", "file",
+                            "Checkpoint file (default: MODEL.ckpt)");
+TextOption checkpointEveryOption("checkpoint-every", "N",
+                                 "Episodes between checkpoints (default 500)");
+TextOption seedOption("seed", "S", "Seed of everything random (default 0)");
+TextOption logOption("log", "file", "JSON lines, one per episode");
+TextOption architectureOption(
+    "architecture", "spec",
+    "reference | slim[,key=value...] (default slim: shared low-rank "
+    "encoder, 4 rounds, heuristic prior, projected sums); keys: hidden, "
+    "head, rounds, edge, rank, shared, estimate, prior, join, project (see "
+    "DualPolicy.h; join=1 adds the join-split device feature and a prior "
+    "for the join-aware device, for per-graph runs)",
+    trainingCategory, "slim");
+TextOption lrOption("lr", "list",
+                    "Learning rate per stage (default 1e-3 for il, 1e-4 for "
+                    "rl), decayed linearly to 0");
+TextOption epsilonOption("epsilon", "list",
+                         "Exploration per stage (default 1.0 il, 0.2 rl), "
+                         "decayed linearly to 0");
+TextOption entropyOption("entropy", "list",
+                         "Entropy bonus weight per stage (1e-3 il, 0 rl)");
+TextOption gammaOption("gamma", "G",
+                       "Discount of the final reward (default 0.99)");
+FlagOption
+    sampleActionsOption("sample-actions",
+                        "Explore by sampling the policy, not its argmax");
+TextOption episodesPerUpdateOption(
+    "episodes-per-update", "list",
+    "Per stage: average K episodes' gradients per optimiser step (default "
+    "1)");
+FlagOption criticalPathBaselineOption(
+    "critical-path-baseline",
+    "Count the critical-path heuristic's cost as one earlier cost of each "
+    "graph (rewards from the first episode on; useful with many graphs)");
+TextOption evaluateEveryOption(
+    "evaluate-every", "N",
+    "Evaluate the greedy policy every N episodes (default 100; 0: never) "
+    "and keep the best; on the simulator, and once real-rl has run on the "
+    "cost oracle (then only those evaluations count)");
+TextOption
+    evaluationPairsOption("evaluation-pairs", "N",
+                          "(graph, devices) pairs evaluated (default 64)");
+TextOption regressionWeightOption(
+    "regression-weight", "W",
+    "The best evaluation minimises the mean log ratio to critical path with "
+    "losses counted W times (default 1: the geometric mean)");
+TextOption priorLrScaleOption(
+    "prior-lr-scale", "X",
+    "The heuristic priors learn X times faster than the rest (default 1; > "
+    "1 lets RL move off an imitated heuristic within a per-graph run)");
+FlagOption noKeepBestOption("no-keep-best",
+                            "Output the final parameters, not the best");
+TextOption functionOption(
+    "function", "name",
+    ".mlir: the function to train on (default: the first with a body)");
+TextOption systemOption(
+    "system", "S",
+    ".mlir: system preset or JSON file that costs ops without costs "
+    "(default h100x4; see doppler-opt --doppler-annotate-costs)",
+    trainingCategory, "h100x4");
+FlagOption noProgressOption("no-progress",
+                            "No progress bar (drawn only on a terminal)");
+TextOption bestPlacementOption(
+    "best-placement", "file",
+    "Write the cheapest placement any episode found (one device id per "
+    "node, as doppler-place --assignment reads); with several graphs or "
+    "device counts, FILE.<graph>.<D>.txt each. After a real-rl stage, the "
+    "cheapest measured one");
+
+TextOption oracleOption(
+    "oracle", "name",
+    "runtime (default) | simulator | simulator-contention (the simulator "
+    "stands in for the runtime, e.g. on reference graphs)",
+    realCategory, "runtime");
+TextOption backendOption(
+    "backend", "name",
+    "Runtime backend: cpu (default) or cuda (when built with it and a GPU "
+    "is present); devices are the largest --devices count",
+    realCategory, "cpu");
+TextOption repeatOption(
+    "repeat", "N",
+    "Timed runs per episode; the median is the cost (default 1). The "
+    "program's inputs are seeded with --seed, generated once and reused by "
+    "every episode",
+    realCategory);
+TextOption warmupOption("warmup", "N", "Untimed runs before them (default 1)",
+                        realCategory);
+
+TextOption
+    generateOption("generate", "N",
+                   "N graphs of all families (chain matmul, FFNN, transformer "
+                   "blocks/layers, random layered DAGs)",
+                   generatedCategory);
+TextOption generateSeedOption("generate-seed", "S", "Their seed (default 0)",
+                              generatedCategory);
+TextOption generateMaxNodesOption("generate-max-nodes", "M",
+                                  "Size limit (default 320)",
+                                  generatedCategory);
+TextOption writeGeneratedOption(
+    "write-generated", "dir",
+    "Write the generated graphs to DIR (reference format) and exit",
+    generatedCategory);
+
+TextOption compareOption(
+    "compare", "model",
+    "Print each graph's critical-path and learned makespans; exit 0",
+    compareCategory);
+TextOption samplesOption("samples", "K",
+                         "Also K rollouts, best by the simulator",
+                         compareCategory);
+cl::opt<bool> shortHelp("h", cl::desc("Alias for --help"), cl::Hidden,
+                        cl::cat(trainingCategory));
 
 [[noreturn]] void fail(const std::string &message) {
   std::fprintf(stderr, "error: %s\n", message.c_str());
@@ -213,9 +306,9 @@ struct Arguments {
   std::vector<std::string> graphs;
   std::string devices;
   std::string stages, episodes, lr, epsilon, entropy;
-  std::string output, init, checkpoint, log, architecture = "slim";
-  std::string compare, writeGenerated, oracle = "runtime", bestPlacement;
-  std::string function, system = "h100x4", backend = "cpu";
+  std::string output, init, checkpoint, log, architecture;
+  std::string compare, writeGenerated, oracle, bestPlacement;
+  std::string function, system, backend;
   int64_t repeat = 1, warmup = 1;
   int64_t seed = 0, checkpointEvery = 500, evaluateEvery = 100;
   int64_t evaluationPairs = 64, generate = 0, generateSeed = 0;
@@ -229,117 +322,79 @@ struct Arguments {
   bool progress = true;
 };
 
-Arguments parseArguments(int argc, char **argv) {
+/// An integer option's value, at least `lo`; `value` stays when not given.
+void readInt(const cl::opt<std::string> &option, int64_t lo, int64_t &value) {
+  if (option.getNumOccurrences() == 0)
+    return;
+  const std::string &text = option;
+  if (!parseInt64(text, value) || value < lo)
+    fail("--" + option.ArgStr.str() + ": '" + text +
+         "' is not an integer >= " + std::to_string(lo));
+}
+
+/// A number option's value, accepted by `accept`; `value` stays when not
+/// given. The error reads BEFORE'TEXT'AFTER.
+void readDouble(const cl::opt<std::string> &option, double &value,
+                bool (*accept)(double), const char *before,
+                const char *after = "") {
+  if (option.getNumOccurrences() == 0)
+    return;
+  const std::string &text = option;
+  if (!parseDouble(text, value) || !accept(value))
+    fail(before + ("'" + text + "'") + after);
+}
+
+/// The options, checked one by one.
+Arguments readArguments() {
   Arguments args;
-  auto needValue = [&](int &i, const std::string &flag) -> std::string {
-    if (i + 1 >= argc)
-      fail(flag + " needs a value");
-    return argv[++i];
-  };
-  auto needInt = [&](int &i, const std::string &flag, int64_t lo) {
-    std::string text = needValue(i, flag);
-    int64_t value;
-    if (!parseInt64(text, value) || value < lo)
-      fail(flag + ": '" + text + "' is not an integer >= " +
-           std::to_string(lo));
-    return value;
-  };
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i];
-    if (flag == "-h" || flag == "--help") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (flag == "--devices") {
-      args.devices = needValue(i, flag);
-    } else if (flag == "--stages") {
-      args.stages = needValue(i, flag);
-    } else if (flag == "--episodes") {
-      args.episodes = needValue(i, flag);
-    } else if (flag == "-o" || flag == "--output") {
-      args.output = needValue(i, flag);
-    } else if (flag == "--init") {
-      args.init = needValue(i, flag);
-    } else if (flag == "--resume") {
-      args.resume = true;
-    } else if (flag == "--checkpoint") {
-      args.checkpoint = needValue(i, flag);
-    } else if (flag == "--checkpoint-every") {
-      args.checkpointEvery = needInt(i, flag, 0);
-    } else if (flag == "--seed") {
-      args.seed = needInt(i, flag, 0);
-    } else if (flag == "--log") {
-      args.log = needValue(i, flag);
-    } else if (flag == "--architecture") {
-      args.architecture = needValue(i, flag);
-    } else if (flag == "--lr") {
-      args.lr = needValue(i, flag);
-    } else if (flag == "--epsilon") {
-      args.epsilon = needValue(i, flag);
-    } else if (flag == "--entropy") {
-      args.entropy = needValue(i, flag);
-    } else if (flag == "--gamma") {
-      std::string text = needValue(i, flag);
-      if (!parseDouble(text, args.gamma) || args.gamma < 0 || args.gamma > 1)
-        fail("--gamma: '" + text + "' is not in [0, 1]");
-    } else if (flag == "--sample-actions") {
-      args.sampleActions = true;
-    } else if (flag == "--critical-path-baseline") {
-      args.criticalPathBaseline = true;
-    } else if (flag == "--episodes-per-update") {
-      args.episodesPerUpdate = needValue(i, flag);
-    } else if (flag == "--evaluate-every") {
-      args.evaluateEvery = needInt(i, flag, 0);
-    } else if (flag == "--evaluation-pairs") {
-      args.evaluationPairs = needInt(i, flag, 1);
-    } else if (flag == "--regression-weight") {
-      std::string text = needValue(i, flag);
-      if (!parseDouble(text, args.regressionWeight) ||
-          args.regressionWeight < 1)
-        fail("--regression-weight needs a number >= 1, got '" + text + "'");
-    } else if (flag == "--prior-lr-scale") {
-      std::string text = needValue(i, flag);
-      if (!parseDouble(text, args.priorLearningRateScale) ||
-          !(args.priorLearningRateScale > 0) ||
-          !std::isfinite(args.priorLearningRateScale))
-        fail("--prior-lr-scale needs a positive number, got '" + text + "'");
-    } else if (flag == "--no-keep-best") {
-      args.keepBest = false;
-    } else if (flag == "--oracle") {
-      args.oracle = needValue(i, flag);
-    } else if (flag == "--function") {
-      args.function = needValue(i, flag);
-    } else if (flag == "--system") {
-      args.system = needValue(i, flag);
-    } else if (flag == "--backend") {
-      args.backend = needValue(i, flag);
-      if (args.backend != "cpu" && args.backend != "cuda")
-        fail("--backend must be cpu or cuda, not '" + args.backend + "'");
-    } else if (flag == "--repeat") {
-      args.repeat = needInt(i, flag, 1);
-    } else if (flag == "--warmup") {
-      args.warmup = needInt(i, flag, 0);
-    } else if (flag == "--best-placement") {
-      args.bestPlacement = needValue(i, flag);
-    } else if (flag == "--no-progress") {
-      args.progress = false;
-    } else if (flag == "--generate") {
-      args.generate = needInt(i, flag, 0);
-    } else if (flag == "--generate-seed") {
-      args.generateSeed = needInt(i, flag, 0);
-    } else if (flag == "--generate-max-nodes") {
-      args.generateMaxNodes = needInt(i, flag, 1);
-    } else if (flag == "--compare") {
-      args.compare = needValue(i, flag);
-    } else if (flag == "--samples") {
-      args.samples = needInt(i, flag, 0);
-    } else if (flag == "--write-generated") {
-      args.writeGenerated = needValue(i, flag);
-    } else if (!flag.empty() && flag[0] == '-') {
-      fail("unknown option '" + flag + "' (see --help)");
-    } else {
-      args.graphs.push_back(flag);
-    }
-  }
+  args.graphs.assign(graphFiles.begin(), graphFiles.end());
+  args.devices = devicesOption;
+  args.stages = stagesOption;
+  args.episodes = episodesOption;
+  args.output = outputOption;
+  args.init = initOption;
+  args.resume = resumeOption;
+  args.checkpoint = checkpointOption;
+  readInt(checkpointEveryOption, 0, args.checkpointEvery);
+  readInt(seedOption, 0, args.seed);
+  args.log = logOption;
+  args.architecture = architectureOption;
+  args.lr = lrOption;
+  args.epsilon = epsilonOption;
+  args.entropy = entropyOption;
+  readDouble(
+      gammaOption, args.gamma, [](double g) { return g >= 0 && g <= 1; },
+      "--gamma: ", " is not in [0, 1]");
+  args.sampleActions = sampleActionsOption;
+  args.criticalPathBaseline = criticalPathBaselineOption;
+  args.episodesPerUpdate = episodesPerUpdateOption;
+  readInt(evaluateEveryOption, 0, args.evaluateEvery);
+  readInt(evaluationPairsOption, 1, args.evaluationPairs);
+  readDouble(
+      regressionWeightOption, args.regressionWeight,
+      [](double w) { return w >= 1; },
+      "--regression-weight needs a number >= 1, got ");
+  readDouble(
+      priorLrScaleOption, args.priorLearningRateScale,
+      [](double x) { return x > 0 && std::isfinite(x); },
+      "--prior-lr-scale needs a positive number, got ");
+  args.keepBest = !noKeepBestOption;
+  args.oracle = oracleOption;
+  args.function = functionOption;
+  args.system = systemOption;
+  args.backend = backendOption;
+  if (args.backend != "cpu" && args.backend != "cuda")
+    fail("--backend must be cpu or cuda, not '" + args.backend + "'");
+  readInt(repeatOption, 1, args.repeat);
+  readInt(warmupOption, 0, args.warmup);
+  args.bestPlacement = bestPlacementOption;
+  args.progress = !noProgressOption;
+  readInt(generateOption, 0, args.generate);
+  readInt(generateSeedOption, 0, args.generateSeed);
+  readInt(generateMaxNodesOption, 1, args.generateMaxNodes);
+  args.compare = compareOption;
+  readInt(samplesOption, 0, args.samples);
+  args.writeGenerated = writeGeneratedOption;
   return args;
 }
 
@@ -466,12 +521,8 @@ int compare(const Arguments &args) {
   return 0;
 }
 
-int train(const Arguments &args) {
-  TrainerOptions options;
-  if (args.output.empty())
-    fail("no output model (-o MODEL)");
-  if (args.devices.empty())
-    fail("no device count (--devices D)");
+/// The stages of --stages with their --episodes and per-stage settings.
+std::vector<StageOptions> readStages(const Arguments &args) {
   if (args.stages.empty() || args.episodes.empty())
     fail("--stages and --episodes are required (e.g. --stages il,sim-rl "
          "--episodes 2000,2000)");
@@ -504,7 +555,7 @@ int train(const Arguments &args) {
   for (size_t i = 0; i < epsilon.size(); ++i)
     if (epsilon[i] > 1)
       fail("--epsilon values must be in [0, 1]");
-  bool needsOracle = false;
+  std::vector<StageOptions> stages;
   for (size_t i = 0; i < stageNames.size(); ++i) {
     std::optional<TrainingStage> stage = parseStage(stageNames[i]);
     if (!stage)
@@ -521,60 +572,55 @@ int train(const Arguments &args) {
       s.entropyWeight = entropy[i];
     if (!perUpdate.empty())
       s.episodesPerUpdate = static_cast<int32_t>(perUpdate[i]);
-    needsOracle |= *stage == TrainingStage::RealRL;
-    options.stages.push_back(s);
+    stages.push_back(s);
   }
-  std::string error;
-  std::optional<ModelConfig> model = parseModelConfig(args.architecture, &error);
-  if (!model)
-    fail("--architecture: " + error);
-  options.model = *model;
-  options.deviceCounts = parseDevices(args.devices);
-  std::vector<std::string> files;
-  options.graphs = loadGraphs(args, &files);
-  if (options.graphs.empty())
-    fail("no training graphs (give GRAPH files or --generate N)");
+  return stages;
+}
 
-  std::unique_ptr<CostOracle> oracle;
-  doppler::train::RuntimeCostOracle *runtimeOracle = nullptr;
-  int32_t maxDevices = *std::max_element(options.deviceCounts.begin(),
-                                         options.deviceCounts.end());
-  if (needsOracle && args.oracle == "runtime") {
-    // Every graph needs its program before anything runs: a graph drawn
-    // late in training must not be the first to fail.
-    for (size_t g = 0; g < options.graphs.size(); ++g)
-      if (!isMLIRFile(files[g]))
-        fail("real-rl measures the placement on the runtime, but '" +
-             (files[g].empty() ? options.graphs[g].name : files[g]) + "' is " +
-             (files[g].empty() ? "a generated graph" : "a reference graph") +
-             ": it has no program to run (give .mlir files, or --oracle "
-             "simulator)");
-    doppler::train::RuntimeOracleOptions runtime;
-    runtime.backend = args.backend;
-    runtime.numDevices = maxDevices;
-    runtime.repeat = static_cast<int32_t>(args.repeat);
-    runtime.warmup = static_cast<int32_t>(args.warmup);
-    runtime.seed = static_cast<uint64_t>(args.seed);
-    std::unique_ptr<doppler::train::RuntimeCostOracle> created =
-        doppler::train::RuntimeCostOracle::create(runtime, &error);
-    if (!created)
-      fail("--backend " + args.backend + ": " + error);
-    for (size_t g = 0; g < options.graphs.size(); ++g)
-      if (!created->addProgram(files[g], graphLoadOptions(args),
-                               options.graphs[g].graph, &error))
-        fail(error);
-    runtimeOracle = created.get();
-    oracle = std::move(created);
-  } else if (needsOracle) {
-    SimulatorOptions simulation;
-    if (args.oracle == "simulator-contention")
-      simulation.linkContention = true;
-    else if (args.oracle != "simulator")
-      fail("unknown oracle '" + args.oracle +
-           "' (valid: runtime, simulator, simulator-contention)");
-    oracle = std::make_unique<SimulatorCostOracle>(maxDevices, simulation);
-  }
-  options.realOracle = oracle.get();
+/// The runtime oracle of real-rl, with every graph's program added: a graph
+/// drawn late in training must not be the first to fail.
+std::unique_ptr<doppler::train::RuntimeCostOracle>
+createRuntimeOracle(const Arguments &args, const TrainerOptions &options,
+                    const std::vector<std::string> &files, int32_t maxDevices) {
+  for (size_t g = 0; g < options.graphs.size(); ++g)
+    if (!isMLIRFile(files[g]))
+      fail("real-rl measures the placement on the runtime, but '" +
+           (files[g].empty() ? options.graphs[g].name : files[g]) + "' is " +
+           (files[g].empty() ? "a generated graph" : "a reference graph") +
+           ": it has no program to run (give .mlir files, or --oracle "
+           "simulator)");
+  doppler::train::RuntimeOracleOptions runtime;
+  runtime.backend = args.backend;
+  runtime.numDevices = maxDevices;
+  runtime.repeat = static_cast<int32_t>(args.repeat);
+  runtime.warmup = static_cast<int32_t>(args.warmup);
+  runtime.seed = static_cast<uint64_t>(args.seed);
+  std::string error;
+  std::unique_ptr<doppler::train::RuntimeCostOracle> oracle =
+      doppler::train::RuntimeCostOracle::create(runtime, &error);
+  if (!oracle)
+    fail("--backend " + args.backend + ": " + error);
+  for (size_t g = 0; g < options.graphs.size(); ++g)
+    if (!oracle->addProgram(files[g], graphLoadOptions(args),
+                            options.graphs[g].graph, &error))
+      fail(error);
+  return oracle;
+}
+
+/// The simulator standing in for the runtime (--oracle simulator*).
+std::unique_ptr<CostOracle> createSimulatorOracle(const Arguments &args,
+                                                  int32_t maxDevices) {
+  SimulatorOptions simulation;
+  if (args.oracle == "simulator-contention")
+    simulation.linkContention = true;
+  else if (args.oracle != "simulator")
+    fail("unknown oracle '" + args.oracle +
+         "' (valid: runtime, simulator, simulator-contention)");
+  return std::make_unique<SimulatorCostOracle>(maxDevices, simulation);
+}
+
+/// The trainer's settings that are copied from the options as they are.
+void copySettings(const Arguments &args, TrainerOptions &options) {
   options.initModelPath = args.init;
   options.seed = static_cast<uint64_t>(args.seed);
   options.gamma = args.gamma;
@@ -591,6 +637,61 @@ int train(const Arguments &args) {
   options.regressionWeight = args.regressionWeight;
   options.priorLearningRateScale = args.priorLearningRateScale;
   options.keepBest = args.keepBest;
+}
+
+/// --best-placement: one file, or one per (graph, device count).
+void writeBestPlacements(const Arguments &args,
+                         const TrainingSummary &summary) {
+  for (const BestPlacement &best : summary.bestPlacements) {
+    std::string path = summary.bestPlacements.size() == 1
+                           ? args.bestPlacement
+                           : args.bestPlacement + "." + best.graph + "." +
+                                 std::to_string(best.devices) + ".txt";
+    std::string error;
+    if (!writeAssignmentFile(path, best.assignment, ",", &error))
+      fail(error);
+    std::printf("best placement seen: makespan %.6g (%s; %s, %d devices) "
+                "in %s\n",
+                best.makespan, best.costSource.c_str(), best.graph.c_str(),
+                best.devices, path.c_str());
+  }
+}
+
+int train(const Arguments &args) {
+  TrainerOptions options;
+  if (args.output.empty())
+    fail("no output model (-o MODEL)");
+  if (args.devices.empty())
+    fail("no device count (--devices D)");
+  options.stages = readStages(args);
+  bool needsOracle = false;
+  for (const StageOptions &stage : options.stages)
+    needsOracle |= stage.stage == TrainingStage::RealRL;
+  std::string error;
+  std::optional<ModelConfig> model = parseModelConfig(args.architecture, &error);
+  if (!model)
+    fail("--architecture: " + error);
+  options.model = *model;
+  options.deviceCounts = parseDevices(args.devices);
+  std::vector<std::string> files;
+  options.graphs = loadGraphs(args, &files);
+  if (options.graphs.empty())
+    fail("no training graphs (give GRAPH files or --generate N)");
+
+  std::unique_ptr<CostOracle> oracle;
+  doppler::train::RuntimeCostOracle *runtimeOracle = nullptr;
+  int32_t maxDevices = *std::max_element(options.deviceCounts.begin(),
+                                         options.deviceCounts.end());
+  if (needsOracle && args.oracle == "runtime") {
+    std::unique_ptr<doppler::train::RuntimeCostOracle> created =
+        createRuntimeOracle(args, options, files, maxDevices);
+    runtimeOracle = created.get();
+    oracle = std::move(created);
+  } else if (needsOracle) {
+    oracle = createSimulatorOracle(args, maxDevices);
+  }
+  options.realOracle = oracle.get();
+  copySettings(args, options);
   const size_t graphCount = options.graphs.size();
   const size_t deviceCount = options.deviceCounts.size();
 
@@ -609,25 +710,8 @@ int train(const Arguments &args) {
                 static_cast<long long>(args.repeat),
                 static_cast<long long>(args.warmup),
                 runtimeOracle->measuringSeconds());
-  if (!args.bestPlacement.empty()) {
-    for (const BestPlacement &best : summary->bestPlacements) {
-      std::string path = summary->bestPlacements.size() == 1
-                             ? args.bestPlacement
-                             : args.bestPlacement + "." + best.graph + "." +
-                                   std::to_string(best.devices) + ".txt";
-      FILE *file = std::fopen(path.c_str(), "w");
-      if (!file)
-        fail("cannot write '" + path + "': " + std::strerror(errno));
-      for (size_t v = 0; v < best.assignment.size(); ++v)
-        std::fprintf(file, "%s%d", v ? "," : "", best.assignment[v]);
-      std::fprintf(file, "\n");
-      std::fclose(file);
-      std::printf("best placement seen: makespan %.6g (%s; %s, %d devices) "
-                  "in %s\n",
-                  best.makespan, best.costSource.c_str(), best.graph.c_str(),
-                  best.devices, path.c_str());
-    }
-  }
+  if (!args.bestPlacement.empty())
+    writeBestPlacements(args, *summary);
   if (summary->bestEvaluation)
     std::printf("best greedy evaluation (%s): %.4f x critical path "
                 "(geometric mean over %d pairs), no worse on %.1f%%, at "
@@ -644,8 +728,16 @@ int train(const Arguments &args) {
 } // namespace
 
 int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
   keepFreedMemoryForTraining();
-  Arguments args = parseArguments(argc, argv);
+  cl::HideUnrelatedOptions(
+      {&trainingCategory, &realCategory, &generatedCategory, &compareCategory});
+  cl::ParseCommandLineOptions(argc, argv, kOverview);
+  if (shortHelp) {
+    cl::PrintHelpMessage(/*Hidden=*/false, /*Categorized=*/true);
+    return 0;
+  }
+  Arguments args = readArguments();
   if (!args.writeGenerated.empty())
     return writeGenerated(args);
   if (!args.compare.empty())

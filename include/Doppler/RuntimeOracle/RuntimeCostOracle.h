@@ -6,22 +6,25 @@
 // Each training graph loaded from an .mlir function keeps that function as
 // its program. An episode's assignment (a device per node) is written as
 // `doppler.device` onto a copy of the function, doppler-insert-transfers
-// adds the moves, RuntimeProgram turns the result into a runtime task graph
-// (as doppler-run does) and the executor runs it on seeded inputs that are
-// generated once per program. The cost is the median of `repeat` timed runs
+// adds the moves, the plan builder (buildRuntimePlan) turns the result into
+// a runtime task graph (as doppler-run does) and the executor runs it on
+// seeded inputs that are generated once per program. The cost is the median of `repeat` timed runs
 // after `warmup` untimed ones, in microseconds: the unit of the cost
 // attributes, so measured and simulated costs read alike in the log.
 //
-// MLIR-free interface (the IR lives behind Impl) so that doppler-train.cpp
-// stays a plain C++ tool over the learning library's noexcept API.
+// Library DopplerRuntimeOracle: it wires the IR bridge (Analysis), the plan
+// builder (DopplerToRuntime), the runtime and Placement's oracle interface
+// together, which neither Placement nor the runtime may do. MLIR-free
+// interface (the IR lives behind Impl) so that doppler-train.cpp stays a
+// plain C++ tool over the learning library's noexcept API.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DOPPLER_TOOLS_DOPPLER_TRAIN_RUNTIMECOSTORACLE_H
-#define DOPPLER_TOOLS_DOPPLER_TRAIN_RUNTIMECOSTORACLE_H
+#ifndef DOPPLER_RUNTIMEORACLE_RUNTIMECOSTORACLE_H
+#define DOPPLER_RUNTIMEORACLE_RUNTIMECOSTORACLE_H
 
+#include "Doppler/Analysis/GraphLoader.h"
 #include "Doppler/Placement/Graph.h"
 #include "Doppler/Placement/Learning/Trainer.h"
-#include "Doppler/Target/GraphLoader.h"
 
 #include <cstdint>
 #include <memory>
@@ -80,4 +83,4 @@ private:
 
 } // namespace doppler::train
 
-#endif // DOPPLER_TOOLS_DOPPLER_TRAIN_RUNTIMECOSTORACLE_H
+#endif // DOPPLER_RUNTIMEORACLE_RUNTIMECOSTORACLE_H

@@ -98,6 +98,25 @@ inferIndexSizes(const EinsumSpec &spec,
 std::vector<int64_t> outputShape(const EinsumSpec &spec,
                                  const IndexSizes &sizes);
 
+/// What an einsum's operands bind and the result shape they imply.
+struct EinsumSignature {
+  IndexSizes sizes;
+  std::vector<int64_t> outputShape;
+};
+
+/// The signature check every reader of an einsum makes (the dialect's
+/// verifier; the runtime's task graph and kernels), in one order: operand
+/// count, ranks and index extents (inferIndexSizes), the join's arity, its
+/// scalar (given exactly when the join takes one, and finite), and the
+/// aggregation (given exactly when the spec contracts). The first mismatch
+/// is a one-line message in `*error`, worded as the verifier reports it.
+std::optional<EinsumSignature>
+checkEinsumSignature(const EinsumSpec &spec, JoinKind join,
+                     std::optional<double> scalar,
+                     std::optional<AggKind> aggregation,
+                     const std::vector<std::vector<int64_t>> &inputShapes,
+                     std::string *error = nullptr);
+
 /// Work of one einsum application, for cost models.
 struct EinsumWork {
   double flops = 0;
