@@ -138,6 +138,164 @@ bool nonNegativeFinite(const json &value) {
          value.get<double>() >= 0;
 }
 
+/// Where a system description is wrong ("devices[0].count") and how.
+struct FieldError {
+  std::string field;
+  std::string message;
+};
+
+std::optional<FieldError> fieldError(const std::string &field,
+                                     const std::string &message) {
+  return FieldError{field, message};
+}
+
+/// Reads `entry`, the device description at `where` ("devices[i]"), into
+/// `device`, and how many of it there are into `count`.
+std::optional<FieldError> parseDevice(const json &entry,
+                                      const std::string &where,
+                                      DeviceDescription &device,
+                                      int64_t &count) {
+  const auto &fail = fieldError;
+  if (!entry.is_object())
+    return fail(where, "expected an object");
+  for (auto it = entry.begin(); it != entry.end(); ++it) {
+    static const char *const known[] = {"name",
+                                        "count",
+                                        "peak_flops",
+                                        "memory_bytes",
+                                        "memory_bandwidth",
+                                        "launch_overhead",
+                                        "join_throughput"};
+    if (std::find(std::begin(known), std::end(known), it.key()) ==
+        std::end(known))
+      return fail(where + "." + it.key(),
+                  "unknown field (expected name, count, peak_flops, "
+                  "memory_bytes, memory_bandwidth, launch_overhead, "
+                  "join_throughput)");
+  }
+  device.name = entry.value("name", json("device")).is_string()
+                    ? entry.value("name", std::string("device"))
+                    : std::string();
+  if (entry.contains("name") && !entry["name"].is_string())
+    return fail(where + ".name", "expected a string");
+  count = 1;
+  if (entry.contains("count")) {
+    if (!entry["count"].is_number_integer() ||
+        entry["count"].get<int64_t>() < 1 ||
+        entry["count"].get<int64_t>() > 65536)
+      return fail(where + ".count", "expected an integer in [1, 65536]");
+    count = entry["count"].get<int64_t>();
+  }
+  if (!entry.contains("peak_flops") || !entry["peak_flops"].is_object() ||
+      entry["peak_flops"].empty())
+    return fail(where + ".peak_flops",
+                "expected an object of FLOP/s by element type, e.g. "
+                "{\"f32\": 6.7e13}");
+  for (auto it = entry["peak_flops"].begin(); it != entry["peak_flops"].end();
+       ++it) {
+    if (!positiveFinite(it.value()))
+      return fail(where + ".peak_flops." + it.key(),
+                  "expected a positive number");
+    device.peakFlops[it.key()] = it.value().get<double>();
+  }
+  for (auto [field, target] :
+       {std::pair<const char *, double *>{"memory_bytes", &device.memoryBytes},
+        {"memory_bandwidth", &device.memoryBandwidth}}) {
+    if (!entry.contains(field) || !positiveFinite(entry[field]))
+      return fail(where + "." + field, "expected a positive number");
+    *target = entry[field].get<double>();
+  }
+  if (entry.contains("launch_overhead")) {
+    if (!nonNegativeFinite(entry["launch_overhead"]))
+      return fail(where + ".launch_overhead",
+                  "expected a non-negative number of seconds");
+    device.launchOverhead = entry["launch_overhead"].get<double>();
+  }
+  if (entry.contains("join_throughput")) {
+    const json &throughputs = entry["join_throughput"];
+    if (!throughputs.is_object())
+      return fail(where + ".join_throughput",
+                  "expected an object of applications per second by join "
+                  "kind, e.g. {\"exp\": 2e8}");
+    for (auto it = throughputs.begin(); it != throughputs.end(); ++it) {
+      std::optional<JoinKind> join = parseJoinKind(it.key());
+      if (!join) {
+        std::string names;
+        for (unsigned k = 0; k < kNumJoinKinds; ++k)
+          names += (k ? ", " : "") +
+                   std::string(joinKindName(static_cast<JoinKind>(k)));
+        return fail(where + ".join_throughput." + it.key(),
+                    "unknown join kind (known: " + names + ")");
+      }
+      if (!positiveFinite(it.value()))
+        return fail(where + ".join_throughput." + it.key(),
+                    "expected a positive number of applications per "
+                    "second");
+      device.joinThroughput[static_cast<unsigned>(*join)] =
+          it.value().get<double>();
+    }
+  }
+  return std::nullopt;
+}
+
+/// Reads the "links" object into `links` (numDevices x numDevices, row by
+/// sending device).
+std::optional<FieldError> parseLinks(const json &object, size_t numDevices,
+                                     std::vector<LinkDescription> &links) {
+  const auto &fail = fieldError;
+  if (!object.is_object())
+    return fail("links", "expected an object with bandwidth and latency");
+  for (auto it = object.begin(); it != object.end(); ++it)
+    if (it.key() != "bandwidth" && it.key() != "latency")
+      return fail("links." + it.key(),
+                  "unknown field (expected bandwidth, latency)");
+  links.assign(numDevices * numDevices, LinkDescription{});
+  for (const char *field : {"bandwidth", "latency"}) {
+    bool isBandwidth = std::string(field) == "bandwidth";
+    if (!object.contains(field)) {
+      if (isBandwidth)
+        return fail(std::string("links.") + field, "missing");
+      continue; // latency defaults to 0
+    }
+    const json &value = object[field];
+    auto valid = [&](const json &v) {
+      return isBandwidth ? positiveFinite(v) : nonNegativeFinite(v);
+    };
+    const char *expectation =
+        isBandwidth ? "expected a positive number" : "expected a non-negative number";
+    auto set = [&](size_t from, size_t to, double v) {
+      LinkDescription &link = links[from * numDevices + to];
+      (isBandwidth ? link.bandwidth : link.latency) = v;
+    };
+    if (value.is_number()) {
+      if (!valid(value))
+        return fail(std::string("links.") + field, expectation);
+      for (size_t from = 0; from < numDevices; ++from)
+        for (size_t to = 0; to < numDevices; ++to)
+          set(from, to, value.get<double>());
+      continue;
+    }
+    if (!value.is_array() || value.size() != numDevices)
+      return fail(std::string("links.") + field,
+                  "expected a number or a " + std::to_string(numDevices) +
+                      " x " + std::to_string(numDevices) + " matrix");
+    for (size_t from = 0; from < numDevices; ++from) {
+      std::string row = std::string("links.") + field + "[" +
+                        std::to_string(from) + "]";
+      if (!value[from].is_array() || value[from].size() != numDevices)
+        return fail(row, "expected a row of " + std::to_string(numDevices) +
+                             " numbers");
+      for (size_t to = 0; to < numDevices; ++to) {
+        if (from == to)
+          continue; // a device's link to itself is never used
+        if (!valid(value[from][to]))
+          return fail(row + "[" + std::to_string(to) + "]", expectation);
+        set(from, to, value[from][to].get<double>());
+      }
+    }
+  }
+  return std::nullopt;
+}
 } // namespace
 
 double DeviceDescription::peakFor(const std::string &elementType) const {
@@ -218,86 +376,11 @@ SystemDescription::parseJson(const std::string &text,
   for (size_t i = 0; i < devices.size(); ++i) {
     std::string where = "devices[" + std::to_string(i) + "]";
     const json &entry = devices[i];
-    if (!entry.is_object())
-      return fail(where, "expected an object");
-    for (auto it = entry.begin(); it != entry.end(); ++it) {
-      static const char *const known[] = {"name",
-                                          "count",
-                                          "peak_flops",
-                                          "memory_bytes",
-                                          "memory_bandwidth",
-                                          "launch_overhead",
-                                          "join_throughput"};
-      if (std::find(std::begin(known), std::end(known), it.key()) ==
-          std::end(known))
-        return fail(where + "." + it.key(),
-                    "unknown field (expected name, count, peak_flops, "
-                    "memory_bytes, memory_bandwidth, launch_overhead, "
-                    "join_throughput)");
-    }
     DeviceDescription device;
-    device.name = entry.value("name", json("device")).is_string()
-                      ? entry.value("name", std::string("device"))
-                      : std::string();
-    if (entry.contains("name") && !entry["name"].is_string())
-      return fail(where + ".name", "expected a string");
     int64_t count = 1;
-    if (entry.contains("count")) {
-      if (!entry["count"].is_number_integer() ||
-          entry["count"].get<int64_t>() < 1 ||
-          entry["count"].get<int64_t>() > 65536)
-        return fail(where + ".count", "expected an integer in [1, 65536]");
-      count = entry["count"].get<int64_t>();
-    }
-    if (!entry.contains("peak_flops") || !entry["peak_flops"].is_object() ||
-        entry["peak_flops"].empty())
-      return fail(where + ".peak_flops",
-                  "expected an object of FLOP/s by element type, e.g. "
-                  "{\"f32\": 6.7e13}");
-    for (auto it = entry["peak_flops"].begin(); it != entry["peak_flops"].end();
-         ++it) {
-      if (!positiveFinite(it.value()))
-        return fail(where + ".peak_flops." + it.key(),
-                    "expected a positive number");
-      device.peakFlops[it.key()] = it.value().get<double>();
-    }
-    for (auto [field, target] :
-         {std::pair<const char *, double *>{"memory_bytes", &device.memoryBytes},
-          {"memory_bandwidth", &device.memoryBandwidth}}) {
-      if (!entry.contains(field) || !positiveFinite(entry[field]))
-        return fail(where + "." + field, "expected a positive number");
-      *target = entry[field].get<double>();
-    }
-    if (entry.contains("launch_overhead")) {
-      if (!nonNegativeFinite(entry["launch_overhead"]))
-        return fail(where + ".launch_overhead",
-                    "expected a non-negative number of seconds");
-      device.launchOverhead = entry["launch_overhead"].get<double>();
-    }
-    if (entry.contains("join_throughput")) {
-      const json &throughputs = entry["join_throughput"];
-      if (!throughputs.is_object())
-        return fail(where + ".join_throughput",
-                    "expected an object of applications per second by join "
-                    "kind, e.g. {\"exp\": 2e8}");
-      for (auto it = throughputs.begin(); it != throughputs.end(); ++it) {
-        std::optional<JoinKind> join = parseJoinKind(it.key());
-        if (!join) {
-          std::string names;
-          for (unsigned k = 0; k < kNumJoinKinds; ++k)
-            names += (k ? ", " : "") +
-                     std::string(joinKindName(static_cast<JoinKind>(k)));
-          return fail(where + ".join_throughput." + it.key(),
-                      "unknown join kind (known: " + names + ")");
-        }
-        if (!positiveFinite(it.value()))
-          return fail(where + ".join_throughput." + it.key(),
-                      "expected a positive number of applications per "
-                      "second");
-        device.joinThroughput[static_cast<unsigned>(*join)] =
-            it.value().get<double>();
-      }
-    }
+    if (std::optional<FieldError> problem =
+            parseDevice(entry, where, device, count))
+      return fail(problem->field, problem->message);
     for (int64_t c = 0; c < count; ++c) {
       system.devices_.push_back(device);
       if (count > 1)
@@ -310,57 +393,9 @@ SystemDescription::parseJson(const std::string &text,
     return fail("links", "missing (give {\"bandwidth\": B, \"latency\": L} "
                          "for all-to-all links, or D x D matrices)");
   const json &links = root["links"];
-  if (!links.is_object())
-    return fail("links", "expected an object with bandwidth and latency");
-  for (auto it = links.begin(); it != links.end(); ++it)
-    if (it.key() != "bandwidth" && it.key() != "latency")
-      return fail("links." + it.key(),
-                  "unknown field (expected bandwidth, latency)");
-  system.links_.assign(numDevices * numDevices, LinkDescription{});
-  for (const char *field : {"bandwidth", "latency"}) {
-    bool isBandwidth = std::string(field) == "bandwidth";
-    if (!links.contains(field)) {
-      if (isBandwidth)
-        return fail(std::string("links.") + field, "missing");
-      continue; // latency defaults to 0
-    }
-    const json &value = links[field];
-    auto valid = [&](const json &v) {
-      return isBandwidth ? positiveFinite(v) : nonNegativeFinite(v);
-    };
-    const char *expectation =
-        isBandwidth ? "expected a positive number" : "expected a non-negative number";
-    auto set = [&](size_t from, size_t to, double v) {
-      LinkDescription &link = system.links_[from * numDevices + to];
-      (isBandwidth ? link.bandwidth : link.latency) = v;
-    };
-    if (value.is_number()) {
-      if (!valid(value))
-        return fail(std::string("links.") + field, expectation);
-      for (size_t from = 0; from < numDevices; ++from)
-        for (size_t to = 0; to < numDevices; ++to)
-          set(from, to, value.get<double>());
-      continue;
-    }
-    if (!value.is_array() || value.size() != numDevices)
-      return fail(std::string("links.") + field,
-                  "expected a number or a " + std::to_string(numDevices) +
-                      " x " + std::to_string(numDevices) + " matrix");
-    for (size_t from = 0; from < numDevices; ++from) {
-      std::string row = std::string("links.") + field + "[" +
-                        std::to_string(from) + "]";
-      if (!value[from].is_array() || value[from].size() != numDevices)
-        return fail(row, "expected a row of " + std::to_string(numDevices) +
-                             " numbers");
-      for (size_t to = 0; to < numDevices; ++to) {
-        if (from == to)
-          continue; // a device's link to itself is never used
-        if (!valid(value[from][to]))
-          return fail(row + "[" + std::to_string(to) + "]", expectation);
-        set(from, to, value[from][to].get<double>());
-      }
-    }
-  }
+  if (std::optional<FieldError> problem =
+          parseLinks(links, numDevices, system.links_))
+    return fail(problem->field, problem->message);
   return system;
 }
 

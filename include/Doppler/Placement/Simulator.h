@@ -182,6 +182,8 @@ private:
   double runReferenceFifo(ArrayView<DeviceId> assignment);
   void finishReferenceSchedule(ArrayView<DeviceId> assignment, double now);
   double runExtended(ArrayView<DeviceId> assignment);
+  /// One run of runExtended (SimulatorExtended.cpp).
+  struct ExtendedRun;
 
   // Fixed per graph, packed so the hot loop needs few base pointers.
   struct NodeInfo {

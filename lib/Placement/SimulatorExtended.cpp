@@ -1,0 +1,296 @@
+//===- SimulatorExtended.cpp - The simulator's extended engine ------------===//
+//
+// A plainer event loop than the reference engines, for the extended modes:
+// memory tracking and limits, link contention, byte-based transfer times and
+// device speeds. The same events (METHOD section 2) in the same order; an
+// ExtendedRun holds one run's flags, clock and event handlers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Doppler/Placement/Simulator.h"
+
+#include "SimulatorEvents.h"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+
+using namespace doppler::placement;
+using namespace doppler::placement::detail;
+
+/// One run of the extended engine over the simulator's extended-mode state.
+struct Simulator::ExtendedRun {
+  ExtendedRun(Simulator &sim, ArrayView<DeviceId> assignment)
+      : sim(sim), graph(*sim.graph_), device(assignment.data()),
+        numNodes(graph.numNodes()), numDevices(sim.system_.numDevices()),
+        trackMemory(sim.options_.trackMemory),
+        enforceMemory(trackMemory && sim.options_.enforceMemoryCapacity),
+        stallOnMemory(enforceMemory &&
+                      sim.options_.memoryPolicy == MemoryLimitPolicy::Stall),
+        byteModel(sim.options_.transferModel == TransferModel::LinkBandwidth) {}
+
+  /// Clears the per-run state and the schedule; sets every node's duration.
+  void reset();
+  /// Runs the events until none is left or the run fails.
+  void runEvents();
+  /// Records a deadlock if work is left; the makespan.
+  double finish();
+
+  void pushNow(EventKind kind, int32_t id) {
+    sim.nowEvents_[nowEnd++] = packEvent(kind, id);
+  }
+  bool fits(DeviceId d, NodeId v) const {
+    return sim.liveBytes_[d] + sim.outputBytes_[v] <=
+           sim.system_.memoryCapacity(d);
+  }
+  void recordMemoryFailure(SimulationStatus status, DeviceId d, NodeId v);
+  /// Starts device d's queue head if its output fits (or memory is not
+  /// enforced); otherwise stalls or fails, as the policy says.
+  void tryGrantHead(DeviceId d);
+  void freeOutput(NodeId u);
+  double transferTime(int32_t e, DeviceId from, DeviceId to) const;
+  void process(uint32_t event);
+  /// InputsReady: `v` joins its device's FIFO.
+  void enqueueReady(NodeId v);
+  /// ReleaseAndFinish: `v`'s device may start its next node, and `v`'s
+  /// output leaves along its out-edges.
+  void releaseAndSend(NodeId v);
+
+  Simulator &sim;
+  const Graph &graph;
+  const DeviceId *device;
+  const int32_t numNodes;
+  const int32_t numDevices;
+  const bool trackMemory;
+  const bool enforceMemory;
+  const bool stallOnMemory;
+  const bool byteModel;
+
+  uint64_t created = 0; // creation order of future events
+  size_t nowBegin = 0, nowEnd = 0;
+  double now = 0;
+  bool failed = false;
+};
+
+void Simulator::ExtendedRun::reset() {
+  Schedule &schedule = sim.schedule_;
+  for (NodeId v = 0; v < numNodes; ++v)
+    sim.nodeState_[v].pendingInputs = sim.nodes_[v].inDegree;
+  std::fill(sim.deviceState_.begin(), sim.deviceState_.end(),
+            DeviceState{-1, -1, 0});
+  std::fill(schedule.deviceBusy.begin(), schedule.deviceBusy.end(), 0.0);
+  // Nodes that never run (after a failure) keep NaN times.
+  std::fill(schedule.start.begin(), schedule.start.end(),
+            std::numeric_limits<double>::quiet_NaN());
+  std::fill(schedule.end.begin(), schedule.end.end(),
+            std::numeric_limits<double>::quiet_NaN());
+  std::fill(sim.liveBytes_.begin(), sim.liveBytes_.end(), 0.0);
+  std::fill(sim.stalled_.begin(), sim.stalled_.end(), 0);
+  std::fill(sim.linkFreeAt_.begin(), sim.linkFreeAt_.end(), 0.0);
+  std::fill(sim.lastSenderTo_.begin(), sim.lastSenderTo_.end(), -1);
+  std::fill(schedule.peakMemory.begin(), schedule.peakMemory.end(), 0.0);
+  schedule.transfers.clear();
+  schedule.status = SimulationStatus::Ok;
+  schedule.failedNode = schedule.failedDevice = -1;
+  schedule.failedLiveBytes = schedule.failedRequestBytes =
+      schedule.failedCapacity = 0;
+  for (NodeId v = 0; v < numNodes; ++v) {
+    sim.consumersLeft_[v] = graph.outDegree(v);
+    sim.duration_[v] = sim.options_.deviceSpeeds
+                           ? graph.computeCost(v) / sim.system_.speed(device[v])
+                           : graph.computeCost(v);
+  }
+  sim.future_.clear();
+  created = 0;
+}
+
+void Simulator::ExtendedRun::recordMemoryFailure(SimulationStatus status,
+                                                 DeviceId d, NodeId v) {
+  Schedule &schedule = sim.schedule_;
+  schedule.status = status;
+  schedule.failedNode = v;
+  schedule.failedDevice = d;
+  schedule.failedLiveBytes = sim.liveBytes_[d];
+  schedule.failedRequestBytes = sim.outputBytes_[v];
+  schedule.failedCapacity = sim.system_.memoryCapacity(d);
+}
+
+void Simulator::ExtendedRun::tryGrantHead(DeviceId d) {
+  DeviceState &dev = sim.deviceState_[d];
+  const NodeId v = dev.head;
+  if (enforceMemory && !fits(d, v)) {
+    if (stallOnMemory) {
+      sim.stalled_[d] = 1;
+      return;
+    }
+    recordMemoryFailure(SimulationStatus::MemoryExceeded, d, v);
+    failed = true;
+    return;
+  }
+  sim.stalled_[d] = 0;
+  dev.head = sim.nodeState_[v].nextInQueue;
+  if (dev.head < 0)
+    dev.tail = -1;
+  dev.running = 1;
+  if (trackMemory) {
+    // The output buffer is allocated as the node starts (this instant).
+    sim.liveBytes_[d] += sim.outputBytes_[v];
+    sim.schedule_.peakMemory[d] =
+        std::max(sim.schedule_.peakMemory[d], sim.liveBytes_[d]);
+  }
+  pushNow(Granted, v);
+}
+
+void Simulator::ExtendedRun::freeOutput(NodeId u) {
+  const DeviceId d = device[u];
+  sim.liveBytes_[d] -= sim.outputBytes_[u];
+  // A device waiting for memory retries as soon as some is freed.
+  if (sim.stalled_[d] && !sim.deviceState_[d].running)
+    tryGrantHead(d);
+}
+
+double Simulator::ExtendedRun::transferTime(int32_t e, DeviceId from,
+                                            DeviceId to) const {
+  if (!byteModel)
+    return graph.edgeCost(e);
+  const Link &link = sim.system_.link(from, to);
+  return link.latency + sim.outputBytes_[graph.edgeSource(e)] / link.bandwidth;
+}
+
+void Simulator::ExtendedRun::enqueueReady(NodeId v) {
+  const DeviceId d = device[v];
+  DeviceState &dev = sim.deviceState_[d];
+  sim.nodeState_[v].nextInQueue = -1;
+  if (dev.tail < 0)
+    dev.head = v;
+  else
+    sim.nodeState_[dev.tail].nextInQueue = v;
+  dev.tail = v;
+  if (!dev.running)
+    tryGrantHead(d);
+}
+
+void Simulator::ExtendedRun::releaseAndSend(NodeId v) {
+  const DeviceId from = device[v];
+  if (!sim.deviceState_[from].running && sim.deviceState_[from].head >= 0)
+    tryGrantHead(from);
+  for (int32_t e = graph.succBegin(v), last = graph.succEnd(v); e < last; ++e) {
+    const DeviceId to = device[graph.edgeTarget(e)];
+    if (to == from) {
+      pushNow(Arrived, e);
+      continue;
+    }
+    double sent = now, arrival;
+    if (!sim.options_.linkContention) {
+      arrival = now + transferTime(e, from, to);
+    } else if (sim.lastSenderTo_[to] == v) {
+      // One transfer per (value, destination device): this edge rides on
+      // the copy already sent there.
+      arrival = sim.lastArrivalTo_[to];
+      sent = -1;
+    } else {
+      // FIFO link: each transfer starts when the previous one ends.
+      double &linkFree =
+          sim.linkFreeAt_[static_cast<size_t>(from) * numDevices + to];
+      sent = std::max(now, linkFree);
+      arrival = sent + transferTime(e, from, to);
+      linkFree = arrival;
+      sim.lastSenderTo_[to] = v;
+      sim.lastArrivalTo_[to] = arrival;
+    }
+    if (sim.options_.recordTransfers && sent >= 0)
+      sim.schedule_.transfers.push_back({e, from, to, sent, arrival});
+    if (arrival == now)
+      pushNow(Arrived, e);
+    else
+      sim.future_.push(arrival, (created++ << 32) | packEvent(Arrived, e));
+  }
+}
+
+void Simulator::ExtendedRun::process(uint32_t event) {
+  const int32_t id = static_cast<int32_t>(event & kIdMask);
+  switch (static_cast<EventKind>(event >> kKindShift)) {
+  case InputsReady:
+    enqueueReady(id);
+    break;
+  case Granted: {
+    sim.schedule_.start[id] = now;
+    const double finish = now + sim.duration_[id];
+    if (finish == now)
+      pushNow(Done, id);
+    else
+      sim.future_.push(finish, (created++ << 32) | packEvent(Done, id));
+    break;
+  }
+  case Done: {
+    sim.schedule_.end[id] = now;
+    const DeviceId d = device[id];
+    sim.deviceState_[d].running = 0;
+    sim.schedule_.deviceBusy[d] += sim.duration_[id];
+    pushNow(ReleaseAndFinish, id);
+    if (trackMemory)
+      for (NodeId u : graph.predecessors(id))
+        if (--sim.consumersLeft_[u] == 0)
+          freeOutput(u);
+    break;
+  }
+  case ReleaseAndFinish:
+    releaseAndSend(id);
+    break;
+  case Arrived:
+    pushNow(TransferComplete, id);
+    break;
+  case TransferComplete: {
+    const NodeId target = graph.edgeTarget(id);
+    if (--sim.nodeState_[target].pendingInputs == 0)
+      pushNow(InputsReady, target);
+    break;
+  }
+  case ArrivalBatch:
+    assert(false && "the extended engine does not batch arrivals");
+    break;
+  }
+}
+
+void Simulator::ExtendedRun::runEvents() {
+  for (NodeId v = 0; v < numNodes; ++v)
+    if (sim.nodes_[v].inDegree == 0)
+      pushNow(InputsReady, v);
+
+  FutureQueue &future = sim.future_;
+  for (;;) {
+    while (nowBegin < nowEnd && !failed)
+      process(sim.nowEvents_[nowBegin++]);
+    if (failed || future.empty())
+      break;
+    nowBegin = nowEnd = 0;
+    now = future.topTime();
+    do
+      process(static_cast<uint32_t>(future.pop()));
+    while (!failed && !future.empty() && future.topTime() == now);
+  }
+}
+
+double Simulator::ExtendedRun::finish() {
+  if (!failed) {
+    // Work left in a queue with nothing in flight: only a memory stall can
+    // cause that.
+    for (DeviceId d = 0; d < numDevices; ++d) {
+      if (sim.deviceState_[d].head >= 0) {
+        recordMemoryFailure(SimulationStatus::MemoryDeadlock, d,
+                            sim.deviceState_[d].head);
+        failed = true;
+        break;
+      }
+    }
+  }
+  sim.schedule_.makespan = failed ? kInfinity : now;
+  return sim.schedule_.makespan;
+}
+
+double Simulator::runExtended(ArrayView<DeviceId> assignment) {
+  ExtendedRun run(*this, assignment);
+  run.reset();
+  run.runEvents();
+  return run.finish();
+}
