@@ -58,6 +58,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -174,10 +175,9 @@ Result<double> timeDevices(Executor &executor, Bench &bench, int repeat) {
   return samples[samples.size() / 2];
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
-  Options options;
+/// Reads the command line into `options`; an exit code when the tool is
+/// done (--help) or the arguments are wrong.
+std::optional<int> parseArguments(int argc, char **argv, Options &options) {
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto integer = [&](int64_t &out) {
@@ -218,34 +218,42 @@ int main(int argc, char **argv) {
   }
   if (options.devices > 4096)
     return fail("--devices is too large");
+  return std::nullopt;
+}
 
-  // The devices the description will have; two at least, to time a
-  // transfer.
-  int devices = static_cast<int>(options.devices);
-  CpuBackendOptions cpu;
-  cpu.numDevices = std::max(devices, 2);
-  Result<std::unique_ptr<Backend>> backend = createCpuBackend(cpu);
-  if (!backend)
-    return fail(backend.message());
-  Executor executor(std::move(*backend));
-  int repeat = static_cast<int>(options.repeat);
-  int busy = options.alone ? 1 : devices;
-  std::mt19937_64 generator(static_cast<uint64_t>(options.seed));
+/// Every rate below times a batch of independent tasks per device (kTasks
+/// or a multiple): a device's worker runs them back to back, so a rate is
+/// not at the mercy of one task's timing.
+constexpr int kTasks = 8;
 
-  // Times `add(bench, device)` placed on each of the `busy` devices at once.
-  auto timeOnBusyDevices =
-      [&](const std::function<Status(Bench &, int)> &add) -> Result<double> {
-    Bench bench(generator);
-    for (int d = 0; d < busy; ++d)
-      if (Status status = add(bench, d); !status)
-        return status;
-    return timeDevices(executor, bench, repeat);
-  };
+double computeTime(double total, double overhead) {
+  // Never below a tenth of the total: guards the rates against noise.
+  return std::max(total - overhead, 0.1 * total);
+}
 
-  // Per-task overhead: a chain of tiny tasks per device.
-  constexpr int kChain = 200;
-  double overhead;
-  {
+/// What the calibration measured (the figures of the file comment).
+struct Figures {
+  double overhead = 0;
+  double peak[2] = {0, 0}; // f32, f64
+  double bandwidth = 0;
+  std::vector<std::pair<JoinKind, double>> joinRates;
+  double latency = 0;
+  double linkBandwidth = 0;
+};
+
+/// Times benches on the CPU backend's devices; each measure*() sets one
+/// group of figures, in the order main() calls them (they draw their
+/// inputs from one seeded generator).
+class Calibrator {
+public:
+  Calibrator(Executor &executor, const Options &options, int busy)
+      : executor_(executor), options_(options),
+        repeat_(static_cast<int>(options.repeat)), busy_(busy),
+        generator_(static_cast<uint64_t>(options.seed)) {}
+
+  /// Per-task overhead: a chain of tiny tasks per device.
+  Status measureOverhead(Figures &figures) {
+    constexpr int kChain = 200;
     Result<double> time = timeOnBusyDevices([&](Bench &bench, int d) {
       ValueId last = bench.input(d, {1});
       for (int k = 0; k < kChain; ++k)
@@ -254,66 +262,59 @@ int main(int argc, char **argv) {
       return bench.graph.markOutput(last);
     });
     if (!time)
-      return fail(time.message());
-    overhead = *time / kChain;
+      return time.status();
+    figures.overhead = *time / kChain;
+    return Status();
   }
 
-  // Every rate below times a batch of independent tasks per device (kTasks
-  // or a multiple): a device's worker runs them back to back, so a rate is
-  // not at the mercy of one task's timing.
-  constexpr int kTasks = 8;
-
-  auto computeTime = [](double total, double overhead) {
-    // Never below a tenth of the total: guards the rates against noise.
-    return std::max(total - overhead, 0.1 * total);
-  };
-
-  // Contraction rate for f32 and f64: 2 N^3 FLOPs in each of four layouts
-  // that blocked models use (plain, transposed operand, batched, output
-  // with permuted indices); the runtime's kernel reaches its peak on the
-  // first and a little less on the others, which is what placed programs
-  // mostly run. Two of each per device.
-  struct Layout {
-    const char *spec;
-    std::vector<Shape> shapes;
-    double flops;
-  };
-  int64_t n = options.gemmSize, quarter = std::max<int64_t>(n / 4, 1);
-  double cube = 2.0 * n * n * n, batched = 2.0 * n * n * 4 * quarter;
-  const Layout layouts[] = {
-      {"ij,jk->ik", {{n, n}, {n, n}}, cube},
-      {"ij,kj->ik", {{n, n}, {n, n}}, cube},
-      {"bij,bjk->bik", {{4, n, quarter}, {4, quarter, n}}, batched},
-      {"sd,dhe->hse", {{n, n}, {n, 4, quarter}}, batched}};
-  double contractionFlops = 0;
-  for (const Layout &layout : layouts)
-    contractionFlops += layout.flops;
-  double peak[2];
-  for (int precision = 0; precision < 2; ++precision) {
-    ElementType type = precision == 0 ? ElementType::F32 : ElementType::F64;
-    Result<double> time = timeOnBusyDevices([&](Bench &bench, int d) {
-      for (const Layout &layout : layouts) {
-        ValueId a = bench.input(d, layout.shapes[0], type);
-        ValueId b = bench.input(d, layout.shapes[1], type);
-        auto contract = [&] {
-          return bench.graph.addEinsum(d, layout.spec, JoinKind::Mul,
-                                       AggKind::Add, {a, b});
-        };
-        if (Status status = addIndependent(bench, 2, contract); !status)
-          return status;
-      }
-      return Status();
-    });
-    if (!time)
-      return fail(time.message());
-    peak[precision] = 2 * contractionFlops /
-                      computeTime(*time, 2 * std::size(layouts) * overhead);
+  /// Contraction rate for f32 and f64: 2 N^3 FLOPs in each of four layouts
+  /// that blocked models use (plain, transposed operand, batched, output
+  /// with permuted indices); the runtime's kernel reaches its peak on the
+  /// first and a little less on the others, which is what placed programs
+  /// mostly run. Two of each per device.
+  Status measureContractions(Figures &figures) {
+    struct Layout {
+      const char *spec;
+      std::vector<Shape> shapes;
+      double flops;
+    };
+    int64_t n = options_.gemmSize, quarter = std::max<int64_t>(n / 4, 1);
+    double cube = 2.0 * n * n * n, batched = 2.0 * n * n * 4 * quarter;
+    const Layout layouts[] = {
+        {"ij,jk->ik", {{n, n}, {n, n}}, cube},
+        {"ij,kj->ik", {{n, n}, {n, n}}, cube},
+        {"bij,bjk->bik", {{4, n, quarter}, {4, quarter, n}}, batched},
+        {"sd,dhe->hse", {{n, n}, {n, 4, quarter}}, batched}};
+    double contractionFlops = 0;
+    for (const Layout &layout : layouts)
+      contractionFlops += layout.flops;
+    for (int precision = 0; precision < 2; ++precision) {
+      ElementType type = precision == 0 ? ElementType::F32 : ElementType::F64;
+      Result<double> time = timeOnBusyDevices([&](Bench &bench, int d) {
+        for (const Layout &layout : layouts) {
+          ValueId a = bench.input(d, layout.shapes[0], type);
+          ValueId b = bench.input(d, layout.shapes[1], type);
+          auto contract = [&] {
+            return bench.graph.addEinsum(d, layout.spec, JoinKind::Mul,
+                                         AggKind::Add, {a, b});
+          };
+          if (Status status = addIndependent(bench, 2, contract); !status)
+            return status;
+        }
+        return Status();
+      });
+      if (!time)
+        return time.status();
+      figures.peak[precision] =
+          2 * contractionFlops /
+          computeTime(*time, 2 * std::size(layouts) * figures.overhead);
+    }
+    return Status();
   }
 
-  // Memory bandwidth: an elementwise add (two reads, one write).
-  double bandwidth;
-  {
-    int64_t m = options.elementwise;
+  /// Memory bandwidth: an elementwise add (two reads, one write).
+  Status measureBandwidth(Figures &figures) {
+    int64_t m = options_.elementwise;
     // kTasks pairs of inputs, each read by 4 tasks in turn: streamed from
     // memory (the other pairs evict it from the caches in between), not
     // from a cache that repeated reads of the same tensors would warm.
@@ -330,46 +331,79 @@ int main(int argc, char **argv) {
       });
     });
     if (!time)
-      return fail(time.message());
-    bandwidth = kAdds * 12.0 * m / computeTime(*time, kAdds * overhead);
+      return time.status();
+    figures.bandwidth =
+        kAdds * 12.0 * m / computeTime(*time, kAdds * figures.overhead);
+    return Status();
   }
 
-  // Join throughputs: independent elementwise einsums over one small input
-  // (cache resident, so the join and not memory sets the pace), inputs in
-  // [0.5, 2) where every join is finite and off its special-case paths.
-  constexpr int kJoinTasks = 16 * kTasks;
-  std::vector<std::pair<JoinKind, double>> joinRates;
-  for (unsigned k = 0; k < kNumJoinKinds; ++k) {
-    JoinKind join = static_cast<JoinKind>(k);
-    if (join == JoinKind::Identity)
-      continue; // a copy: what memory_bandwidth measures
-    int64_t m = options.joinElements;
-    Result<double> time = timeOnBusyDevices([&](Bench &bench, int d) {
-      std::vector<ValueId> operands = {
-          bench.input(d, {m}, ElementType::F32, 0.5, 2.0)};
-      if (joinArity(join) == 2)
-        operands.push_back(bench.input(d, {m}, ElementType::F32, 0.5, 2.0));
-      std::string spec = joinArity(join) == 2 ? "i,i->i" : "i->i";
-      return addIndependent(bench, kJoinTasks, [&] {
-        return bench.graph.addEinsum(d, spec, join, std::nullopt, operands,
-                                     0.5);
+  /// Join throughputs: independent elementwise einsums over one small
+  /// input (cache resident, so the join and not memory sets the pace),
+  /// inputs in [0.5, 2) where every join is finite and off its special-case
+  /// paths.
+  Status measureJoins(Figures &figures) {
+    constexpr int kJoinTasks = 16 * kTasks;
+    for (unsigned k = 0; k < kNumJoinKinds; ++k) {
+      JoinKind join = static_cast<JoinKind>(k);
+      if (join == JoinKind::Identity)
+        continue; // a copy: what memory_bandwidth measures
+      int64_t m = options_.joinElements;
+      Result<double> time = timeOnBusyDevices([&](Bench &bench, int d) {
+        std::vector<ValueId> operands = {
+            bench.input(d, {m}, ElementType::F32, 0.5, 2.0)};
+        if (joinArity(join) == 2)
+          operands.push_back(bench.input(d, {m}, ElementType::F32, 0.5, 2.0));
+        std::string spec = joinArity(join) == 2 ? "i,i->i" : "i->i";
+        return addIndependent(bench, kJoinTasks, [&] {
+          return bench.graph.addEinsum(d, spec, join, std::nullopt, operands,
+                                       0.5);
+        });
       });
-    });
-    if (!time)
-      return fail(time.message());
-    double applications = static_cast<double>(kJoinTasks) * m;
-    joinRates.emplace_back(join, applications /
-                                     computeTime(*time, kJoinTasks * overhead));
+      if (!time)
+        return time.status();
+      double applications = static_cast<double>(kJoinTasks) * m;
+      figures.joinRates.emplace_back(
+          join,
+          applications / computeTime(*time, kJoinTasks * figures.overhead));
+    }
+    return Status();
   }
 
-  // Links, one transfer at a time on idle devices: latency from the end of
-  // a tiny producer on device 0 to the end of its copy on device 1 (the
-  // copy worker's wake-up and hand-off); bandwidth from the same for a
-  // B-byte value, less the latency. (Under load a copy worker may wait a
-  // whole scheduler slice for a core, but rarely does in real runs: the
-  // compute workers pause often enough.)
-  auto timeHandOff = [&](int64_t elements) -> Result<double> {
-    Bench bench(generator);
+  /// Links, one transfer at a time on idle devices: latency from the end of
+  /// a tiny producer on device 0 to the end of its copy on device 1 (the
+  /// copy worker's wake-up and hand-off); bandwidth from the same for a
+  /// B-byte value, less the latency. (Under load a copy worker may wait a
+  /// whole scheduler slice for a core, but rarely does in real runs: the
+  /// compute workers pause often enough.)
+  Status measureLinks(Figures &figures) {
+    Result<double> tiny = timeHandOff(1);
+    if (!tiny)
+      return tiny.status();
+    figures.latency = *tiny;
+    int64_t elements = std::max<int64_t>(options_.transferBytes / 4, 1);
+    Result<double> large = timeHandOff(elements);
+    if (!large)
+      return large.status();
+    figures.linkBandwidth =
+        4.0 * elements / computeTime(*large, figures.latency);
+    return Status();
+  }
+
+private:
+  /// Times `add(bench, device)` placed on each of the busy devices at once.
+  Result<double>
+  timeOnBusyDevices(const std::function<Status(Bench &, int)> &add) {
+    Bench bench(generator_);
+    for (int d = 0; d < busy_; ++d)
+      if (Status status = add(bench, d); !status)
+        return status;
+    return timeDevices(executor_, bench, repeat_);
+  }
+
+  /// Median seconds from the end of a producer of `elements` on device 0
+  /// to the end of its copy on device 1.
+  Result<double> timeHandOff(int64_t elements) {
+    Bench bench(generator_);
     ValueId x = bench.input(0, {elements});
     ValueId produced =
         *bench.graph.addEinsum(0, "i->i", JoinKind::Neg, std::nullopt, {x});
@@ -377,8 +411,8 @@ int main(int argc, char **argv) {
     if (Status status = bench.graph.markOutput(moved); !status)
       return status;
     std::vector<double> samples;
-    for (int run = 0; run <= repeat; ++run) {
-      Result<RunResult> result = executor.run(bench.graph, bench.inputs);
+    for (int run = 0; run <= repeat_; ++run) {
+      Result<RunResult> result = executor_.run(bench.graph, bench.inputs);
       if (!result)
         return result.status();
       if (run > 0) // the first run is a warm-up
@@ -388,30 +422,26 @@ int main(int argc, char **argv) {
     std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
                      samples.end());
     return samples[samples.size() / 2];
-  };
-  double latency, linkBandwidth;
-  {
-    Result<double> tiny = timeHandOff(1);
-    if (!tiny)
-      return fail(tiny.message());
-    latency = *tiny;
-    int64_t elements = std::max<int64_t>(options.transferBytes / 4, 1);
-    Result<double> large = timeHandOff(elements);
-    if (!large)
-      return fail(large.message());
-    linkBandwidth = 4.0 * elements / computeTime(*large, latency);
   }
 
+  Executor &executor_;
+  const Options &options_;
+  int repeat_;
+  int busy_;
+  std::mt19937_64 generator_;
+};
+
+/// The system description (docs/SystemDescription.md) of the figures.
+nlohmann::json describeSystem(const Options &options, const Figures &figures) {
   long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
   double memory = pages > 0 && pageSize > 0
                       ? static_cast<double>(pages) * pageSize / options.devices
                       : 4e9;
-  unsigned cores = std::thread::hardware_concurrency();
-
   nlohmann::json throughputs = nlohmann::json::object();
-  for (auto [join, rate] : joinRates)
+  for (auto [join, rate] : figures.joinRates)
     throughputs[std::string(joinKindName(join))] = rate;
-  nlohmann::json description = {
+  const double *peak = figures.peak;
+  return {
       {"name", "calibrated-cpu"},
       {"devices",
        {{{"name", "cpu"},
@@ -419,10 +449,76 @@ int main(int argc, char **argv) {
          {"peak_flops",
           {{"f32", peak[0]}, {"f64", peak[1]}, {"default", peak[0]}}},
          {"memory_bytes", memory},
-         {"memory_bandwidth", bandwidth},
-         {"launch_overhead", overhead},
+         {"memory_bandwidth", figures.bandwidth},
+         {"launch_overhead", figures.overhead},
          {"join_throughput", throughputs}}}},
-      {"links", {{"bandwidth", linkBandwidth}, {"latency", latency}}}};
+      {"links",
+       {{"bandwidth", figures.linkBandwidth}, {"latency", figures.latency}}}};
+}
+
+/// The figures as text, for people.
+void printFigures(const Options &options, const Figures &figures, int busy,
+                  unsigned cores) {
+  int devices = static_cast<int>(options.devices);
+  std::cout << "calibrated the CPU backend (median of " << options.repeat
+            << " runs each, " << busy << " of " << devices
+            << " device(s) busy at once, " << cores << " core(s)):\n"
+            << "  launch overhead: " << formatNumber(figures.overhead * 1e6, 3)
+            << " us per task\n"
+            << "  f32 contractions (N = " << options.gemmSize
+            << ", 4 layouts): " << formatNumber(figures.peak[0] / 1e9, 4)
+            << " GFLOP/s\n"
+            << "  f64 contractions: " << formatNumber(figures.peak[1] / 1e9, 4)
+            << " GFLOP/s\n"
+            << "  memory bandwidth (elementwise add, " << options.elementwise
+            << " elements): " << formatNumber(figures.bandwidth / 1e9, 4)
+            << " GB/s\n"
+            << "  joins (" << options.joinElements
+            << " elements, G applications/s):";
+  for (auto [join, rate] : figures.joinRates)
+    std::cout << " " << joinKindName(join) << " "
+              << formatNumber(rate / 1e9, 3);
+  std::cout << "\n  link: latency " << formatNumber(figures.latency * 1e6, 3)
+            << " us, bandwidth " << formatNumber(figures.linkBandwidth / 1e9, 4)
+            << " GB/s\n";
+  if (devices > static_cast<int>(cores) && cores > 0)
+    std::cout << "note: " << devices << " devices share " << cores
+              << " core(s); the rates are each device's share with all "
+                 "of them busy\n";
+  if (!options.output.empty())
+    std::cout << "wrote " << options.output << " (" << options.devices
+              << " devices)\n";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  if (std::optional<int> exitCode = parseArguments(argc, argv, options))
+    return *exitCode;
+
+  // The devices the description will have; two at least, to time a
+  // transfer.
+  int devices = static_cast<int>(options.devices);
+  CpuBackendOptions cpu;
+  cpu.numDevices = std::max(devices, 2);
+  Result<std::unique_ptr<Backend>> backend = createCpuBackend(cpu);
+  if (!backend)
+    return fail(backend.message());
+  Executor executor(std::move(*backend));
+  int busy = options.alone ? 1 : devices;
+
+  Figures figures;
+  Calibrator calibrator(executor, options, busy);
+  for (Status (Calibrator::*measure)(Figures &) :
+       {&Calibrator::measureOverhead, &Calibrator::measureContractions,
+        &Calibrator::measureBandwidth, &Calibrator::measureJoins,
+        &Calibrator::measureLinks})
+    if (Status status = (calibrator.*measure)(figures); !status)
+      return fail(status.message());
+
+  unsigned cores = std::thread::hardware_concurrency();
+  nlohmann::json description = describeSystem(options, figures);
   if (!options.output.empty()) {
     std::ofstream out(options.output);
     out << description.dump(2) << "\n";
@@ -444,33 +540,7 @@ int main(int argc, char **argv) {
       report["output"] = options.output;
     std::cout << report.dump(2) << "\n";
   } else {
-    std::cout << "calibrated the CPU backend (median of " << repeat
-              << " runs each, " << busy << " of " << devices
-              << " device(s) busy at once, " << cores << " core(s)):\n"
-              << "  launch overhead: " << formatNumber(overhead * 1e6, 3)
-              << " us per task\n"
-              << "  f32 contractions (N = " << n
-              << ", 4 layouts): " << formatNumber(peak[0] / 1e9, 4)
-              << " GFLOP/s\n"
-              << "  f64 contractions: " << formatNumber(peak[1] / 1e9, 4)
-              << " GFLOP/s\n"
-              << "  memory bandwidth (elementwise add, " << options.elementwise
-              << " elements): " << formatNumber(bandwidth / 1e9, 4) << " GB/s\n"
-              << "  joins (" << options.joinElements
-              << " elements, G applications/s):";
-    for (auto [join, rate] : joinRates)
-      std::cout << " " << joinKindName(join) << " "
-                << formatNumber(rate / 1e9, 3);
-    std::cout << "\n  link: latency " << formatNumber(latency * 1e6, 3)
-              << " us, bandwidth " << formatNumber(linkBandwidth / 1e9, 4)
-              << " GB/s\n";
-    if (devices > static_cast<int>(cores) && cores > 0)
-      std::cout << "note: " << devices << " devices share " << cores
-                << " core(s); the rates are each device's share with all "
-                   "of them busy\n";
-    if (!options.output.empty())
-      std::cout << "wrote " << options.output << " (" << options.devices
-                << " devices)\n";
+    printFigures(options, figures, busy, cores);
   }
   return 0;
 }

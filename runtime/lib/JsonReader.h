@@ -1,0 +1,127 @@
+//===- JsonReader.h - Typed reading of the runtime's JSON files -*- C++ -*-===//
+//
+// Internal to the runtime: what reading a plan (PlanJson.cpp) and an outputs
+// file (HostTensors.cpp) share.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_RUNTIME_LIB_JSONREADER_H
+#define DOPPLER_RUNTIME_LIB_JSONREADER_H
+
+#include "doppler/runtime/Plan.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace doppler::runtime::detail {
+
+using nlohmann::json;
+
+/// Typed access to JSON fields; errors name the field ("tasks[3].spec").
+class Reader {
+public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  Status fail(const std::string &where, const std::string &what) const {
+    return Status::failure(source_ + ": " + where + ": " + what);
+  }
+
+  Result<const json *> field(const json &object, const std::string &where,
+                             const char *key) const {
+    auto it = object.find(key);
+    if (it == object.end())
+      return fail(where, std::string("missing field '") + key + "'");
+    return &*it;
+  }
+
+  Result<int64_t> integer(const json &value, const std::string &where) const {
+    if (!value.is_number_integer())
+      return fail(where, "expected an integer");
+    return value.get<int64_t>();
+  }
+
+  Result<double> number(const json &value, const std::string &where) const {
+    if (!value.is_number())
+      return fail(where, "expected a number");
+    return value.get<double>();
+  }
+
+  Result<std::string> string(const json &value,
+                             const std::string &where) const {
+    if (!value.is_string())
+      return fail(where, "expected a string");
+    return value.get<std::string>();
+  }
+
+  Result<std::vector<int64_t>> integers(const json &value,
+                                        const std::string &where) const {
+    if (!value.is_array())
+      return fail(where, "expected an array of integers");
+    std::vector<int64_t> result;
+    for (size_t i = 0; i < value.size(); ++i) {
+      if (!value[i].is_number_integer())
+        return fail(where + "[" + std::to_string(i) + "]",
+                    "expected an integer");
+      result.push_back(value[i].get<int64_t>());
+    }
+    return result;
+  }
+
+  Result<Shape> shape(const json &value, const std::string &where) const {
+    Result<std::vector<int64_t>> dims = integers(value, where);
+    if (!dims)
+      return dims.status();
+    for (int64_t extent : *dims)
+      if (extent < 0)
+        return fail(where, "negative extent");
+    return *dims;
+  }
+
+  Result<ElementType> type(const json &value, const std::string &where) const {
+    Result<std::string> name = string(value, where);
+    if (!name)
+      return name.status();
+    std::optional<ElementType> parsed = parseElementType(*name);
+    if (!parsed)
+      return fail(where, "unknown element type '" + *name +
+                             "' (expected f32, f64 or f16)");
+    return *parsed;
+  }
+
+  /// The required "type" and "shape" fields of `object` (at `where`).
+  Status typeAndShape(const json &object, const std::string &where,
+                      ElementType &typeOut, Shape &shapeOut) const {
+    Result<const json *> typeField = field(object, where, "type");
+    if (!typeField)
+      return typeField.status();
+    Result<ElementType> parsedType = type(**typeField, where + ".type");
+    if (!parsedType)
+      return parsedType.status();
+    Result<const json *> shapeField = field(object, where, "shape");
+    if (!shapeField)
+      return shapeField.status();
+    Result<Shape> parsedShape = shape(**shapeField, where + ".shape");
+    if (!parsedShape)
+      return parsedShape.status();
+    typeOut = *parsedType;
+    shapeOut = *parsedShape;
+    return Status();
+  }
+
+  const std::string &source() const { return source_; }
+
+private:
+  std::string source_;
+};
+
+/// Parses `text`; a syntax error names `source`, the line and the column.
+Result<json> parseJson(const std::string &text, const std::string &source);
+
+/// The whole file at `path`.
+Result<std::string> readFile(const std::string &path);
+
+} // namespace doppler::runtime::detail
+
+#endif // DOPPLER_RUNTIME_LIB_JSONREADER_H
