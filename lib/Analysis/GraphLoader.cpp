@@ -1,10 +1,11 @@
 //===- GraphLoader.cpp - Placement graphs from any supported file ---------===//
 
-#include "Doppler/Target/GraphLoader.h"
-#include "Doppler/Target/GraphLoaderIR.h"
+#include "Doppler/Analysis/GraphLoader.h"
+#include "Doppler/Analysis/GraphLoaderIR.h"
 #include "Doppler/Dialect/DopplerOps.h"
-#include "Doppler/Transforms/Passes.h"
-#include "Doppler/Transforms/PlacementGraph.h"
+#include "Doppler/Dialect/LinalgWorkModels.h"
+#include "Doppler/Analysis/CostModel.h"
+#include "Doppler/Analysis/PlacementGraph.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -13,7 +14,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
 
 using namespace mlir;
@@ -27,6 +27,7 @@ loadFromMLIR(const std::string &path, const ::doppler::GraphLoadOptions &options
   registry.insert<mlir::doppler::DopplerDialect, func::FuncDialect,
                   arith::ArithDialect, linalg::LinalgDialect,
                   tensor::TensorDialect>();
+  mlir::doppler::registerLinalgWorkModels(registry);
   MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
   std::string firstError;
@@ -100,14 +101,15 @@ selectCostedFunction(ModuleOp module, const std::string &path,
     }
   }
   if (needsCosts) {
-    PassManager pm(module.getContext());
-    mlir::doppler::DopplerAnnotateCostsPassOptions costs;
-    costs.system = options.system;
-    pm.addPass(mlir::doppler::createDopplerAnnotateCostsPass(costs));
-    if (failed(pm.run(module))) {
+    std::string reason;
+    std::optional<placement::SystemDescription> system =
+        placement::SystemDescription::load(options.system, &reason);
+    if (!system) {
+      module.emitError() << "doppler-annotate-costs: " << reason;
       *error = "cannot cost '" + path + "'";
       return failure();
     }
+    mlir::doppler::annotateCosts(module, *system);
   }
   return function;
 }

@@ -1,6 +1,6 @@
 //===- PlacementGraph.cpp - IR functions as placement graphs --------------===//
 
-#include "Doppler/Transforms/PlacementGraph.h"
+#include "Doppler/Analysis/PlacementGraph.h"
 #include "Doppler/Dialect/DopplerOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"

@@ -58,15 +58,15 @@ struct DiscardableAttr {
   DiscardableKind kind;
 };
 constexpr DiscardableAttr kDiscardableAttrs[] = {
-    {"doppler.device", DiscardableKind::Device},
+    {kDeviceAttr, DiscardableKind::Device},
     // Cost model results and simulated schedule, in the graph's cost units.
-    {"doppler.compute_cost", DiscardableKind::NonNegativeFloat},
-    {"doppler.transfer_cost", DiscardableKind::NonNegativeFloat},
-    {"doppler.start", DiscardableKind::NonNegativeFloat},
-    {"doppler.end", DiscardableKind::NonNegativeFloat},
-    {"doppler.makespan", DiscardableKind::NonNegativeFloat},
+    {kComputeCostAttr, DiscardableKind::NonNegativeFloat},
+    {kTransferCostAttr, DiscardableKind::NonNegativeFloat},
+    {kStartAttr, DiscardableKind::NonNegativeFloat},
+    {kEndAttr, DiscardableKind::NonNegativeFloat},
+    {kMakespanAttr, DiscardableKind::NonNegativeFloat},
     // Explicit per-index partition counts for decomposition.
-    {"doppler.parts", DiscardableKind::PositiveInts},
+    {kPartsAttr, DiscardableKind::PositiveInts},
 };
 } // namespace
 

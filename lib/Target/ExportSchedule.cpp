@@ -2,7 +2,7 @@
 
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Target/Translations.h"
-#include "Doppler/Transforms/PlacementGraph.h"
+#include "Doppler/Analysis/PlacementGraph.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"

@@ -1,13 +1,7 @@
 //===- AnnotateCosts.cpp - Roofline compute and link transfer costs -------===//
 
-#include "Doppler/Dialect/DopplerOps.h"
-#include "Doppler/Placement/SystemDescription.h"
+#include "Doppler/Analysis/CostModel.h"
 #include "Doppler/Transforms/Passes.h"
-#include "Doppler/Transforms/PlacementGraph.h"
-
-#include "mlir/IR/BuiltinTypes.h"
-#include "mlir/IR/TypeUtilities.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::doppler {
 #define GEN_PASS_DEF_DOPPLERANNOTATECOSTSPASS
@@ -20,95 +14,28 @@ using ::doppler::placement::SystemDescription;
 
 namespace {
 
-double valueBytes(Type type) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (!shaped || !shaped.hasStaticShape())
-    return 0;
-  Type element = shaped.getElementType();
-  if (!element.isIntOrFloat())
-    return 0;
-  return static_cast<double>(shaped.getNumElements()) *
-         ((element.getIntOrFloatBitWidth() + 7) / 8);
-}
-
-double resultBytes(Operation *op) {
-  double bytes = 0;
-  for (Type type : op->getResultTypes())
-    bytes += valueBytes(type);
-  return bytes;
-}
-
-/// "f32", "bf16", ...: the key of the system's peak FLOP/s table.
-std::string elementTypeName(Operation *op) {
-  Type type = op->getNumResults() ? op->getResult(0).getType()
-              : op->getNumOperands() ? op->getOperand(0).getType()
-                                     : Type();
-  if (!type)
-    return "default";
-  std::string name;
-  llvm::raw_string_ostream os(name);
-  getElementTypeOrSelf(type).print(os);
-  return name;
-}
-
-bool isGemm(EinsumOp einsum) {
-  return einsum.getJoin() == JoinKind::Mul && einsum.getAggregation() &&
-         *einsum.getAggregation() == AggKind::Add;
-}
-
 class AnnotateCostsPass
     : public mlir::doppler::impl::DopplerAnnotateCostsPassBase<AnnotateCostsPass> {
 public:
   using Base::Base;
 
-  void runOnOperation() override {
+  LogicalResult initialize(MLIRContext *context) override {
     std::string error;
-    std::optional<SystemDescription> description =
-        SystemDescription::load(system, &error);
-    if (!description) {
-      getOperation().emitError() << "doppler-annotate-costs: " << error;
-      return signalPassFailure();
-    }
-    Builder builder(&getContext());
-    getOperation().walk([&](FunctionOpInterface function) {
-      if (function.isExternal())
-        return;
-      for (Block &block : function.getFunctionBody()) {
-        for (Operation &op : block) {
-          if (op.hasTrait<OpTrait::IsTerminator>() || isa<TaskOp>(op))
-            continue;
-          double flops = 0, bytes = 0;
-          if (auto work = dyn_cast<WorkOpInterface>(op)) {
-            flops = work.getFlops();
-            bytes = work.getBytesRead() + work.getBytesWritten();
-            ++numCosted;
-          } else {
-            for (Type type : op.getOperandTypes())
-              bytes += valueBytes(type);
-            bytes += resultBytes(&op);
-            ++numFallback;
-          }
-          double compute;
-          auto einsum = dyn_cast<EinsumOp>(op);
-          // A mul-add contraction runs as a GEMM, whose rate is peak_flops;
-          // any other einsum applies its join once per point of its
-          // iteration space, at the device's rate for that join if listed.
-          if (einsum && !isGemm(einsum))
-            compute = description->computeCost(
-                0, flops, bytes, elementTypeName(&op),
-                toSupport(einsum.getJoin()),
-                static_cast<double>(einsum.getIndexSizes().iterationSpace()));
-          else
-            compute =
-                description->computeCost(0, flops, bytes, elementTypeName(&op));
-          double transfer =
-              description->worstTransferCost(0, resultBytes(&op));
-          op.setAttr(kComputeCostAttr, builder.getF64FloatAttr(compute));
-          op.setAttr(kTransferCostAttr, builder.getF64FloatAttr(transfer));
-        }
-      }
-    });
+    description = SystemDescription::load(system, &error);
+    if (!description)
+      return emitError(UnknownLoc::get(context))
+             << "doppler-annotate-costs: " << error;
+    return success();
   }
+
+  void runOnOperation() override {
+    CostCounts counts = annotateCosts(getOperation(), *description);
+    numCosted += counts.fromWork;
+    numFallback += counts.asCopies;
+  }
+
+private:
+  std::optional<SystemDescription> description;
 };
 
 } // namespace

@@ -39,7 +39,6 @@ using namespace mlir::doppler;
 
 namespace {
 
-constexpr StringLiteral kPartsAttr("doppler.parts");
 constexpr int64_t kMaxParts = 4096;
 /// How deep getRegion looks through chains of slices and assembles; beyond
 /// that a value is sliced as it is (still correct, just more copying).
@@ -50,9 +49,9 @@ constexpr unsigned kMaxTilingDepth = 3;
 /// Discardable attributes that no longer hold for a block of an op: costs
 /// and schedule times must be re-annotated, and the parts are consumed.
 bool isStaleAfterSplit(StringRef name) {
-  return name == kPartsAttr || name == "doppler.compute_cost" ||
-         name == "doppler.transfer_cost" || name == "doppler.start" ||
-         name == "doppler.end" || name == "doppler.makespan";
+  return name == kPartsAttr || name == kComputeCostAttr ||
+         name == kTransferCostAttr || name == kStartAttr || name == kEndAttr ||
+         name == kMakespanAttr;
 }
 
 //===----------------------------------------------------------------------===//
@@ -521,7 +520,7 @@ void Decomposer::decompose(EinsumOp op, const EinsumShape &shape,
     if (!isStaleAfterSplit(attr.getName().strref()))
       kept.push_back(attr);
   Attribute device =
-      op->getDiscardableAttr(DopplerDialect::getDeviceAttrName());
+      op->getDiscardableAttr(kDeviceAttr);
 
   SmallVector<SmallVector<int64_t>> cuts;
   for (auto [extent, count] : llvm::zip_equal(shape.extents, parts))
@@ -587,7 +586,7 @@ void Decomposer::decompose(EinsumOp op, const EinsumShape &shape,
     auto assemble =
         AssembleOp::create(builder, loc, resultType, outGrid, outBlocks);
     if (device)
-      assemble->setAttr(DopplerDialect::getDeviceAttrName(), device);
+      assemble->setAttr(kDeviceAttr, device);
     noteGlue(assemble);
     whole = assemble;
   }
@@ -667,26 +666,26 @@ class DecomposePass
 public:
   using Base::Base;
 
+  LogicalResult initialize(MLIRContext *context) override {
+    if (parts < 1 || parts > kMaxParts)
+      return emitError(UnknownLoc::get(context))
+             << "doppler-decompose: option 'parts' must be between 1 and "
+             << kMaxParts << ", got " << parts.getValue();
+    if (minPoints < 0)
+      return emitError(UnknownLoc::get(context))
+             << "doppler-decompose: option 'min-points' must be "
+                "non-negative, got "
+             << minPoints.getValue();
+    return success();
+  }
+
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (parts < 1 || parts > kMaxParts) {
-      module.emitError() << "doppler-decompose: option 'parts' must be "
-                            "between 1 and "
-                         << kMaxParts << ", got " << parts.getValue();
-      return signalPassFailure();
-    }
-    if (minPoints < 0) {
-      module.emitError() << "doppler-decompose: option 'min-points' must be "
-                            "non-negative, got "
-                         << minPoints.getValue();
-      return signalPassFailure();
-    }
 
     // Program order: producers come before their consumers, so each einsum
     // sees its producers' partitions.
     SmallVector<EinsumOp> einsums;
     bool valid = true;
-    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (auto einsum = dyn_cast<EinsumOp>(op)) {
         valid &= succeeded(verifyInput(einsum));
         einsums.push_back(einsum);

@@ -1,8 +1,9 @@
 //===- InsertTransfers.cpp - One transfer per value and device ------------===//
 
+#include "Doppler/Analysis/PlacementChecks.h"
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Transforms/Passes.h"
-#include "Doppler/Transforms/PlacementGraph.h"
+#include "Doppler/Analysis/PlacementGraph.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -10,8 +11,6 @@
 
 namespace mlir::doppler {
 #define GEN_PASS_DEF_DOPPLERINSERTTRANSFERSPASS
-#define GEN_PASS_DEF_DOPPLERVERIFYPLACEDPASS
-#define GEN_PASS_DEF_DOPPLERVERIFYTRANSFERSPASS
 #include "Doppler/Transforms/Passes.h.inc"
 } // namespace mlir::doppler
 
@@ -26,100 +25,13 @@ Operation *topLevelAncestor(Operation *op, Block &body) {
   return body.findAncestorOpInBlock(*op);
 }
 
-/// Every non-terminator op directly in the body must be placed.
-LogicalResult verifyPlaced(FunctionOpInterface function) {
-  bool ok = true;
-  for (Block &block : function.getFunctionBody())
-    for (Operation &op : block)
-      if (!op.hasTrait<OpTrait::IsTerminator>() && getDevice(&op) < 0) {
-        op.emitOpError() << "is not placed (no " << kDeviceAttr
-                         << "); run doppler-place first";
-        ok = false;
-      }
-  return success(ok);
-}
-
-LogicalResult verifyTransfers(FunctionOpInterface function) {
-  bool ok = true;
-  if (function.isExternal())
-    return success();
-  Block &body = function.getFunctionBody().front();
-  for (Operation &op : body) {
-    if (op.hasTrait<OpTrait::IsTerminator>())
-      continue;
-    int64_t device = getDevice(&op);
-    auto check = [&](Operation *user, Value operand) {
-      Operation *producer = operand.getDefiningOp();
-      if (!producer || producer->getBlock() != &body)
-        return; // arguments are everywhere; nested values stay local
-      int64_t from = getDevice(producer);
-      if (auto transfer = dyn_cast<TransferOp>(user)) {
-        if (user == &op && transfer.getSource().getId() != from) {
-          user->emitOpError() << "moves a value from device "
-                              << transfer.getSource().getId()
-                              << " but its producer is on device " << from;
-          ok = false;
-        }
-        return;
-      }
-      if (from != device) {
-        user->emitOpError() << "on device " << device
-                            << " uses a value produced on device " << from
-                            << " without a doppler.transfer";
-        ok = false;
-      }
-    };
-    if (auto transfer = dyn_cast<TransferOp>(op)) {
-      if (transfer.getTarget().getId() != device) {
-        op.emitOpError() << "moves to device "
-                         << transfer.getTarget().getId()
-                         << " but is placed on device " << device;
-        ok = false;
-      }
-    }
-    op.walk([&](Operation *nested) {
-      for (Value operand : nested->getOperands())
-        check(nested == &op ? &op : nested, operand);
-    });
-  }
-  return success(ok);
-}
-
-class VerifyPlacedPass
-    : public mlir::doppler::impl::DopplerVerifyPlacedPassBase<VerifyPlacedPass> {
-  void runOnOperation() override {
-    bool ok = true;
-    getOperation().walk([&](FunctionOpInterface function) {
-      ok &= succeeded(verifyPlaced(function));
-    });
-    if (!ok)
-      signalPassFailure();
-    markAllAnalysesPreserved();
-  }
-};
-
-class VerifyTransfersPass
-    : public mlir::doppler::impl::DopplerVerifyTransfersPassBase<
-          VerifyTransfersPass> {
-  void runOnOperation() override {
-    bool ok = true;
-    getOperation().walk([&](FunctionOpInterface function) {
-      ok &= succeeded(verifyPlaced(function)) &&
-            succeeded(verifyTransfers(function));
-    });
-    if (!ok)
-      signalPassFailure();
-    markAllAnalysesPreserved();
-  }
-};
-
 class InsertTransfersPass
     : public mlir::doppler::impl::DopplerInsertTransfersPassBase<
           InsertTransfersPass> {
 public:
   void runOnOperation() override {
     bool ok = true;
-    getOperation().walk([&](FunctionOpInterface function) {
+    getOperation()->walk([&](FunctionOpInterface function) {
       if (function.isExternal())
         return;
       if (failed(verifyPlaced(function))) {

@@ -7,7 +7,7 @@
 #include "Doppler/Placement/Search.h"
 #include "Doppler/Placement/Simulator.h"
 #include "Doppler/Transforms/Passes.h"
-#include "Doppler/Transforms/PlacementGraph.h"
+#include "Doppler/Analysis/PlacementGraph.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/Format.h"
@@ -28,42 +28,36 @@ class PlaceDevicesPass
 public:
   using Base::Base;
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    if (devices < 1) {
-      module.emitError() << "doppler-place: devices must be at least 1, got "
-                         << static_cast<int>(devices);
-      return signalPassFailure();
-    }
+  LogicalResult initialize(MLIRContext *context) override {
+    auto error = [&]() { return emitError(UnknownLoc::get(context)); };
+    if (devices < 1)
+      return error() << "doppler-place: devices must be at least 1, got "
+                     << static_cast<int>(devices);
     const std::vector<std::string> &known = placement::placementPolicyNames();
     if (std::find(known.begin(), known.end(), policy.getValue()) ==
         known.end()) {
-      InFlightDiagnostic diag = module.emitError()
-                                << "doppler-place: unknown policy '" << policy
-                                << "' (known: ";
+      InFlightDiagnostic diag = error() << "doppler-place: unknown policy '"
+                                        << policy << "' (known: ";
       llvm::interleaveComma(known, diag);
       diag << ")";
-      return signalPassFailure();
+      return diag;
     }
     bool learned = policy.getValue() == placement::kLearnedPolicyName;
-    if (samples < 0) {
-      module.emitError() << "doppler-place: samples must not be negative, got "
-                         << static_cast<int>(samples);
-      return signalPassFailure();
-    }
-    if (!learned && (samples != 0 || !model.getValue().empty())) {
-      module.emitError() << "doppler-place: samples and model apply to policy "
-                         << placement::kLearnedPolicyName << " only, not '"
-                         << policy << "'";
-      return signalPassFailure();
-    }
-    if (refineSeconds < 0 || refineEvaluations < 0) {
-      module.emitError()
-          << "doppler-place: refinement budgets must not be negative";
-      return signalPassFailure();
-    }
+    if (samples < 0)
+      return error() << "doppler-place: samples must not be negative, got "
+                     << static_cast<int>(samples);
+    if (!learned && (samples != 0 || !model.getValue().empty()))
+      return error() << "doppler-place: samples and model apply to policy "
+                     << placement::kLearnedPolicyName << " only, not '"
+                     << policy << "'";
+    if (refineSeconds < 0 || refineEvaluations < 0)
+      return error() << "doppler-place: refinement budgets must not be "
+                        "negative";
+    return success();
+  }
 
-    WalkResult result = module.walk([&](FunctionOpInterface function) {
+  void runOnOperation() override {
+    WalkResult result = getOperation()->walk([&](FunctionOpInterface function) {
       if (function.isExternal())
         return WalkResult::advance();
       return failed(placeFunction(function)) ? WalkResult::interrupt()

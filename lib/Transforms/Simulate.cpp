@@ -3,7 +3,7 @@
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Placement/Simulator.h"
 #include "Doppler/Transforms/Passes.h"
-#include "Doppler/Transforms/PlacementGraph.h"
+#include "Doppler/Analysis/PlacementGraph.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -23,7 +23,7 @@ class SimulatePass
     : public mlir::doppler::impl::DopplerSimulatePassBase<SimulatePass> {
 public:
   void runOnOperation() override {
-    WalkResult result = getOperation().walk([&](FunctionOpInterface function) {
+    WalkResult result = getOperation()->walk([&](FunctionOpInterface function) {
       if (function.isExternal())
         return WalkResult::advance();
       return failed(simulate(function)) ? WalkResult::interrupt()

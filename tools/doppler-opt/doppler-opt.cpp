@@ -6,7 +6,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Doppler/Conversion/Passes.h"
 #include "Doppler/Dialect/DopplerDialect.h"
+#include "Doppler/Dialect/LinalgWorkModels.h"
 #include "Doppler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -25,8 +27,11 @@ int main(int argc, char **argv) {
                   mlir::tensor::TensorDialect>();
   // What doppler-lower-to-runtime produces, so that its output parses again.
   registry.insert<mlir::LLVM::LLVMDialect>();
+  // Work (FLOPs, bytes) of the linalg/tensor ops a conversion leaves.
+  mlir::doppler::registerLinalgWorkModels(registry);
   mlir::doppler::registerDopplerPasses();
   mlir::doppler::registerDopplerPipeline();
+  mlir::doppler::registerDopplerConversionPasses();
   // Generic cleanups users chain with ours (canonicalize, cse, ...).
   mlir::registerTransformsPasses();
   return mlir::asMainReturnCode(

@@ -31,8 +31,8 @@
 #include "Doppler/Dialect/DopplerDialect.h"
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Interpreter/Interpreter.h"
-#include "Doppler/Target/RuntimeProgram.h"
-#include "Doppler/Transforms/PlacementGraph.h"
+#include "Doppler/Conversion/DopplerToRuntime.h"
+#include "Doppler/Analysis/PlacementGraph.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

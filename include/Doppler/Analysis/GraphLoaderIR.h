@@ -8,7 +8,7 @@
 #ifndef DOPPLER_TARGET_GRAPHLOADERIR_H
 #define DOPPLER_TARGET_GRAPHLOADERIR_H
 
-#include "Doppler/Target/GraphLoader.h"
+#include "Doppler/Analysis/GraphLoader.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"

@@ -6,9 +6,10 @@
 // Passes call lib/Placement through this; they never reimplement it.
 //
 //===----------------------------------------------------------------------===//
-#ifndef DOPPLER_TRANSFORMS_PLACEMENTGRAPH_H
-#define DOPPLER_TRANSFORMS_PLACEMENTGRAPH_H
+#ifndef DOPPLER_ANALYSIS_PLACEMENTGRAPH_H
+#define DOPPLER_ANALYSIS_PLACEMENTGRAPH_H
 
+#include "Doppler/Dialect/DopplerDialect.h"
 #include "Doppler/Placement/Graph.h"
 
 #include "mlir/IR/Operation.h"
@@ -18,14 +19,6 @@
 #include <vector>
 
 namespace mlir::doppler {
-
-/// Names of the discardable attributes the passes read and write.
-constexpr StringLiteral kComputeCostAttr = "doppler.compute_cost";
-constexpr StringLiteral kTransferCostAttr = "doppler.transfer_cost";
-constexpr StringLiteral kDeviceAttr = "doppler.device";
-constexpr StringLiteral kStartAttr = "doppler.start";
-constexpr StringLiteral kEndAttr = "doppler.end";
-constexpr StringLiteral kMakespanAttr = "doppler.makespan";
 
 /// A function body seen as a placement graph.
 struct IRGraph {
@@ -62,4 +55,4 @@ void setDevice(Operation *op, int64_t device);
 
 } // namespace mlir::doppler
 
-#endif // DOPPLER_TRANSFORMS_PLACEMENTGRAPH_H
+#endif // DOPPLER_ANALYSIS_PLACEMENTGRAPH_H

@@ -25,11 +25,23 @@ def Doppler_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 0;
   let hasOperationAttrVerify = 1;
+  // The discardable attributes the passes read and write, on ops of any
+  // dialect (the dialect verifies them wherever they appear): the placement,
+  // the cost model's results and the simulated schedule (in the graph's cost
+  // units, microseconds for the IR), and explicit partition counts for
+  // doppler-decompose. C++ names them through the generated helpers
+  // (DopplerDialect::DeviceAttrHelper::getNameStr(), ...), aliased as
+  // kDeviceAttr, ... in DopplerDialect.h.
+  let discardableAttrs = (ins
+    "::mlir::doppler::DeviceAttr":$device,
+    "::mlir::FloatAttr":$compute_cost,
+    "::mlir::FloatAttr":$transfer_cost,
+    "::mlir::FloatAttr":$start,
+    "::mlir::FloatAttr":$end,
+    "::mlir::FloatAttr":$makespan,
+    "::mlir::DenseI64ArrayAttr":$parts
+  );
   let extraClassDeclaration = [{
-    /// Name of the discardable attribute that places an op on a device.
-    static constexpr ::llvm::StringLiteral getDeviceAttrName() {
-      return ::llvm::StringLiteral("doppler.device");
-    }
   private:
     void registerAttributes();
     void registerTypes();

@@ -158,8 +158,12 @@ def Doppler_TransferOp : Doppler_Op<"transfer", [
   let hasFolder = 1;
 }
 
+// Not Pure: two tasks with the same kind, costs and inputs are still two
+// nodes of the imported graph (CSE must not merge them), and a task whose
+// value nobody reads is still work the graph does (DCE must not drop it).
+// With no effect trait, MLIR treats the op as having unknown effects.
 def Doppler_TaskOp : Doppler_Op<"task", [
-    Pure, DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
+    DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
   let summary = "a cost-only op of an imported graph";
   let description = [{
     An op known only by its costs: `compute` is the time it takes on a

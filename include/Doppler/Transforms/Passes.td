@@ -5,6 +5,18 @@
 
 include "mlir/Pass/PassBase.td"
 
+// Anchoring. The per-function passes (costs, decomposition, placement,
+// transfers, their checks, simulation) are op-agnostic: scheduled on a
+// function (any FunctionOpInterface op: func.func, util.func, ...) they work
+// on that function alone, scheduled on a module on every function in it.
+// So `doppler-opt --doppler-place` works from the command line (MLIR cannot
+// nest an interface-anchored pass implicitly), and
+// `--pass-pipeline="builtin.module(any(doppler-place))"` (or `func.func(...)`)
+// lets the pass manager run the functions in parallel. Only what needs the
+// whole module runs on it (doppler-work-summary, which prints functions in
+// order; doppler-lower-to-runtime, which adds module-level symbols). Options
+// are checked once, in each pass's initialize().
+
 def DopplerWorkSummaryPass : Pass<"doppler-work-summary", "::mlir::ModuleOp"> {
   let summary = "Print the work of every function: ops, FLOPs, bytes";
   let description = [{
@@ -32,7 +44,7 @@ def DopplerWorkSummaryPass : Pass<"doppler-work-summary", "::mlir::ModuleOp"> {
   ];
 }
 
-def DopplerAnnotateCostsPass : Pass<"doppler-annotate-costs", "::mlir::ModuleOp"> {
+def DopplerAnnotateCostsPass : Pass<"doppler-annotate-costs"> {
   let summary = "Attach a compute and a transfer cost to every op";
   let description = [{
     Sets `doppler.compute_cost` and `doppler.transfer_cost` (f64, in
@@ -68,7 +80,7 @@ def DopplerAnnotateCostsPass : Pass<"doppler-annotate-costs", "::mlir::ModuleOp"
   ];
 }
 
-def DopplerPlacePass : Pass<"doppler-place", "::mlir::ModuleOp"> {
+def DopplerPlacePass : Pass<"doppler-place"> {
   let summary = "Place every op of every function on a device";
   let description = [{
     Builds a placement graph of each function (one node per op, edges from
@@ -114,7 +126,7 @@ def DopplerPlacePass : Pass<"doppler-place", "::mlir::ModuleOp"> {
   ];
 }
 
-def DopplerInsertTransfersPass : Pass<"doppler-insert-transfers", "::mlir::ModuleOp"> {
+def DopplerInsertTransfersPass : Pass<"doppler-insert-transfers"> {
   let summary = "Make every cross-device use go through a doppler.transfer";
   let description = [{
     For every value used on a device other than its producer's, inserts one
@@ -135,7 +147,7 @@ def DopplerInsertTransfersPass : Pass<"doppler-insert-transfers", "::mlir::Modul
   let dependentDialects = ["::mlir::doppler::DopplerDialect"];
 }
 
-def DopplerVerifyPlacedPass : Pass<"doppler-verify-placed", "::mlir::ModuleOp"> {
+def DopplerVerifyPlacedPass : Pass<"doppler-verify-placed"> {
   let summary = "Check that every op in a function body has a device";
   let description = [{
     Verification between phases: every op directly in a function body but
@@ -143,7 +155,7 @@ def DopplerVerifyPlacedPass : Pass<"doppler-verify-placed", "::mlir::ModuleOp"> 
   }];
 }
 
-def DopplerVerifyTransfersPass : Pass<"doppler-verify-transfers", "::mlir::ModuleOp"> {
+def DopplerVerifyTransfersPass : Pass<"doppler-verify-transfers"> {
   let summary = "Check that no value crosses devices without a transfer";
   let description = [{
     Verification after `doppler-insert-transfers`: every operand produced by
@@ -152,7 +164,7 @@ def DopplerVerifyTransfersPass : Pass<"doppler-verify-transfers", "::mlir::Modul
   }];
 }
 
-def DopplerSimulatePass : Pass<"doppler-simulate", "::mlir::ModuleOp"> {
+def DopplerSimulatePass : Pass<"doppler-simulate"> {
   let summary = "Attach predicted start and end times and the makespan";
   let description = [{
     Simulates each placed function on the work-conserving engine of the
@@ -168,7 +180,7 @@ def DopplerSimulatePass : Pass<"doppler-simulate", "::mlir::ModuleOp"> {
   ];
 }
 
-def DopplerDecomposePass : Pass<"doppler-decompose", "::mlir::ModuleOp"> {
+def DopplerDecomposePass : Pass<"doppler-decompose"> {
   let summary = "Split every einsum into blocks (EinDecomp-style tensor-relational decomposition)";
   let description = [{
     Every `doppler.einsum` gets a partition count per index and becomes one
@@ -243,61 +255,6 @@ def DopplerDecomposePass : Pass<"doppler-decompose", "::mlir::ModuleOp"> {
               "Slices and assembles created (and still used)">,
   ];
   let dependentDialects = ["::mlir::doppler::DopplerDialect"];
-}
-
-def DopplerLowerToRuntimePass : Pass<"doppler-lower-to-runtime", "::mlir::ModuleOp"> {
-  let summary = "Lower placed functions to calls of the runtime's C API";
-  let description = [{
-    Replaces every placed function `@f` (every op has `doppler.device`,
-    every use across devices goes through a `doppler.transfer`) by an LLVM
-    dialect function `@doppler_build_f(%graph: !llvm.ptr) -> i32` that adds
-    the same tasks to a runtime graph through the C API of
-    `runtime/include/doppler/runtime/CApi.h` (`dopplerRtGraphAddInput`,
-    `...AddEinsum`, `...AddTransfer`, ...; specs and shapes are
-    `llvm.mlir.global` constants) and returns 0, or -1 at the first call
-    that fails (message: `dopplerRtGraphError`). The graph is the one
-    `doppler-run` builds from the same function (RuntimeProgram): arguments
-    become one graph input per device that reads them (with
-    `inputs=first-user`, one on the first user's device), results become
-    outputs, simulated start times become priorities.
-
-    With `entry=main`, also emits `llvm.func @main() -> i32` that creates a
-    graph, builds it, optionally writes it as a plan (`plan=FILE`), runs it
-    on `devices` CPU devices with the seeded inputs of `doppler-run` and
-    `doppler-interpret` (`seed`), prints one line per output
-    (`output 0: f32[16x24] sum ... l2 ...`), optionally writes the outputs
-    as JSON (`outputs=FILE`, for `doppler-run --compare-outputs`), and
-    returns 0 (1 on failure). The result is pure LLVM dialect:
-
-    ```sh
-    doppler-opt placed.mlir --doppler-lower-to-runtime="entry=main" -o lowered.mlir
-    mlir-runner lowered.mlir -e main -entry-point-result=i32 \
-        --shared-libs=build/lib/libDopplerRuntimeC.so
-    ```
-  }];
-  let options = [
-    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
-           "Also emit this entry point (e.g. main); empty: none">,
-    Option<"function", "function", "std::string", /*default=*/"\"\"",
-           "The function the entry point runs (default: the first lowered)">,
-    Option<"devices", "devices", "int", /*default=*/"0",
-           "Entry point: CPU devices (0: the highest device id used + 1)">,
-    Option<"seed", "seed", "uint64_t", /*default=*/"0",
-           "Entry point: seed of the random inputs">,
-    Option<"outputs", "outputs", "std::string", /*default=*/"\"\"",
-           "Entry point: write the outputs as JSON to this file">,
-    Option<"plan", "plan", "std::string", /*default=*/"\"\"",
-           "Entry point: write the task graph as a plan to this file">,
-    Option<"delayTasks", "delay-tasks", "bool", /*default=*/"false",
-           "Lower cost-only doppler.task ops to delays of their compute cost">,
-    Option<"inputs", "inputs", "std::string", /*default=*/"\"every-user\"",
-           "Where arguments live: every-user or first-user">,
-  ];
-  let statistics = [
-    Statistic<"numLowered", "functions-lowered", "Functions lowered">,
-    Statistic<"numTasks", "tasks", "Runtime tasks the lowered code adds">,
-  ];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // DOPPLER_TRANSFORMS_PASSES_TD

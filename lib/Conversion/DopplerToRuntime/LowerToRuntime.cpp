@@ -2,23 +2,22 @@
 //
 // Every placed function @f becomes `llvm.func @doppler_build_f(%graph:
 // !llvm.ptr) -> i32`, a straight line of C API calls (CApi.h) that add the
-// same tasks, in the same order, that RuntimeProgram (lib/Target, used by
-// doppler-run) adds for f, so that the two give the same plan; a lit test
-// diffs them. Every call's result is checked and the first failure returns
-// -1 (the message is in dopplerRtGraphError). Constants (specs, shapes,
-// offsets) are internal `llvm.mlir.global`s, shared between calls; operand
-// lists go through one stack buffer sized for the longest list.
+// tasks PlacedFunctionWalker finds in f: the walk that also builds
+// doppler-run's plans (RuntimePlan.cpp), so the two give the same plan.
+// Every call's result is checked and the first failure returns -1 (the
+// message is in dopplerRtGraphError). Constants (specs, shapes, offsets)
+// are internal `llvm.mlir.global`s, shared between calls; operand lists go
+// through one stack buffer sized for the longest list.
 //
-// The pass only emits calls, so the library layering holds: lib/Transforms
-// does not link the runtime; the lowered code does, at run time.
+// The pass only emits calls, so it does not link the runtime; the lowered
+// code does, at run time.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Support/EinsumSpec.h"
-#include "Doppler/Transforms/Passes.h"
-#include "Doppler/Transforms/PlacementGraph.h"
-#include "Doppler/Transforms/RuntimeTypes.h"
+#include "Doppler/Conversion/Passes.h"
+#include "Doppler/Conversion/PlacedFunctionWalker.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -26,28 +25,17 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/StringMap.h"
 
-#include <cmath>
-#include <map>
 
 namespace mlir::doppler {
 #define GEN_PASS_DEF_DOPPLERLOWERTORUNTIMEPASS
-#include "Doppler/Transforms/Passes.h.inc"
+#include "Doppler/Conversion/Passes.h.inc"
 } // namespace mlir::doppler
 
 using namespace mlir;
 using namespace mlir::doppler;
 
 namespace {
-
-/// Element type codes of CApi.h (DOPPLER_RT_F32, ...).
-FailureOr<int32_t> elementTypeCode(Type type, Operation *op) {
-  FailureOr<RuntimeElement> element = getRuntimeElement(type, op);
-  if (failed(element))
-    return failure();
-  return static_cast<int32_t>(*element);
-}
 
 /// Declarations, constants and checked calls in the module being lowered.
 class Emitter {
@@ -146,42 +134,190 @@ private:
   Operation *lastTopOp = nullptr;
 };
 
-/// Lowers one function into @doppler_build_<name>.
-class FunctionLowering {
+/// The sink of PlacedFunctionWalker that lowers one function into
+/// @doppler_build_<name>: every task becomes a checked C API call.
+class FunctionLowering final : public RuntimeTaskSink {
 public:
-  FunctionLowering(Emitter &emitter, func::FuncOp function, bool delayTasks,
-                   bool firstUser)
-      : e(emitter), function(function), delayTasks(delayTasks),
-        firstUser(firstUser), builder(function.getContext()) {}
+  explicit FunctionLowering(Emitter &emitter)
+      : e(emitter), builder(emitter.ctx), loc(UnknownLoc::get(emitter.ctx)) {}
 
-  /// Emits the builder function; fails with an error at the offending op.
-  FailureOr<LLVM::LLVMFuncOp> run();
+  /// The builder function (null before begin()).
+  LLVM::LLVMFuncOp builderFunc;
   int64_t numTasks = 0;
-  int maxDevice = -1;
+
+  LogicalResult
+  begin(FunctionOpInterface function, double predictedSeconds,
+        ArrayRef<std::pair<RankedTensorType, RuntimeElement>> arguments,
+        std::string &) override;
+  void startOp(Operation &op) override { loc = op.getLoc(); }
+  void beginTask(int device) override {
+    taskDevice = e.constI32(builder, loc, device);
+  }
+
+  FailureOr<TaskRef> addInput(unsigned index, int device,
+                              std::string &) override {
+    ArrayRef<int64_t> shape = argumentTypes[index].getShape();
+    auto addInput = e.declare("dopplerRtGraphAddInput", e.i64,
+                              {e.ptrType, e.i32, e.i32, e.ptrType, e.i32});
+    Value input =
+        checkedCall(addInput, {graph, e.constI32(builder, loc, device),
+                               e.constI32(builder, loc, argumentCodes[index]),
+                               e.int64s(builder, loc, shape),
+                               e.constI32(builder, loc, shape.size())});
+    auto bind = e.declare("dopplerRtGraphBindArgument", e.i32,
+                          {e.ptrType, e.i64, e.i32});
+    checkedCall(bind, {graph, input, e.constI32(builder, loc, index)});
+    return remember(input);
+  }
+
+  FailureOr<TaskRef> moveArgument(TaskRef input, int device,
+                                  std::string &) override {
+    // One runtime transfer per (argument, device), like TaskGraph::onDevice.
+    return transfer(input, e.constI32(builder, loc, device));
+  }
+
+  FailureOr<TaskRef> addTransfer(TaskRef source, int, double seconds,
+                                 std::string &) override {
+    if (seconds >= 0) {
+      auto timed = e.declare("dopplerRtGraphAddTimedTransfer", e.i64,
+                             {e.ptrType, e.i64, e.i32, e.f64});
+      return task(checkedCall(timed, {graph, ids[source], taskDevice,
+                                      e.constF64(builder, loc, seconds)}));
+    }
+    return transfer(source, taskDevice);
+  }
+
+  FailureOr<TaskRef> addDelay(int, double seconds,
+                              ArrayRef<TaskRef> inputs,
+                              std::string &) override {
+    auto addDelay = e.declare("dopplerRtGraphAddDelay", e.i64,
+                              {e.ptrType, e.i32, e.f64, e.ptrType, e.i32});
+    return task(checkedCall(addDelay, {graph, taskDevice,
+                                       e.constF64(builder, loc, seconds),
+                                       operandList(inputs),
+                                       e.constI32(builder, loc, inputs.size())}));
+  }
+
+  FailureOr<TaskRef> addEinsum(EinsumOp einsum, int,
+                               ArrayRef<TaskRef> inputs,
+                               std::string &) override {
+    auto addEinsum = e.declare("dopplerRtGraphAddEinsum", e.i64,
+                               {e.ptrType, e.i32, e.ptrType, e.ptrType,
+                                e.ptrType, e.f64, e.ptrType, e.i32});
+    Value aggregation = einsum.getAggregation()
+                            ? e.string(builder, loc,
+                                       ::doppler::aggKindName(
+                                           toSupport(*einsum.getAggregation())))
+                            : e.null(builder, loc);
+    double scalar =
+        einsum.getScalar() ? einsum.getScalar()->convertToDouble() : 0.0;
+    return task(checkedCall(
+        addEinsum,
+        {graph, taskDevice, e.string(builder, loc, einsum.getSpec()),
+         e.string(builder, loc,
+                  ::doppler::joinKindName(toSupport(einsum.getJoin()))),
+         aggregation, e.constF64(builder, loc, scalar), operandList(inputs),
+         e.constI32(builder, loc, inputs.size())}));
+  }
+
+  FailureOr<TaskRef> addSlice(SliceOp slice, int, TaskRef input,
+                              RankedTensorType result,
+                              std::string &) override {
+    auto addSlice =
+        e.declare("dopplerRtGraphAddSlice", e.i64,
+                  {e.ptrType, e.i32, e.i64, e.ptrType, e.ptrType, e.i32});
+    return task(checkedCall(addSlice,
+                            {graph, taskDevice, ids[input],
+                             e.int64s(builder, loc, slice.getOffsets()),
+                             e.int64s(builder, loc, result.getShape()),
+                             e.constI32(builder, loc, result.getRank())}));
+  }
+
+  FailureOr<TaskRef> addFill(FillOp fill, int, RankedTensorType result,
+                             RuntimeElement element,
+                             std::string &) override {
+    auto addFill =
+        e.declare("dopplerRtGraphAddFill", e.i64,
+                  {e.ptrType, e.i32, e.i32, e.ptrType, e.i32, e.f64});
+    return task(checkedCall(
+        addFill, {graph, taskDevice,
+                  e.constI32(builder, loc, static_cast<int32_t>(element)),
+                  e.int64s(builder, loc, result.getShape()),
+                  e.constI32(builder, loc, result.getRank()),
+                  e.constF64(builder, loc, fill.getValue().convertToDouble())}));
+  }
+
+  FailureOr<TaskRef> addAssemble(AssembleOp assemble, int,
+                                 ArrayRef<std::vector<int64_t>> extents,
+                                 ArrayRef<TaskRef> blocks,
+                                 std::string &) override {
+    // Extents of each grid row, dimension after dimension (CApi.h's layout).
+    SmallVector<int64_t> flat;
+    for (const std::vector<int64_t> &rows : extents)
+      flat.append(rows.begin(), rows.end());
+    ArrayRef<int64_t> grid = assemble.getGrid();
+    auto addAssemble = e.declare(
+        "dopplerRtGraphAddAssemble", e.i64,
+        {e.ptrType, e.i32, e.ptrType, e.i32, e.ptrType, e.ptrType, e.i32});
+    return task(checkedCall(addAssemble,
+                            {graph, taskDevice, e.int64s(builder, loc, grid),
+                             e.constI32(builder, loc, grid.size()),
+                             e.int64s(builder, loc, flat), operandList(blocks),
+                             e.constI32(builder, loc, blocks.size())}));
+  }
+
+  void setPriority(TaskRef task, int64_t priority) override {
+    auto setPriority = e.declare("dopplerRtGraphSetPriority", e.i32,
+                                 {e.ptrType, e.i64, e.i64});
+    checkedCall(setPriority,
+                {graph, ids[task], e.constI64(builder, loc, priority)});
+  }
+
+  LogicalResult addResult(TaskRef task, std::string &) override {
+    auto addResult =
+        e.declare("dopplerRtGraphAddResult", e.i32, {e.ptrType, e.i64});
+    checkedCall(addResult, {graph, ids[task]});
+    return success();
+  }
+
+  LogicalResult finish(std::string &) override {
+    LLVM::ReturnOp::create(builder, loc,
+                           ValueRange{e.constI32(builder, loc, 0)});
+    return success();
+  }
 
 private:
-  LogicalResult visit(Operation &op);
-  /// The i64 graph value of `value` read by `user` on `device`.
-  FailureOr<Value> operand(Value value, Operation *user, int device);
-  FailureOr<Value> argumentOn(unsigned index, int device);
   /// Calls `callee` and branches to the failure block when the result is
   /// negative; continues in a fresh block.
   Value checkedCall(LLVM::LLVMFuncOp callee, ValueRange args);
-  /// Stores `values` in the operand buffer and returns its address.
-  Value operandList(ArrayRef<Value> values);
-  void define(Operation *op, Value id);
+  /// Stores the tasks' graph values in the operand buffer and returns its
+  /// address.
+  Value operandList(ArrayRef<TaskRef> tasks);
+  /// A move of `source` to the device `device` holds.
+  TaskRef transfer(TaskRef source, Value device) {
+    auto addTransfer = e.declare("dopplerRtGraphAddTransfer", e.i64,
+                                 {e.ptrType, e.i64, e.i32});
+    return task(checkedCall(addTransfer, {graph, ids[source], device}));
+  }
+  /// A new task's graph value.
+  TaskRef task(Value id) {
+    ++numTasks;
+    return remember(id);
+  }
+  TaskRef remember(Value id) {
+    ids.push_back(id);
+    return static_cast<TaskRef>(ids.size() - 1);
+  }
 
   Emitter &e;
-  func::FuncOp function;
-  bool delayTasks, firstUser;
   OpBuilder builder;
-  Location loc = UnknownLoc::get(function.getContext());
+  Location loc;
   Value graph, buffer;
+  /// The device of the op being lowered, as an i32 constant.
+  Value taskDevice;
   Block *failBlock = nullptr;
-  /// Graph value and device of every lowered op result.
-  llvm::DenseMap<Value, std::pair<Value, int>> values;
-  std::vector<std::map<int, Value>> argumentInputs;
-  std::vector<int> argumentHome;
+  /// The i64 graph value of every TaskRef.
+  std::vector<Value> ids;
   std::vector<RankedTensorType> argumentTypes;
   std::vector<int32_t> argumentCodes;
 };
@@ -199,122 +335,32 @@ Value FunctionLowering::checkedCall(LLVM::LLVMFuncOp callee, ValueRange args) {
   return result;
 }
 
-Value FunctionLowering::operandList(ArrayRef<Value> list) {
-  for (auto [i, value] : llvm::enumerate(list)) {
+Value FunctionLowering::operandList(ArrayRef<TaskRef> tasks) {
+  for (auto [i, task] : llvm::enumerate(tasks)) {
     Value slot =
         LLVM::GEPOp::create(builder, loc, e.ptrType, e.i64, buffer,
                             ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
-    LLVM::StoreOp::create(builder, loc, value, slot);
+    LLVM::StoreOp::create(builder, loc, ids[task], slot);
   }
-  return list.empty() ? e.null(builder, loc) : buffer;
+  return tasks.empty() ? e.null(builder, loc) : buffer;
 }
 
-void FunctionLowering::define(Operation *op, Value id) {
-  int device = static_cast<int>(getDevice(op));
-  values[op->getResult(0)] = {id, device};
-  ++numTasks;
-  // Simulated start (microseconds) -> priority (nanoseconds), as
-  // RuntimeProgram does.
-  if (auto start = op->getAttrOfType<FloatAttr>(kStartAttr)) {
-    double nanoseconds = std::round(start.getValueAsDouble() * 1e3);
-    if (std::isfinite(nanoseconds)) {
-      auto setPriority = e.declare("dopplerRtGraphSetPriority", e.i32,
-                                   {e.ptrType, e.i64, e.i64});
-      checkedCall(setPriority, {graph, id,
-                                e.constI64(builder, loc,
-                                           static_cast<int64_t>(nanoseconds))});
-    }
+LogicalResult FunctionLowering::begin(
+    FunctionOpInterface function, double predictedSeconds,
+    ArrayRef<std::pair<RankedTensorType, RuntimeElement>> arguments,
+    std::string &) {
+  for (auto [type, element] : arguments) {
+    argumentTypes.push_back(type);
+    argumentCodes.push_back(static_cast<int32_t>(element));
   }
-}
-
-FailureOr<Value> FunctionLowering::argumentOn(unsigned index, int device) {
-  std::map<int, Value> &inputs = argumentInputs[index];
-  if (auto it = inputs.find(device); it != inputs.end())
-    return it->second;
-  maxDevice = std::max(maxDevice, device);
-  if (firstUser && argumentHome[index] >= 0) {
-    // One runtime transfer per (argument, device), like TaskGraph::onDevice.
-    auto transfer = e.declare("dopplerRtGraphAddTransfer", e.i64,
-                              {e.ptrType, e.i64, e.i32});
-    Value moved = checkedCall(transfer, {graph, inputs.at(argumentHome[index]),
-                                         e.constI32(builder, loc, device)});
-    ++numTasks;
-    inputs[device] = moved;
-    return moved;
-  }
-  ArrayRef<int64_t> shape = argumentTypes[index].getShape();
-  auto addInput = e.declare("dopplerRtGraphAddInput", e.i64,
-                            {e.ptrType, e.i32, e.i32, e.ptrType, e.i32});
-  Value input =
-      checkedCall(addInput, {graph, e.constI32(builder, loc, device),
-                             e.constI32(builder, loc, argumentCodes[index]),
-                             e.int64s(builder, loc, shape),
-                             e.constI32(builder, loc, shape.size())});
-  auto bind =
-      e.declare("dopplerRtGraphBindArgument", e.i32, {e.ptrType, e.i64, e.i32});
-  checkedCall(bind, {graph, input, e.constI32(builder, loc, index)});
-  inputs[device] = input;
-  if (argumentHome[index] < 0)
-    argumentHome[index] = device;
-  return input;
-}
-
-FailureOr<Value> FunctionLowering::operand(Value value, Operation *user,
-                                           int device) {
-  if (auto arg = dyn_cast<BlockArgument>(value))
-    return argumentOn(arg.getArgNumber(), device);
-  auto it = values.find(value);
-  if (it == values.end())
-    return user->emitOpError()
-           << "reads a value of '" << value.getDefiningOp()->getName()
-           << "', which has no runtime task";
-  if (it->second.second != device)
-    return user->emitOpError()
-           << "on device " << device << " uses a value produced on device "
-           << it->second.second
-           << " without a doppler.transfer; run doppler-insert-transfers "
-              "(or doppler-pipeline)";
-  return it->second.first;
-}
-
-FailureOr<LLVM::LLVMFuncOp> FunctionLowering::run() {
-  if (!function.getBody().hasOneBlock())
-    return function.emitError()
-           << "function @" << function.getName()
-           << " has several blocks; the runtime runs straight-line functions "
-              "only";
-  Block &body = function.getBody().front();
-  bool anyWork = llvm::any_of(body, [](Operation &op) {
-    return !op.hasTrait<OpTrait::IsTerminator>();
-  });
-  bool anyPlaced =
-      llvm::any_of(body, [](Operation &op) { return getDevice(&op) >= 0; });
-  if (anyWork && !anyPlaced)
-    return function.emitError()
-           << "function @" << function.getName() << " is not placed (no op has "
-           << kDeviceAttr
-           << "); place it first, e.g. doppler-opt FILE "
-              "--doppler-pipeline=devices=N -o placed.mlir";
-
-  for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i) {
-    FailureOr<std::pair<RankedTensorType, RuntimeElement>> argument =
-        getRuntimeArgumentType(function, i);
-    if (failed(argument))
-      return failure();
-    argumentTypes.push_back(argument->first);
-    argumentCodes.push_back(static_cast<int32_t>(argument->second));
-  }
-  argumentInputs.resize(argumentTypes.size());
-  argumentHome.assign(argumentTypes.size(), -1);
-
   // The longest operand list (einsum inputs, assemble blocks, delay inputs).
   int64_t longest = 1;
-  for (Operation &op : body)
+  for (Operation &op : function.getFunctionBody().front())
     longest = std::max<int64_t>(longest, op.getNumOperands());
 
   OpBuilder top = OpBuilder::atBlockEnd(e.module.getBody());
   std::string name = ("doppler_build_" + function.getName()).str();
-  auto builderFunc =
+  builderFunc =
       LLVM::LLVMFuncOp::create(top, function.getLoc(), name,
                                LLVM::LLVMFunctionType::get(e.i32, {e.ptrType}));
   e.symbols.insert(builderFunc);
@@ -330,214 +376,19 @@ FailureOr<LLVM::LLVMFuncOp> FunctionLowering::run() {
   buffer = LLVM::AllocaOp::create(builder, loc, e.ptrType, e.i64,
                                   e.constI64(builder, loc, longest));
   // The function's name and prediction, then its signature.
-  double predicted = -1;
-  if (auto makespan = function->getAttrOfType<FloatAttr>(kMakespanAttr))
-    predicted = makespan.getValueAsDouble() / 1e6;
   auto setFunction =
       e.declare("dopplerRtGraphSetFunction", LLVM::LLVMVoidType::get(e.ctx),
                 {e.ptrType, e.ptrType, e.f64});
   LLVM::CallOp::create(builder, loc, setFunction,
                        ValueRange{graph,
                                   e.string(builder, loc, function.getName()),
-                                  e.constF64(builder, loc, predicted)});
+                                  e.constF64(builder, loc, predictedSeconds)});
   auto addArgument = e.declare("dopplerRtGraphAddArgument", e.i32,
                                {e.ptrType, e.i32, e.ptrType, e.i32});
   for (auto [i, type] : llvm::enumerate(argumentTypes))
     checkedCall(addArgument, {graph, e.constI32(builder, loc, argumentCodes[i]),
                               e.int64s(builder, loc, type.getShape()),
                               e.constI32(builder, loc, type.getRank())});
-
-  for (Operation &op : body) {
-    loc = op.getLoc();
-    if (failed(visit(op))) {
-      builderFunc.erase();
-      return failure();
-    }
-  }
-  LLVM::ReturnOp::create(builder, loc, ValueRange{e.constI32(builder, loc, 0)});
-  return builderFunc;
-}
-
-LogicalResult FunctionLowering::visit(Operation &op) {
-  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-    auto addResult =
-        e.declare("dopplerRtGraphAddResult", e.i32, {e.ptrType, e.i64});
-    for (Value value : ret.getOperands()) {
-      Value id;
-      if (auto arg = dyn_cast<BlockArgument>(value)) {
-        std::map<int, Value> &inputs = argumentInputs[arg.getArgNumber()];
-        if (inputs.empty()) {
-          FailureOr<Value> input = argumentOn(arg.getArgNumber(), 0);
-          if (failed(input))
-            return failure();
-          id = *input;
-        } else {
-          id = inputs.begin()->second;
-        }
-      } else {
-        auto it = values.find(value);
-        if (it == values.end())
-          return op.emitOpError() << "returns a value with no runtime task";
-        id = it->second.first;
-      }
-      checkedCall(addResult, {graph, id});
-    }
-    return success();
-  }
-  FailureOr<int> runtimeDevice = getRuntimeDevice(op);
-  if (failed(runtimeDevice))
-    return failure();
-  int dev = *runtimeDevice;
-  maxDevice = std::max(maxDevice, dev);
-  Value devValue = e.constI32(builder, loc, dev);
-
-  auto gather = [&](ValueRange operands,
-                    SmallVectorImpl<Value> &ids) -> LogicalResult {
-    for (Value value : operands) {
-      FailureOr<Value> id = operand(value, &op, dev);
-      if (failed(id))
-        return failure();
-      ids.push_back(*id);
-    }
-    return success();
-  };
-
-  if (auto task = dyn_cast<TaskOp>(op)) {
-    if (!delayTasks)
-      return op.emitOpError()
-             << "is cost-only (opaque values, no data); it can only run as a "
-                "delay of its compute cost (delay-tasks=true)";
-    SmallVector<Value> ids;
-    if (failed(gather(task.getInputs(), ids)))
-      return failure();
-    double compute = task.getCompute().convertToDouble();
-    if (!(compute >= 0) || !std::isfinite(compute))
-      return op.emitOpError() << "has a compute cost that is not a finite, "
-                                 "non-negative number";
-    auto addDelay = e.declare("dopplerRtGraphAddDelay", e.i64,
-                              {e.ptrType, e.i32, e.f64, e.ptrType, e.i32});
-    define(&op, checkedCall(addDelay, {graph, devValue,
-                                       e.constF64(builder, loc, compute / 1e6),
-                                       operandList(ids),
-                                       e.constI32(builder, loc, ids.size())}));
-    return success();
-  }
-
-  if (auto transfer = dyn_cast<TransferOp>(op)) {
-    int64_t from = transfer.getSource().getId();
-    int64_t to = transfer.getTarget().getId();
-    if (to != dev)
-      return op.emitOpError() << "moves to device " << to
-                              << " but is placed on device " << dev;
-    Value input = transfer.getInput();
-    if (auto it = values.find(input);
-        it != values.end() && it->second.second != from)
-      return op.emitOpError()
-             << "moves a value from device " << from
-             << " but its producer is on device " << it->second.second;
-    FailureOr<Value> source = operand(input, &op, static_cast<int>(from));
-    if (failed(source))
-      return failure();
-    if (isa<ValueType>(input.getType())) {
-      if (!delayTasks)
-        return op.emitOpError() << "moves an opaque !doppler.value; lower "
-                                   "with delay-tasks=true";
-      double seconds = -1;
-      if (auto producer = input.getDefiningOp<TaskOp>())
-        seconds = producer.getTransfer().convertToDouble() / 1e6;
-      if (seconds >= 0) {
-        auto timed = e.declare("dopplerRtGraphAddTimedTransfer", e.i64,
-                               {e.ptrType, e.i64, e.i32, e.f64});
-        define(&op, checkedCall(timed, {graph, *source, devValue,
-                                        e.constF64(builder, loc, seconds)}));
-        return success();
-      }
-    }
-    auto addTransfer = e.declare("dopplerRtGraphAddTransfer", e.i64,
-                                 {e.ptrType, e.i64, e.i32});
-    define(&op, checkedCall(addTransfer, {graph, *source, devValue}));
-    return success();
-  }
-
-  FailureOr<RankedTensorType> resultType =
-      requireStaticTensor(op.getResult(0).getType(), &op, "the result");
-  if (failed(resultType))
-    return failure();
-  FailureOr<int32_t> code = elementTypeCode(resultType->getElementType(), &op);
-  if (failed(code))
-    return failure();
-  for (Value value : op.getOperands())
-    if (failed(requireStaticTensor(value.getType(), &op, "an operand")))
-      return failure();
-  SmallVector<Value> ids;
-  if (failed(gather(op.getOperands(), ids)))
-    return failure();
-
-  if (auto einsum = dyn_cast<EinsumOp>(op)) {
-    auto addEinsum = e.declare("dopplerRtGraphAddEinsum", e.i64,
-                               {e.ptrType, e.i32, e.ptrType, e.ptrType,
-                                e.ptrType, e.f64, e.ptrType, e.i32});
-    Value aggregation = einsum.getAggregation()
-                            ? e.string(builder, loc,
-                                       ::doppler::aggKindName(
-                                           toSupport(*einsum.getAggregation())))
-                            : e.null(builder, loc);
-    double scalar =
-        einsum.getScalar() ? einsum.getScalar()->convertToDouble() : 0.0;
-    define(&op,
-           checkedCall(
-               addEinsum,
-               {graph, devValue, e.string(builder, loc, einsum.getSpec()),
-                e.string(builder, loc,
-                         ::doppler::joinKindName(toSupport(einsum.getJoin()))),
-                aggregation, e.constF64(builder, loc, scalar), operandList(ids),
-                e.constI32(builder, loc, ids.size())}));
-    return success();
-  }
-  if (auto slice = dyn_cast<SliceOp>(op)) {
-    auto addSlice =
-        e.declare("dopplerRtGraphAddSlice", e.i64,
-                  {e.ptrType, e.i32, e.i64, e.ptrType, e.ptrType, e.i32});
-    define(&op, checkedCall(addSlice,
-                            {graph, devValue, ids[0],
-                             e.int64s(builder, loc, slice.getOffsets()),
-                             e.int64s(builder, loc, resultType->getShape()),
-                             e.constI32(builder, loc, resultType->getRank())}));
-    return success();
-  }
-  if (auto fill = dyn_cast<FillOp>(op)) {
-    auto addFill =
-        e.declare("dopplerRtGraphAddFill", e.i64,
-                  {e.ptrType, e.i32, e.i32, e.ptrType, e.i32, e.f64});
-    define(&op, checkedCall(addFill,
-                            {graph, devValue, e.constI32(builder, loc, *code),
-                             e.int64s(builder, loc, resultType->getShape()),
-                             e.constI32(builder, loc, resultType->getRank()),
-                             e.constF64(builder, loc,
-                                        fill.getValue().convertToDouble())}));
-    return success();
-  }
-  auto assemble = cast<AssembleOp>(op);
-  // Extents of each grid row, dimension after dimension (CApi.h's layout):
-  // the block at grid coordinate g on d and 0 elsewhere has row g's extent.
-  ArrayRef<int64_t> grid = assemble.getGrid();
-  SmallVector<int64_t> strides(grid.size(), 1);
-  for (size_t d = grid.size(); d-- > 1;)
-    strides[d - 1] = strides[d] * grid[d];
-  SmallVector<int64_t> extents;
-  for (size_t d = 0; d < grid.size(); ++d)
-    for (int64_t g = 0; g < grid[d]; ++g)
-      extents.push_back(
-          cast<RankedTensorType>(assemble.getBlocks()[g * strides[d]].getType())
-              .getDimSize(d));
-  auto addAssemble = e.declare(
-      "dopplerRtGraphAddAssemble", e.i64,
-      {e.ptrType, e.i32, e.ptrType, e.i32, e.ptrType, e.ptrType, e.i32});
-  define(&op, checkedCall(addAssemble,
-                          {graph, devValue, e.int64s(builder, loc, grid),
-                           e.constI32(builder, loc, grid.size()),
-                           e.int64s(builder, loc, extents), operandList(ids),
-                           e.constI32(builder, loc, ids.size())}));
   return success();
 }
 
@@ -626,18 +477,20 @@ class LowerToRuntimePass
 public:
   using Base::Base;
 
+  LogicalResult initialize(MLIRContext *context) override {
+    if (inputs != "every-user" && inputs != "first-user")
+      return emitError(UnknownLoc::get(context))
+             << "doppler-lower-to-runtime: inputs must be every-user or "
+                "first-user, not '"
+             << inputs.getValue() << "'";
+    if (devices < 0)
+      return emitError(UnknownLoc::get(context))
+             << "doppler-lower-to-runtime: devices must be >= 0";
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (inputs != "every-user" && inputs != "first-user") {
-      module.emitError() << "doppler-lower-to-runtime: inputs must be "
-                            "every-user or first-user, not '"
-                         << inputs.getValue() << "'";
-      return signalPassFailure();
-    }
-    if (devices < 0) {
-      module.emitError() << "doppler-lower-to-runtime: devices must be >= 0";
-      return signalPassFailure();
-    }
     SmallVector<func::FuncOp> functions;
     for (auto function : module.getOps<func::FuncOp>())
       if (!function.isExternal())
@@ -653,16 +506,24 @@ public:
     Emitter emitter(module);
     LLVM::LLVMFuncOp entryBuild;
     int entryDevices = 1;
+    PlacedFunctionWalkerOptions walkOptions;
+    walkOptions.delayTasks = delayTasks;
+    walkOptions.arguments = inputs == "first-user"
+                                ? ArgumentPlacement::FirstUser
+                                : ArgumentPlacement::EveryUser;
     for (func::FuncOp f : functions) {
-      FunctionLowering lowering(emitter, f, delayTasks, inputs == "first-user");
-      FailureOr<LLVM::LLVMFuncOp> build = lowering.run();
-      if (failed(build))
+      FunctionLowering lowering(emitter);
+      PlacedFunctionWalker walker(f, lowering, walkOptions);
+      if (failed(walker.run())) {
+        if (lowering.builderFunc)
+          lowering.builderFunc.erase();
         return signalPassFailure();
+      }
       ++numLowered;
       numTasks += lowering.numTasks;
       if (!entryBuild && (function.empty() || f.getName() == function)) {
-        entryBuild = *build;
-        entryDevices = std::max(lowering.maxDevice + 1, 1);
+        entryBuild = lowering.builderFunc;
+        entryDevices = std::max(walker.maxDevice() + 1, 1);
       }
       f.erase();
     }

@@ -1,8 +1,8 @@
 //===- RuntimeTypes.cpp - What the runtime can hold, checked on IR --------===//
 
-#include "Doppler/Transforms/RuntimeTypes.h"
+#include "Doppler/Conversion/RuntimeTypes.h"
 #include "Doppler/Dialect/DopplerOps.h"
-#include "Doppler/Transforms/PlacementGraph.h"
+#include "Doppler/Analysis/PlacementGraph.h"
 
 using namespace mlir;
 using namespace mlir::doppler;

@@ -100,3 +100,4 @@ func.func @assemble_of_swapped_tiles(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
   %2 = doppler.assemble [2, 1] (%1, %0) : tensor<2x6xf32>, tensor<2x6xf32> -> tensor<4x6xf32>
   return %2 : tensor<4x6xf32>
 }
+

@@ -1,0 +1,213 @@
+//===- Passes.td - Doppler conversion passes ---------------*- tablegen -*-===//
+//
+// Every pass that converts between the doppler dialect and another
+// representation: linalg, LLVM calls of the runtime's C API. One folder per
+// direction in lib/Conversion/<From>To<To>/, tests in
+// test/Conversion/<From>To<To>/.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DOPPLER_CONVERSION_PASSES_TD
+#define DOPPLER_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// DopplerToRuntime
+//===----------------------------------------------------------------------===//
+
+def DopplerLowerToRuntimePass : Pass<"doppler-lower-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Lower placed functions to calls of the runtime's C API";
+  let description = [{
+    Replaces every placed function `@f` (every op has `doppler.device`,
+    every use across devices goes through a `doppler.transfer`) by an LLVM
+    dialect function `@doppler_build_f(%graph: !llvm.ptr) -> i32` that adds
+    the same tasks to a runtime graph through the C API of
+    `runtime/include/doppler/runtime/CApi.h` (`dopplerRtGraphAddInput`,
+    `...AddEinsum`, `...AddTransfer`, ...; specs and shapes are
+    `llvm.mlir.global` constants) and returns 0, or -1 at the first call
+    that fails (message: `dopplerRtGraphError`). The graph is the one
+    `doppler-run` builds from the same function (RuntimeProgram): arguments
+    become one graph input per device that reads them (with
+    `inputs=first-user`, one on the first user's device), results become
+    outputs, simulated start times become priorities.
+
+    With `entry=main`, also emits `llvm.func @main() -> i32` that creates a
+    graph, builds it, optionally writes it as a plan (`plan=FILE`), runs it
+    on `devices` CPU devices with the seeded inputs of `doppler-run` and
+    `doppler-interpret` (`seed`), prints one line per output
+    (`output 0: f32[16x24] sum ... l2 ...`), optionally writes the outputs
+    as JSON (`outputs=FILE`, for `doppler-run --compare-outputs`), and
+    returns 0 (1 on failure). The result is pure LLVM dialect:
+
+    ```sh
+    doppler-opt placed.mlir --doppler-lower-to-runtime="entry=main" -o lowered.mlir
+    mlir-runner lowered.mlir -e main -entry-point-result=i32 \
+        --shared-libs=build/lib/libDopplerRuntimeC.so
+    ```
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"\"\"",
+           "Also emit this entry point (e.g. main); empty: none">,
+    Option<"function", "function", "std::string", /*default=*/"\"\"",
+           "The function the entry point runs (default: the first lowered)">,
+    Option<"devices", "devices", "int", /*default=*/"0",
+           "Entry point: CPU devices (0: the highest device id used + 1)">,
+    Option<"seed", "seed", "uint64_t", /*default=*/"0",
+           "Entry point: seed of the random inputs">,
+    Option<"outputs", "outputs", "std::string", /*default=*/"\"\"",
+           "Entry point: write the outputs as JSON to this file">,
+    Option<"plan", "plan", "std::string", /*default=*/"\"\"",
+           "Entry point: write the task graph as a plan to this file">,
+    Option<"delayTasks", "delay-tasks", "bool", /*default=*/"false",
+           "Lower cost-only doppler.task ops to delays of their compute cost">,
+    Option<"inputs", "inputs", "std::string", /*default=*/"\"every-user\"",
+           "Where arguments live: every-user or first-user">,
+  ];
+  let statistics = [
+    Statistic<"numLowered", "functions-lowered", "Functions lowered">,
+    Statistic<"numTasks", "tasks", "Runtime tasks the lowered code adds">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// DopplerToLinalg
+//===----------------------------------------------------------------------===//
+
+def ConvertDopplerToLinalgPass : Pass<"convert-doppler-to-linalg"> {
+  let summary = "Lower doppler ops to linalg on tensors";
+  let description = [{
+    Rewrites every doppler op with tensor semantics into linalg, tensor,
+    arith and math ops on tensors, computing what the reference interpreter
+    computes (the same expression per join and aggregation, evaluated in the
+    tensors' element type):
+
+    - `doppler.einsum` becomes one `linalg.generic`: loops over the output's
+      indices (parallel) then the contracted ones (reduction), one indexing
+      map per spec term, the join as its scalar body and, with an
+      aggregation, the combination with the output element; the output is a
+      `tensor.empty`, filled (`linalg.fill`) with the aggregation's identity
+      (0, 1, -inf, +inf) when the spec contracts.
+    - `doppler.slice` becomes `tensor.extract_slice`; `doppler.assemble` a
+      `tensor.empty` and one `tensor.insert_slice` per block (with
+      `assemble-with-concat`, nested `tensor.concat` ops, innermost grid
+      dimension first);
+      `doppler.fill` a `linalg.fill` of a `tensor.empty`.
+    - `doppler.transfer` stays: it is the only way to say "move" in MLIR's
+      upstream dialects (`doppler-translate --export-iree` turns it into
+      IREE's `flow.tensor.transfer`).
+
+    Every produced op keeps the source op's location and `doppler.device`,
+    so a placed program stays placed. `doppler.task` (opaque cost-only
+    values) and values of opaque or dynamically shaped types cannot be
+    lowered: one error per op, and the pass fails.
+
+    ```mlir
+    %c = doppler.einsum "ij,jk->ik" join(mul) agg(add) (%a, %b)
+        {doppler.device = #doppler.device<1>}
+        : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>
+    // becomes
+    %e = tensor.empty() {doppler.device = #doppler.device<1>} : tensor<4x2xf32>
+    %z = arith.constant {doppler.device = #doppler.device<1>} 0.0 : f32
+    %f = linalg.fill {doppler.device = #doppler.device<1>}
+        ins(%z : f32) outs(%e : tensor<4x2xf32>) -> tensor<4x2xf32>
+    %c = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
+                                          affine_map<(d0, d1, d2) -> (d2, d1)>,
+                                          affine_map<(d0, d1, d2) -> (d0, d1)>],
+                         iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%a, %b : tensor<4x8xf32>, tensor<8x2xf32>) outs(%f : tensor<4x2xf32>)
+        attrs = {doppler.device = #doppler.device<1>} {
+    ^bb0(%x: f32, %y: f32, %acc: f32):
+      %p = arith.mulf %x, %y : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    } -> tensor<4x2xf32>
+    ```
+  }];
+  let options = [
+    Option<"assembleWithConcat", "assemble-with-concat", "bool",
+           /*default=*/"false",
+           "Lower doppler.assemble to nested tensor.concat ops instead of "
+           "tensor.insert_slice's into a tensor.empty">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// LinalgToDoppler
+//===----------------------------------------------------------------------===//
+
+def ConvertLinalgToDopplerPass
+    : Pass<"convert-linalg-to-doppler", "::mlir::ModuleOp"> {
+  let summary = "Rewrite linalg and tensor ops on static float tensors into "
+                "doppler einsums, fills, slices and assembles";
+  let description = [{
+    Brings linalg on tensors (what torch-mlir and IREE's input pipelines
+    produce) into the doppler dialect so that it can be decomposed, costed,
+    placed and run.
+
+    - Every structured op (`linalg.generic`, `linalg.matmul` with or without
+      `indexing_maps`, `batch_matmul`, `batch_reduce_matmul`, `matvec`,
+      `vecmat`, `dot`, `contract`, `transpose`, `broadcast`, `copy`, `map`,
+      `reduce`, `elementwise` and the named elementwise ops) whose indexing
+      maps are projected permutations (constant 0 on unit dims allowed) and
+      whose body is built of recognised scalar ops becomes a chain of
+      `doppler.einsum`s: arith add/sub/mul/div/max/min/neg, math
+      exp/log/sqrt/rsqrt/tanh/abs/powf, select+cmpf forms of max, min and
+      relu. Constants become `scale`/`shift` joins (or a rank-0
+      `doppler.fill` operand); single-input sub-expressions that compute
+      sigmoid, silu (x*sigmoid(x), x/(1+exp(-x))), gelu (tanh form) or relu
+      become one einsum with that join. Reduction dims become the einsum's
+      aggregation (add, mul, max, min).
+    - The `outs` operand is kept exact: a `linalg.fill`/`doppler.fill`/splat
+      init equal to the aggregation's identity is dropped, any other init of
+      a reduction is combined with the result by one more einsum; the init of
+      a parallel op is dropped unless its body reads it.
+    - `linalg.fill` with a constant, `linalg.softmax` (max, sub, exp, sum,
+      div einsums), and on static shapes `tensor.extract_slice`,
+      `insert_slice`, `pad` (constant), `concat`, and `expand_shape` /
+      `collapse_shape` that only add or drop unit dims.
+
+    What cannot be converted stays as it is (it is placed and costed through
+    the WorkOpInterface models of `registerLinalgWorkModels`). A remark on
+    each function lists the ops converted and left, by kind, whenever some
+    op is left or `report` is set; with `full`, every linalg op left is an
+    error naming it and the reason.
+
+    ```mlir
+    %0 = linalg.fill ins(%zero : f32) outs(%e : tensor<8x32xf32>) -> tensor<8x32xf32>
+    %1 = linalg.matmul ins(%a, %b : tensor<8x16xf32>, tensor<16x32xf32>)
+                       outs(%0 : tensor<8x32xf32>) -> tensor<8x32xf32>
+    // becomes
+    %1 = doppler.einsum "ik,kj->ij" join(mul) agg(add) (%a, %b)
+        : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+    ```
+  }];
+  let options = [
+    Option<"full", "full", "bool", /*default=*/"false",
+           "Fail on every linalg op that cannot be converted">,
+    Option<"report", "report", "bool", /*default=*/"false",
+           "Remark on every function, also when nothing is left">,
+    Option<"erfGelu", "erf-gelu-as-tanh", "bool", /*default=*/"false",
+           "Convert the erf form of gelu to the gelu join (its tanh "
+           "approximation: differs by up to about 5e-4)">,
+  ];
+  let statistics = [
+    Statistic<"numConverted", "ops-converted", "linalg/tensor ops converted">,
+    Statistic<"numLeft", "ops-left", "linalg/tensor ops left unconverted">,
+    Statistic<"numEinsums", "einsums-created", "doppler.einsum ops created">,
+  ];
+  let dependentDialects = [
+    "::mlir::doppler::DopplerDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+#endif // DOPPLER_CONVERSION_PASSES_TD

@@ -1,0 +1,98 @@
+//===- CostModel.cpp - Compute and transfer costs of IR ops ---------------===//
+
+#include "Doppler/Analysis/CostModel.h"
+#include "Doppler/Analysis/PlacementGraph.h"
+#include "Doppler/Dialect/DopplerOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::doppler;
+using ::doppler::placement::SystemDescription;
+
+namespace {
+
+double valueBytes(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape())
+    return 0;
+  Type element = shaped.getElementType();
+  if (!element.isIntOrFloat())
+    return 0;
+  return static_cast<double>(shaped.getNumElements()) *
+         ((element.getIntOrFloatBitWidth() + 7) / 8);
+}
+
+double resultBytes(Operation *op) {
+  double bytes = 0;
+  for (Type type : op->getResultTypes())
+    bytes += valueBytes(type);
+  return bytes;
+}
+
+/// "f32", "bf16", ...: the key of the system's peak FLOP/s table.
+std::string elementTypeName(Operation *op) {
+  Type type = op->getNumResults() ? op->getResult(0).getType()
+              : op->getNumOperands() ? op->getOperand(0).getType()
+                                     : Type();
+  if (!type)
+    return "default";
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  getElementTypeOrSelf(type).print(os);
+  return name;
+}
+
+bool isGemm(EinsumOp einsum) {
+  return einsum.getJoin() == JoinKind::Mul && einsum.getAggregation() &&
+         *einsum.getAggregation() == AggKind::Add;
+}
+
+} // namespace
+
+CostCounts mlir::doppler::annotateCosts(Operation *root,
+                                        const SystemDescription &system) {
+  CostCounts counts;
+  Builder builder(root->getContext());
+  root->walk([&](FunctionOpInterface function) {
+    if (function.isExternal())
+      return;
+    for (Block &block : function.getFunctionBody()) {
+      for (Operation &op : block) {
+        if (op.hasTrait<OpTrait::IsTerminator>() || isa<TaskOp>(op))
+          continue;
+        double flops = 0, bytes = 0;
+        if (auto work = dyn_cast<WorkOpInterface>(op)) {
+          flops = work.getFlops();
+          bytes = work.getBytesRead() + work.getBytesWritten();
+          ++counts.fromWork;
+        } else {
+          for (Type type : op.getOperandTypes())
+            bytes += valueBytes(type);
+          bytes += resultBytes(&op);
+          ++counts.asCopies;
+        }
+        double compute;
+        auto einsum = dyn_cast<EinsumOp>(op);
+        // A mul-add contraction runs as a GEMM, whose rate is peak_flops;
+        // any other einsum applies its join once per point of its
+        // iteration space, at the device's rate for that join if listed.
+        if (einsum && !isGemm(einsum))
+          compute = system.computeCost(
+              0, flops, bytes, elementTypeName(&op),
+              toSupport(einsum.getJoin()),
+              static_cast<double>(einsum.getIndexSizes().iterationSpace()));
+        else
+          compute =
+              system.computeCost(0, flops, bytes, elementTypeName(&op));
+        double transfer = system.worstTransferCost(0, resultBytes(&op));
+        op.setAttr(kComputeCostAttr, builder.getF64FloatAttr(compute));
+        op.setAttr(kTransferCostAttr, builder.getF64FloatAttr(transfer));
+      }
+    }
+  });
+  return counts;
+}

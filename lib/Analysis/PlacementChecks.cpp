@@ -1,0 +1,67 @@
+//===- PlacementChecks.cpp - Is a function placed, are moves explicit -----===//
+
+#include "Doppler/Analysis/PlacementChecks.h"
+#include "Doppler/Analysis/PlacementGraph.h"
+#include "Doppler/Dialect/DopplerOps.h"
+
+using namespace mlir;
+using namespace mlir::doppler;
+
+/// Every non-terminator op directly in the body must be placed.
+LogicalResult mlir::doppler::verifyPlaced(FunctionOpInterface function) {
+  bool ok = true;
+  for (Block &block : function.getFunctionBody())
+    for (Operation &op : block)
+      if (!op.hasTrait<OpTrait::IsTerminator>() && getDevice(&op) < 0) {
+        op.emitOpError() << "is not placed (no " << kDeviceAttr
+                         << "); run doppler-place first";
+        ok = false;
+      }
+  return success(ok);
+}
+
+LogicalResult mlir::doppler::verifyTransfers(FunctionOpInterface function) {
+  bool ok = true;
+  if (function.isExternal())
+    return success();
+  Block &body = function.getFunctionBody().front();
+  for (Operation &op : body) {
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      continue;
+    int64_t device = getDevice(&op);
+    auto check = [&](Operation *user, Value operand) {
+      Operation *producer = operand.getDefiningOp();
+      if (!producer || producer->getBlock() != &body)
+        return; // arguments are everywhere; nested values stay local
+      int64_t from = getDevice(producer);
+      if (auto transfer = dyn_cast<TransferOp>(user)) {
+        if (user == &op && transfer.getSource().getId() != from) {
+          user->emitOpError() << "moves a value from device "
+                              << transfer.getSource().getId()
+                              << " but its producer is on device " << from;
+          ok = false;
+        }
+        return;
+      }
+      if (from != device) {
+        user->emitOpError() << "on device " << device
+                            << " uses a value produced on device " << from
+                            << " without a doppler.transfer";
+        ok = false;
+      }
+    };
+    if (auto transfer = dyn_cast<TransferOp>(op)) {
+      if (transfer.getTarget().getId() != device) {
+        op.emitOpError() << "moves to device "
+                         << transfer.getTarget().getId()
+                         << " but is placed on device " << device;
+        ok = false;
+      }
+    }
+    op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        check(nested == &op ? &op : nested, operand);
+    });
+  }
+  return success(ok);
+}
