@@ -20,3 +20,10 @@
 // CHECK: doppler.transfer {{.*}}doppler.device = #doppler.device<
 // SAME: ok
 // WHOLE: remark: placed 50 ops on 2 devices
+
+// The per-function passes, scheduled on each function (any(...)), place and
+// simulate exactly as the module-level passes do.
+// RUN: doppler-opt %t.mlir --doppler-annotate-costs --doppler-place="devices=4 policy=critical-path" --doppler-insert-transfers --doppler-simulate -o %t.module.mlir 2>/dev/null
+// RUN: doppler-opt %t.mlir --pass-pipeline="builtin.module(any(doppler-annotate-costs,doppler-"place"{devices=4 policy=critical-path},doppler-insert-transfers,doppler-simulate))" -o %t.any.mlir 2>/dev/null
+// (doppler-"place": keeps lit from substituting the tool of that name.)
+// RUN: diff %t.module.mlir %t.any.mlir
