@@ -1,6 +1,7 @@
 //===- AnalysisTest.cpp - Levels, bounds and features ---------------------===//
 
 #include "Doppler/Placement/Analysis.h"
+#include "PlacementTestGraphs.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -11,25 +12,9 @@
 #include <string>
 
 using namespace doppler::placement;
+using namespace doppler::placement::testing;
 
 namespace {
-
-/// 0 -> {1, 2} -> 3 with c = 1, 2, 3, 4 and m = 10, 20, 30, 40.
-Graph diamond() {
-  GraphBuilder builder;
-  builder.addNode(1, 10);
-  builder.addNode(2, 20);
-  builder.addNode(3, 30);
-  builder.addNode(4, 40);
-  builder.addEdge(0, 1);
-  builder.addEdge(0, 2);
-  builder.addEdge(1, 3);
-  builder.addEdge(2, 3);
-  std::string error;
-  std::optional<Graph> graph = builder.build(&error);
-  EXPECT_TRUE(graph) << error;
-  return *graph;
-}
 
 TEST(AnalysisTest, BottomLevelsOfDiamond) {
   Graph graph = diamond();

@@ -1,6 +1,7 @@
 //===- EnvironmentTest.cpp - The sequential placement process -------------===//
 
 #include "Doppler/Placement/Environment.h"
+#include "PlacementTestGraphs.h"
 #include "Doppler/Placement/Heuristics.h"
 
 #include <gtest/gtest.h>
@@ -10,37 +11,12 @@
 #include <string>
 
 using namespace doppler::placement;
+using namespace doppler::placement::testing;
 
 namespace {
 
-const char *const kSharedGraphs[] = {"chain_mm_112nodes", "ffnn_192nodes",
-                                     "transformer_block_215nodes"};
-
-std::optional<Graph> sharedGraph(const std::string &name) {
-  std::string error;
-  std::optional<Graph> graph = readReferenceGraph(
-      std::string(DOPPLER_SHARED_DATA_DIR) + "/graphs/" + name + ".txt",
-      &error);
-  EXPECT_TRUE(graph) << error;
-  return graph;
-}
-
 std::vector<NodeId> toVector(ArrayView<NodeId> view) {
   return {view.begin(), view.end()};
-}
-
-/// 0 -> {1, 2} -> 3 with c = 1, 2, 3, 4 and m = 10, 20, 30, 40.
-Graph diamond() {
-  GraphBuilder builder;
-  builder.addNode(1, 10);
-  builder.addNode(2, 20);
-  builder.addNode(3, 30);
-  builder.addNode(4, 40);
-  builder.addEdge(0, 1);
-  builder.addEdge(0, 2);
-  builder.addEdge(1, 3);
-  builder.addEdge(2, 3);
-  return *builder.build();
 }
 
 TEST(EnvironmentTest, ResetRejectsNoDevices) {

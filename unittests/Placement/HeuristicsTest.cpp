@@ -1,6 +1,7 @@
 //===- HeuristicsTest.cpp - Non-learned placement policies ----------------===//
 
 #include "Doppler/Placement/Heuristics.h"
+#include "PlacementTestGraphs.h"
 
 #include "Doppler/Placement/Analysis.h"
 #include "Doppler/Placement/Simulator.h"
@@ -13,20 +14,9 @@
 #include <string>
 
 using namespace doppler::placement;
+using namespace doppler::placement::testing;
 
 namespace {
-
-const char *const kSharedGraphs[] = {"chain_mm_112nodes", "ffnn_192nodes",
-                                     "transformer_block_215nodes"};
-
-std::optional<Graph> sharedGraph(const std::string &name) {
-  std::string error;
-  std::optional<Graph> graph = readReferenceGraph(
-      std::string(DOPPLER_SHARED_DATA_DIR) + "/graphs/" + name + ".txt",
-      &error);
-  EXPECT_TRUE(graph) << error;
-  return graph;
-}
 
 /// Median of the reference critical-path episodes (cp_reference_ep0..4).
 double referenceCriticalPathMedian(const std::string &name) {

@@ -1,6 +1,7 @@
 //===- SearchTest.cpp - Simulator-judged placement refinement -------------===//
 
 #include "Doppler/Placement/Search.h"
+#include "PlacementTestGraphs.h"
 
 #include "Doppler/Placement/Analysis.h"
 #include "Doppler/Placement/Heuristics.h"
@@ -10,17 +11,9 @@
 #include <string>
 
 using namespace doppler::placement;
+using namespace doppler::placement::testing;
 
 namespace {
-
-std::optional<Graph> sharedGraph(const std::string &name) {
-  std::string error;
-  std::optional<Graph> graph = readReferenceGraph(
-      std::string(DOPPLER_SHARED_DATA_DIR) + "/graphs/" + name + ".txt",
-      &error);
-  EXPECT_TRUE(graph) << error;
-  return graph;
-}
 
 TEST(SearchTest, RejectsBadInputs) {
   std::optional<Graph> graph = sharedGraph("chain_mm_112nodes");
