@@ -19,6 +19,7 @@
 #include "Doppler/Placement/PlacementReport.h"
 #include "Doppler/Placement/Search.h"
 #include "Doppler/Placement/Simulator.h"
+#include "Doppler/Support/ParseNumber.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -162,20 +163,20 @@ int fail(const std::string &message) {
   return 1;
 }
 
+bool startsWithSpace(const std::string &text) {
+  return !text.empty() && std::isspace(static_cast<unsigned char>(text[0]));
+}
+
 /// A whole decimal integer in [minimum, maximum].
 bool parseInteger(const std::string &flag, const std::string &text,
                   int64_t minimum, int64_t maximum, int64_t *value,
                   std::string *error) {
-  const char *begin = text.c_str();
-  char *end = nullptr;
-  errno = 0;
-  long long parsed = std::strtoll(begin, &end, 10);
-  if (text.empty() || *end != '\0' || errno == ERANGE ||
-      std::isspace(static_cast<unsigned char>(text[0]))) {
+  std::optional<int64_t> parsed = doppler::parseInt64(text);
+  if (!parsed || startsWithSpace(text)) {
     *error = flag + " expects an integer, got '" + text + "'";
     return false;
   }
-  if (parsed < minimum || parsed > maximum) {
+  if (*parsed < minimum || *parsed > maximum) {
     *error = flag + " must be at least " + std::to_string(minimum) +
              (maximum < std::numeric_limits<int64_t>::max()
                   ? " and at most " + std::to_string(maximum)
@@ -183,7 +184,7 @@ bool parseInteger(const std::string &flag, const std::string &text,
              ", got " + text;
     return false;
   }
-  *value = parsed;
+  *value = *parsed;
   return true;
 }
 
@@ -202,18 +203,14 @@ bool parseSeed(const std::string &text, uint64_t *value, std::string *error) {
 
 bool parseSeconds(const std::string &text, double *value,
                   std::string *error) {
-  char *end = nullptr;
-  errno = 0;
-  double parsed = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno == ERANGE ||
-      !std::isfinite(parsed) || parsed < 0 ||
-      std::isspace(static_cast<unsigned char>(text[0]))) {
+  std::optional<double> parsed = doppler::parseFiniteDouble(text);
+  if (!parsed || *parsed < 0 || startsWithSpace(text)) {
     *error = "--refine-seconds expects a non-negative number of seconds, "
              "got '" +
              text + "'";
     return false;
   }
-  *value = parsed;
+  *value = *parsed;
   return true;
 }
 

@@ -20,6 +20,7 @@
 #include "Doppler/Placement/Learning/Trainer.h"
 #include "Doppler/Placement/Simulator.h"
 #include "Doppler/RuntimeOracle/RuntimeCostOracle.h"
+#include "Doppler/Support/ParseNumber.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -230,30 +231,6 @@ cl::opt<bool> shortHelp("h", cl::desc("Alias for --help"), cl::Hidden,
   std::exit(1);
 }
 
-bool parseInt64(const std::string &text, int64_t &out) {
-  if (text.empty())
-    return false;
-  char *end = nullptr;
-  errno = 0;
-  long long value = std::strtoll(text.c_str(), &end, 10);
-  if (errno || *end != '\0')
-    return false;
-  out = value;
-  return true;
-}
-
-bool parseDouble(const std::string &text, double &out) {
-  if (text.empty())
-    return false;
-  char *end = nullptr;
-  errno = 0;
-  double value = std::strtod(text.c_str(), &end);
-  if (errno || *end != '\0' || !std::isfinite(value))
-    return false;
-  out = value;
-  return true;
-}
-
 std::vector<std::string> splitList(const std::string &text) {
   std::vector<std::string> parts;
   size_t begin = 0;
@@ -271,19 +248,20 @@ std::vector<int32_t> parseDevices(const std::string &text) {
   std::vector<int32_t> devices;
   for (const std::string &part : splitList(text)) {
     size_t dash = part.find('-');
-    int64_t lo, hi;
+    std::optional<int64_t> lo, hi;
     if (dash != std::string::npos && dash > 0) {
-      if (!parseInt64(part.substr(0, dash), lo) ||
-          !parseInt64(part.substr(dash + 1), hi) || lo > hi)
+      lo = doppler::parseInt64(part.substr(0, dash));
+      hi = doppler::parseInt64(part.substr(dash + 1));
+      if (!lo || !hi || *lo > *hi)
         fail("--devices: '" + part + "' is not a range like 2-8");
-    } else if (!parseInt64(part, lo)) {
+    } else if (!(lo = doppler::parseInt64(part))) {
       fail("--devices: '" + part + "' is not a device count");
     } else {
       hi = lo;
     }
-    if (lo < 1 || hi > 4096)
+    if (*lo < 1 || *hi > 4096)
       fail("--devices: counts must be in [1, 4096], got '" + part + "'");
-    for (int64_t d = lo; d <= hi; ++d)
+    for (int64_t d = *lo; d <= *hi; ++d)
       if (std::find(devices.begin(), devices.end(), d) == devices.end())
         devices.push_back(static_cast<int32_t>(d));
   }
@@ -294,10 +272,10 @@ std::vector<double> parseDoubles(const std::string &flag,
                                  const std::string &text) {
   std::vector<double> values;
   for (const std::string &part : splitList(text)) {
-    double value;
-    if (!parseDouble(part, value) || value < 0)
+    std::optional<double> value = doppler::parseFiniteDouble(part);
+    if (!value || *value < 0)
       fail(flag + ": '" + part + "' is not a non-negative number");
-    values.push_back(value);
+    values.push_back(*value);
   }
   return values;
 }
@@ -327,9 +305,11 @@ void readInt(const cl::opt<std::string> &option, int64_t lo, int64_t &value) {
   if (option.getNumOccurrences() == 0)
     return;
   const std::string &text = option;
-  if (!parseInt64(text, value) || value < lo)
+  std::optional<int64_t> parsed = doppler::parseInt64(text);
+  if (!parsed || *parsed < lo)
     fail("--" + option.ArgStr.str() + ": '" + text +
          "' is not an integer >= " + std::to_string(lo));
+  value = *parsed;
 }
 
 /// A number option's value, accepted by `accept`; `value` stays when not
@@ -340,8 +320,10 @@ void readDouble(const cl::opt<std::string> &option, double &value,
   if (option.getNumOccurrences() == 0)
     return;
   const std::string &text = option;
-  if (!parseDouble(text, value) || !accept(value))
+  std::optional<double> parsed = doppler::parseFiniteDouble(text);
+  if (!parsed || !accept(*parsed))
     fail(before + ("'" + text + "'") + after);
+  value = *parsed;
 }
 
 /// The options, checked one by one.
@@ -560,10 +542,10 @@ std::vector<StageOptions> readStages(const Arguments &args) {
     std::optional<TrainingStage> stage = parseStage(stageNames[i]);
     if (!stage)
       fail("unknown stage '" + stageNames[i] + "' (valid: il, sim-rl, real-rl)");
-    int64_t episodes;
-    if (!parseInt64(episodeTexts[i], episodes) || episodes < 0)
+    std::optional<int64_t> episodes = doppler::parseInt64(episodeTexts[i]);
+    if (!episodes || *episodes < 0)
       fail("--episodes: '" + episodeTexts[i] + "' is not a count");
-    StageOptions s = StageOptions::defaults(*stage, episodes);
+    StageOptions s = StageOptions::defaults(*stage, *episodes);
     if (!lr.empty())
       s.learningRate = lr[i];
     if (!epsilon.empty())

@@ -3,6 +3,7 @@
 #include "Doppler/Support/EinsumSpec.h"
 #include "Doppler/Support/ErrorString.h"
 #include "Doppler/Support/NumberFormat.h"
+#include "Doppler/Support/ParseNumber.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -73,6 +74,22 @@ TEST(NumberFormat, ThreeWays) {
   EXPECT_EQ(formatIntegral(68719476736.0), "68719476736");
   EXPECT_EQ(formatIntegral(0.5), "0.5");
   EXPECT_EQ(formatIntegral(0.1), "0.10000000000000001");
+}
+
+} // namespace
+
+namespace {
+
+TEST(ParseNumber, WholeTextOnly) {
+  EXPECT_EQ(parseInt64("42"), 42);
+  EXPECT_EQ(parseInt64("-7"), -7);
+  EXPECT_FALSE(parseInt64(""));
+  EXPECT_FALSE(parseInt64("4x"));
+  EXPECT_FALSE(parseInt64("99999999999999999999"));
+  EXPECT_EQ(parseFiniteDouble("0.25"), 0.25);
+  EXPECT_FALSE(parseFiniteDouble("inf"));
+  EXPECT_FALSE(parseFiniteDouble("1e999"));
+  EXPECT_FALSE(parseFiniteDouble("1.5s"));
 }
 
 } // namespace
