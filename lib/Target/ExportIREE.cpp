@@ -12,7 +12,8 @@
 //      loc("<kind>_<position>@d<device>"(<its old location>)), so that IREE's
 //      dispatches (their locations, with --mlir-print-debuginfo) name the
 //      Doppler ops they run and the device Doppler chose.
-//   3. convert-doppler-to-linalg, then named linalg ops other than
+//   3. convert-doppler-to-linalg (assembles as tensor.concat), then named
+//      linalg ops other than
 //      linalg.fill are generalised (iree-compile rejects some, e.g.
 //      linalg.add).
 //   4. Moves: each doppler.transfer, and each tensor operand of a placed op
@@ -321,7 +322,9 @@ LogicalResult mlir::doppler::exportIREE(ModuleOp module, llvm::raw_ostream &os,
 
   for (func::FuncOp function : functions)
     nameOps(function);
-  if (failed(convertDopplerToLinalg(*clone)) ||
+  DopplerToLinalgOptions conversion;
+  conversion.assembleWithConcat = true;
+  if (failed(convertDopplerToLinalg(*clone, conversion)) ||
       failed(generalizeNamedOps(*clone)))
     return failure();
 

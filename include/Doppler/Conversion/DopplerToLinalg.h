@@ -18,8 +18,17 @@
 
 namespace mlir::doppler {
 
+struct DopplerToLinalgOptions {
+  /// doppler.assemble as nested tensor.concat ops instead of
+  /// tensor.insert_slice's into a tensor.empty (what --export-iree uses:
+  /// IREE 3.13 fails to compile some strided insert_slice copies on
+  /// multi-device programs, and lowers concats without them).
+  bool assembleWithConcat = false;
+};
+
 /// Adds the four conversion patterns (einsum, slice, assemble, fill).
-void populateDopplerToLinalgPatterns(RewritePatternSet &patterns);
+void populateDopplerToLinalgPatterns(RewritePatternSet &patterns,
+                                     const DopplerToLinalgOptions &options = {});
 
 /// Marks linalg, tensor, arith and math legal and the four converted doppler
 /// ops illegal. doppler.transfer and ops of other dialects are left as they
@@ -33,7 +42,8 @@ void configureDopplerToLinalgTarget(ConversionTarget &target);
 LogicalResult checkDopplerToLinalgSupported(Operation *root);
 
 /// checkDopplerToLinalgSupported, then the partial conversion of `root`.
-LogicalResult convertDopplerToLinalg(Operation *root);
+LogicalResult convertDopplerToLinalg(Operation *root,
+                                     const DopplerToLinalgOptions &options = {});
 
 } // namespace mlir::doppler
 

@@ -252,9 +252,12 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
 };
 
 /// doppler.assemble -> tensor.empty, then one tensor.insert_slice per block
-/// at its offsets (blocks tile the result, so every element is written).
+/// at its offsets (blocks tile the result, so every element is written); or,
+/// with `useConcat`, nested tensor.concat ops (innermost grid dimension
+/// first), which IREE lowers without strided copy dispatches.
 struct AssembleLowering : OpConversionPattern<AssembleOp> {
-  using OpConversionPattern::OpConversionPattern;
+  AssembleLowering(MLIRContext *ctx, bool useConcat)
+      : OpConversionPattern(ctx), useConcat(useConcat) {}
 
   LogicalResult
   matchAndRewrite(AssembleOp op, OpAdaptor adaptor,
@@ -262,6 +265,27 @@ struct AssembleLowering : OpConversionPattern<AssembleOp> {
     Location loc = op.getLoc();
     PlacementCopier placed(op);
     auto resultType = cast<RankedTensorType>(op.getType());
+    if (useConcat && resultType.getRank() > 0) {
+      SmallVector<Value> blocks(adaptor.getBlocks().begin(),
+                                adaptor.getBlocks().end());
+      ArrayRef<int64_t> grid = op.getGrid();
+      // Blocks are in row-major grid order: concatenating runs of
+      // grid[d] consecutive values along d, from the last dimension to the
+      // first, leaves one value.
+      for (int64_t d = static_cast<int64_t>(grid.size()) - 1; d >= 0; --d) {
+        if (grid[d] == 1)
+          continue;
+        SmallVector<Value> merged;
+        for (size_t i = 0; i < blocks.size(); i += grid[d]) {
+          ValueRange run(ArrayRef<Value>(blocks).slice(i, grid[d]));
+          merged.push_back(
+              placed(tensor::ConcatOp::create(rewriter, loc, d, run)));
+        }
+        blocks = std::move(merged);
+      }
+      rewriter.replaceOp(op, blocks.front());
+      return success();
+    }
     Value result = placed(tensor::EmptyOp::create(
         rewriter, loc, resultType.getShape(), resultType.getElementType()));
     for (auto [i, block] : llvm::enumerate(adaptor.getBlocks())) {
@@ -275,6 +299,9 @@ struct AssembleLowering : OpConversionPattern<AssembleOp> {
     rewriter.replaceOp(op, result);
     return success();
   }
+
+private:
+  bool useConcat;
 };
 
 /// doppler.fill -> linalg.fill of a tensor.empty.
@@ -313,8 +340,12 @@ std::string unsupportedType(Type type) {
 
 struct ConvertDopplerToLinalgPass
     : mlir::doppler::impl::ConvertDopplerToLinalgPassBase<ConvertDopplerToLinalgPass> {
+  using Base::Base;
+
   void runOnOperation() override {
-    if (failed(convertDopplerToLinalg(getOperation())))
+    DopplerToLinalgOptions options;
+    options.assembleWithConcat = assembleWithConcat;
+    if (failed(convertDopplerToLinalg(getOperation(), options)))
       signalPassFailure();
   }
 };
@@ -322,9 +353,11 @@ struct ConvertDopplerToLinalgPass
 } // namespace
 
 void mlir::doppler::populateDopplerToLinalgPatterns(
-    RewritePatternSet &patterns) {
-  patterns.add<EinsumLowering, SliceLowering, AssembleLowering, FillLowering>(
+    RewritePatternSet &patterns, const DopplerToLinalgOptions &options) {
+  patterns.add<EinsumLowering, SliceLowering, FillLowering>(
       patterns.getContext());
+  patterns.add<AssembleLowering>(patterns.getContext(),
+                                 options.assembleWithConcat);
 }
 
 void mlir::doppler::configureDopplerToLinalgTarget(ConversionTarget &target) {
@@ -369,13 +402,15 @@ LogicalResult mlir::doppler::checkDopplerToLinalgSupported(Operation *root) {
   return success(ok);
 }
 
-LogicalResult mlir::doppler::convertDopplerToLinalg(Operation *root) {
+LogicalResult
+mlir::doppler::convertDopplerToLinalg(Operation *root,
+                                      const DopplerToLinalgOptions &options) {
   if (failed(checkDopplerToLinalgSupported(root)))
     return failure();
   MLIRContext *ctx = root->getContext();
   ConversionTarget target(*ctx);
   configureDopplerToLinalgTarget(target);
   RewritePatternSet patterns(ctx);
-  populateDopplerToLinalgPatterns(patterns);
+  populateDopplerToLinalgPatterns(patterns, options);
   return applyPartialConversion(root, target, std::move(patterns));
 }

@@ -1,0 +1,23 @@
+// --export-iree writes doppler.assemble as nested tensor.concat ops (IREE
+// 3.13 lowers them without the strided-copy dispatches that insert_slice
+// chains can need), after moving each block to the assemble's device.
+// RUN: doppler-translate --export-iree %s | FileCheck %s
+
+func.func @assemble(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x16xf32> {
+  %0 = doppler.einsum "ij->ij" join(exp) (%a) {doppler.device = #doppler.device<0>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = doppler.einsum "ij->ij" join(tanh) (%b) {doppler.device = #doppler.device<1>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %2 = doppler.transfer %0 from <0> to <1> : tensor<4x8xf32>
+  %3 = doppler.assemble [1, 2] (%2, %1) {doppler.device = #doppler.device<1>} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x16xf32>
+  return %3 : tensor<4x16xf32>
+}
+
+// CHECK-LABEL: func.func @assemble
+// CHECK: %[[E:.*]] = linalg.generic
+// CHECK: math.exp
+// CHECK: %[[T:.*]] = linalg.generic
+// CHECK: math.tanh
+// CHECK: %[[M:.*]] = "flow.tensor.transfer"(%[[E]]) {target = #hal.device.affinity<@__device_1>}
+// CHECK: %[[C:.*]] = tensor.concat dim(1) %[[M]], %[[T]] : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x16xf32> loc(#[[LA:loc[0-9]+]])
+// CHECK: return %[[C]]
+// CHECK-NOT: tensor.insert_slice
+// CHECK: #[[LA]] = loc("assemble_3@d1"
