@@ -2,7 +2,8 @@
 
 The graph is run once on the example inputs (`ShapeProp`, which also
 records every node's shape), then walked node by node; each node's target
-is looked up in a table (`ops.py`) whose emitters write einsums and glue.
+is looked up in a table (`ops.py`) whose emitters (`ops_*.py`) write
+einsums and glue.
 
 What each node becomes:
 

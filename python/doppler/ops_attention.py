@@ -1,0 +1,191 @@
+"""Emitters of masks (masked_fill, where with folded conditions; comparisons
+are refused), the embedding (a one-hot contraction) and
+scaled_dot_product_attention."""
+
+import math
+import operator
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .frontend import Const, IntInput
+from .ir import LETTERS
+from .ops_common import _is_number
+from .ops_layout import transpose
+from .ops_linalg import _matmul
+from .ops_reduce import _softmax
+from .ops_table import register, register_module
+
+
+def _mask_tensors(ctx, cond):
+    """The float keep/fill masks of a folded bool condition."""
+    if not isinstance(cond, Const) or not isinstance(cond.value, torch.Tensor):
+        raise ctx.unsupported(
+            "a mask computed from inputs or parameters: Doppler has no select; the "
+            "condition must depend only on buffers and constants (it is then passed as an "
+            "argument)")
+    return cond.value.to(torch.bool)
+
+
+def _where(ctx, cond, a, b):
+    """torch.where(cond, a, b) for a folded `cond`.
+
+    A number branch becomes a folded argument (number where selected, 0
+    elsewhere) added to the other branch; a tensor branch is multiplied by
+    its 0/1 mask, except beside an infinite number (x + (-inf where
+    masked) is exact for finite x, x * 0 + -inf would be too, but the
+    multiply is not needed). A tensor branch must be finite where it is
+    not selected (inf * 0 is nan).
+    """
+    mask = _mask_tensors(ctx, cond)
+    bld, shape = ctx.builder, ctx.shape
+    base = cond.node.name
+
+    def number_part(value, selected):
+        fill = torch.zeros(selected.shape, dtype=ctx.dtype).masked_fill(selected, float(value))
+        return ctx.constant(cond, fill, f"{base}.fill_{'t' if selected is mask else 'f'}_{value}")
+
+    def tensor_part(value, selected, beside_inf):
+        x = ctx.val(value)
+        if beside_inf:
+            return x
+        keep = ctx.constant(cond, selected.to(ctx.dtype),
+                            f"{base}.keep_{'t' if selected is mask else 'f'}")
+        return bld.elementwise("mul", [x, keep], shape)
+
+    def infinite(v):
+        return _is_number(v) and not math.isfinite(float(v))
+
+    if _is_number(a) and _is_number(b):
+        raise ctx.unsupported("torch.where of two numbers")
+    parts = []
+    for value, selected, other in ((a, mask, b), (b, ~mask, a)):
+        if _is_number(value):
+            parts.append(number_part(value, selected))
+        else:
+            parts.append(tensor_part(value, selected, infinite(other)))
+    return bld.elementwise("add", parts, shape)
+
+
+@register(torch.where, "aten.where")
+def where(ctx, condition, input=None, other=None):
+    if input is None:
+        raise ctx.unsupported("torch.where(condition) (indices) is not supported")
+    return _where(ctx, condition, input, other)
+
+
+@register(".masked_fill", torch.masked_fill, "aten.masked_fill")
+def masked_fill(ctx, input, mask, value):
+    if isinstance(value, Const):
+        value = value.value
+    if isinstance(value, torch.Tensor):
+        if value.dim() != 0:
+            raise ctx.unsupported("masked_fill with a tensor value")
+        value = value.item()
+    if not _is_number(value):
+        raise ctx.unsupported("masked_fill with a non-constant value")
+    return _where(ctx, mask, value, input)
+
+
+def _comparison(ctx, *args, **kwargs):
+    raise ctx.unsupported(
+        "a comparison of computed tensors: it gives a bool tensor, which Doppler programs do "
+        "not hold; a mask (masked_fill, where) must depend only on buffers and constants "
+        "(it is then computed by torch and passed as an argument)")
+
+
+register(torch.gt, torch.lt, torch.ge, torch.le, torch.eq, torch.ne, operator.gt, operator.lt,
+         operator.ge, operator.le, operator.eq, operator.ne, operator.invert, torch.logical_not,
+         operator.and_, operator.or_, ".gt", ".lt", ".ge", ".le", ".eq", ".ne", ".__gt__",
+         ".__lt__", ".__ge__", ".__le__", ".__eq__", ".__ne__", ".__invert__",
+         ".logical_not", ".bool", "aten.gt", "aten.lt", "aten.ge", "aten.le", "aten.eq",
+         "aten.ne", "aten.logical_not", "aten.bitwise_not")(_comparison)
+
+
+# -- embedding -----------------------------------------------------------------------
+
+
+def _embedding(ctx, ids, weight, padding_idx=None, max_norm=None):
+    if max_norm is not None:
+        raise ctx.unsupported("embedding with max_norm (it renormalises the weight)")
+    w = ctx.val(weight)
+    if w.rank != 2:
+        raise ctx.unsupported("embedding with a weight that is not 2-d")
+    vocab = w.shape[0]
+    if isinstance(ids, IntInput):
+        index = ids.value
+        onehot = F.one_hot(index.long(), vocab).to(ctx.dtype)
+        arg = ctx.derived_input(ids, onehot, f"{ids.node.name}.onehot")
+    elif isinstance(ids, Const) and isinstance(ids.value, torch.Tensor) \
+            and not ids.value.dtype.is_floating_point:
+        onehot = F.one_hot(ids.value.long(), vocab).to(ctx.dtype)
+        arg = ctx.constant(ids, onehot, f"{ids.node.name}.onehot")
+    else:
+        raise ctx.unsupported(
+            "embedding indices must be an integer input of forward or depend only on "
+            "buffers and constants (they become one-hot arguments); these are computed")
+    letters = LETTERS[:arg.rank - 1]
+    v, d = LETTERS[arg.rank - 1], LETTERS[arg.rank]
+    return ctx.builder.einsum([(arg, letters + v), (w, v + d)], letters + d, ctx.shape, "mul",
+                              agg="add")
+
+
+@register(F.embedding)
+def embedding(ctx, input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    return _embedding(ctx, input, weight, padding_idx, max_norm)
+
+
+@register("aten.embedding")
+def aten_embedding(ctx, weight, indices, padding_idx=-1, scale_grad_by_freq=False,
+                   sparse=False):
+    return _embedding(ctx, indices, weight)
+
+
+@register_module(nn.Embedding)
+def embedding_module(ctx, module, name, input):
+    return _embedding(ctx, input, ctx.param(name + ".weight"), module.padding_idx,
+                      module.max_norm)
+
+
+# -- attention -------------------------------------------------------------------------
+
+
+def _sdpa(ctx, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+          enable_gqa=False):
+    if dropout_p:
+        raise ctx.unsupported("scaled_dot_product_attention with dropout_p > 0")
+    if enable_gqa:
+        raise ctx.unsupported("scaled_dot_product_attention with enable_gqa")
+    bld = ctx.builder
+    q, k, v = ctx.val(query), ctx.val(key), ctx.val(value)
+    length, source, e = q.shape[-2], k.shape[-2], q.shape[-1]
+    batch = [max(a, b) for a, b in zip(q.shape[:-2], k.shape[:-2])]
+    s_shape = tuple(batch) + (length, source)
+    kt = transpose(ctx, k, -2, -1)
+    scores = _matmul(ctx, q, kt, s_shape)
+    factor = scale if scale is not None else 1.0 / math.sqrt(e)
+    scores = bld.unary(scores, "scale", float(factor))
+    if is_causal:
+        keep = torch.ones(length, source, dtype=torch.bool).tril(diagonal=0)
+        add = torch.zeros(length, source, dtype=ctx.dtype).masked_fill(~keep, float("-inf"))
+        mask = ctx.argument(("causal", ctx.node.name), f"{ctx.node.name}.causal_mask",
+                            "constant", (2, ctx.node.name), add,
+                            f"causal mask of '{ctx.node.name}'")
+        scores = bld.elementwise("add", [scores, mask], s_shape)
+    if attn_mask is not None:
+        if isinstance(attn_mask, Const) and attn_mask.value.dtype == torch.bool:
+            add = torch.zeros(attn_mask.value.shape, dtype=ctx.dtype).masked_fill(
+                ~attn_mask.value, float("-inf"))
+            mask = ctx.constant(attn_mask, add, f"{attn_mask.node.name}.additive")
+        else:
+            mask = ctx.val(attn_mask)
+        scores = bld.elementwise("add", [scores, mask], s_shape)
+    p = _softmax(ctx, scores, -1)
+    return _matmul(ctx, p, v, ctx.shape)
+
+
+register(getattr(F, "scaled_dot_product_attention", None), "aten.scaled_dot_product_attention")(
+    _sdpa)
+

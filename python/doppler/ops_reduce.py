@@ -1,0 +1,214 @@
+"""Emitters of reductions (sum, mean, amax, amin, max, min, var, std) and
+normalisations (softmax, log_softmax, layer norm, RMS norm)."""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .frontend import Unavailable
+from .ops_common import _check_dtype_arg, _dim, _dims, _is_tensor
+from .ops_elementwise import _binary
+from .ops_table import register, register_module
+
+
+def _reduce(ctx, input, dim, keepdim, agg, mean=False, dtype=None):
+    _check_dtype_arg(ctx, dtype)
+    x = ctx.val(input)
+    axes = _dims(dim, x.rank)
+    y = ctx.builder.reduce(x, axes, keepdim, agg)
+    if mean:
+        count = math.prod(x.shape[j] for j in axes)
+        y = ctx.builder.unary(y, "scale", 1.0 / count)
+    return y
+
+
+@register(torch.sum, ".sum", "aten.sum")
+def sum_(ctx, input, dim=None, keepdim=False, *, dtype=None, out=None):
+    return _reduce(ctx, input, dim, keepdim, "add", dtype=dtype)
+
+
+@register(torch.mean, ".mean", "aten.mean")
+def mean(ctx, input, dim=None, keepdim=False, *, dtype=None, out=None):
+    return _reduce(ctx, input, dim, keepdim, "add", mean=True, dtype=dtype)
+
+
+@register(torch.amax, ".amax", "aten.amax")
+def amax(ctx, input, dim=(), keepdim=False, *, out=None):
+    return _reduce(ctx, input, dim, keepdim, "max")
+
+
+@register(torch.amin, ".amin", "aten.amin")
+def amin(ctx, input, dim=(), keepdim=False, *, out=None):
+    return _reduce(ctx, input, dim, keepdim, "min")
+
+
+@register(torch.max, ".max")
+def max_(ctx, input, *args, **kwargs):
+    if not args and not kwargs:
+        return _reduce(ctx, input, None, False, "max")
+    if len(args) == 1 and _is_tensor(args[0]) and not kwargs:
+        return _binary(ctx, "max", input, args[0])
+    raise ctx.unsupported("max with a dim (it returns indices): use amax")
+
+
+@register(torch.min, ".min")
+def min_(ctx, input, *args, **kwargs):
+    if not args and not kwargs:
+        return _reduce(ctx, input, None, False, "min")
+    if len(args) == 1 and _is_tensor(args[0]) and not kwargs:
+        return _binary(ctx, "min", input, args[0])
+    raise ctx.unsupported("min with a dim (it returns indices): use amin")
+
+
+def _var(ctx, input, dim, correction, keepdim):
+    bld = ctx.builder
+    x = ctx.val(input)
+    axes = _dims(dim, x.rank)
+    count = math.prod(x.shape[j] for j in axes)
+    mu = bld.unary(bld.reduce(x, axes, True, "add"), "scale", 1.0 / count)
+    centred = bld.elementwise("sub", [x, mu], x.shape)
+    ss = bld.reduce(centred, axes, keepdim, "add", join="square")
+    if count - correction <= 0:
+        raise ctx.unsupported("variance with no degrees of freedom")
+    return bld.unary(ss, "scale", 1.0 / (count - correction))
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased in (None, True) else 0
+
+
+@register(torch.var, ".var", "aten.var")
+def var(ctx, input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    if isinstance(dim, bool):  # var(x, unbiased)
+        dim, unbiased = None, dim
+    return _var(ctx, input, dim, _correction(unbiased, correction), keepdim)
+
+
+@register(torch.std, ".std", "aten.std")
+def std(ctx, input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return ctx.builder.unary(_var(ctx, input, dim, _correction(unbiased, correction), keepdim),
+                             "sqrt")
+
+
+def _softmax(ctx, input, dim, log=False):
+    bld = ctx.builder
+    x = ctx.val(input)
+    d = _dim(dim, x.rank)
+    m = bld.reduce(x, [d], True, "max")
+    s = bld.elementwise("sub", [x, m], x.shape)
+    e = bld.unary(s, "exp")
+    z = bld.reduce(e, [d], True, "add")
+    if log:
+        return bld.elementwise("sub", [s, bld.unary(z, "log")], x.shape)
+    return bld.elementwise("div", [e, z], x.shape)
+
+
+@register(torch.softmax, F.softmax, ".softmax", "aten.softmax")
+def softmax(ctx, input, dim=None, _stacklevel=3, dtype=None):
+    _check_dtype_arg(ctx, dtype)
+    if dim is None:
+        raise ctx.unsupported("softmax without dim")
+    return _softmax(ctx, input, dim)
+
+
+@register(torch.log_softmax, F.log_softmax, ".log_softmax", "aten.log_softmax")
+def log_softmax(ctx, input, dim=None, _stacklevel=3, dtype=None):
+    _check_dtype_arg(ctx, dtype)
+    if dim is None:
+        raise ctx.unsupported("log_softmax without dim")
+    return _softmax(ctx, input, dim, log=True)
+
+
+@register("aten._softmax")
+def aten_softmax(ctx, input, dim, half_to_float):
+    return _softmax(ctx, input, dim)
+
+
+@register("aten._log_softmax")
+def aten_log_softmax(ctx, input, dim, half_to_float):
+    return _softmax(ctx, input, dim, log=True)
+
+
+@register_module(nn.Softmax)
+def softmax_module(ctx, module, name, input):
+    return softmax(ctx, input, module.dim)
+
+
+@register_module(nn.LogSoftmax)
+def log_softmax_module(ctx, module, name, input):
+    return log_softmax(ctx, input, module.dim)
+
+
+def _layer_norm(ctx, input, normalized_shape, weight, bias, eps):
+    bld = ctx.builder
+    x = ctx.val(input)
+    k = len(normalized_shape) if isinstance(normalized_shape, (list, tuple)) else 1
+    axes = list(range(x.rank - k, x.rank))
+    count = math.prod(x.shape[j] for j in axes)
+    mu = bld.unary(bld.reduce(x, axes, True, "add"), "scale", 1.0 / count)
+    centred = bld.elementwise("sub", [x, mu], x.shape)
+    var = bld.unary(bld.reduce(centred, axes, True, "add", join="square"), "scale", 1.0 / count)
+    inv = bld.unary(bld.unary(var, "shift", float(eps)), "rsqrt")
+    y = bld.elementwise("mul", [centred, inv], x.shape)
+    if weight is not None:
+        y = bld.elementwise("mul", [y, ctx.val(weight)], x.shape)
+    if bias is not None:
+        y = bld.elementwise("add", [y, ctx.val(bias)], x.shape)
+    return y
+
+
+@register(F.layer_norm, torch.layer_norm, "aten.layer_norm")
+def layer_norm(ctx, input, normalized_shape, weight=None, bias=None, eps=1e-5,
+               cudnn_enable=True):
+    return _layer_norm(ctx, input, normalized_shape, weight, bias, eps)
+
+
+@register("aten.native_layer_norm")
+def native_layer_norm(ctx, input, normalized_shape, weight, bias, eps):
+    shape = ctx.shape if hasattr(ctx.node.meta.get("tensor_meta"), "shape") else \
+        tuple(ctx.node.meta["tensor_meta"][0].shape)
+    y = _layer_norm(ctx, input, normalized_shape, weight, bias, eps)
+    assert tuple(y.shape) == shape
+    return [y, Unavailable("the mean of native_layer_norm"),
+            Unavailable("the rstd of native_layer_norm")]
+
+
+@register_module(nn.LayerNorm)
+def layer_norm_module(ctx, module, name, input):
+    weight = ctx.param(name + ".weight") if module.weight is not None else None
+    bias = ctx.param(name + ".bias") if module.bias is not None else None
+    return _layer_norm(ctx, input, module.normalized_shape, weight, bias, module.eps)
+
+
+def _rms_norm(ctx, input, normalized_shape, weight, eps):
+    bld = ctx.builder
+    x = ctx.val(input)
+    k = len(normalized_shape) if isinstance(normalized_shape, (list, tuple)) else 1
+    axes = list(range(x.rank - k, x.rank))
+    count = math.prod(x.shape[j] for j in axes)
+    if eps is None:
+        eps = torch.finfo(ctx.dtype).eps
+    ms = bld.unary(bld.reduce(x, axes, True, "add", join="square"), "scale", 1.0 / count)
+    inv = bld.unary(bld.unary(ms, "shift", float(eps)), "rsqrt")
+    y = bld.elementwise("mul", [x, inv], x.shape)
+    if weight is not None:
+        y = bld.elementwise("mul", [y, ctx.val(weight)], x.shape)
+    return y
+
+
+@register(getattr(F, "rms_norm", None), "aten.rms_norm")
+def rms_norm(ctx, input, normalized_shape, weight=None, eps=None):
+    return _rms_norm(ctx, input, normalized_shape, weight, eps)
+
+
+if hasattr(nn, "RMSNorm"):
+    @register_module(nn.RMSNorm)
+    def rms_norm_module(ctx, module, name, input):
+        weight = ctx.param(name + ".weight") if module.weight is not None else None
+        return _rms_norm(ctx, input, module.normalized_shape, weight, module.eps)
