@@ -1,6 +1,5 @@
-// --export-iree writes doppler.assemble as nested tensor.concat ops (IREE
-// 3.13 lowers them without the strided-copy dispatches that insert_slice
-// chains can need), after moving each block to the assemble's device.
+// --export-iree writes doppler.assemble as nested tensor.concat ops, after
+// moving each block to the assemble's device.
 // RUN: doppler-translate --export-iree %s | FileCheck %s
 
 func.func @assemble(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> tensor<4x16xf32> {

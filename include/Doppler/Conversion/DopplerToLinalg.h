@@ -20,9 +20,9 @@ namespace mlir::doppler {
 
 struct DopplerToLinalgOptions {
   /// doppler.assemble as nested tensor.concat ops instead of
-  /// tensor.insert_slice's into a tensor.empty (what --export-iree uses:
-  /// IREE 3.13 fails to compile some strided insert_slice copies on
-  /// multi-device programs, and lowers concats without them).
+  /// tensor.insert_slice's into a tensor.empty. --export-iree uses it: one
+  /// op per grid row says "assemble" to IREE directly (on the examples,
+  /// IREE forms the same dispatches either way; see docs/IREE.md).
   bool assembleWithConcat = false;
 };
 

@@ -254,7 +254,7 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
 /// doppler.assemble -> tensor.empty, then one tensor.insert_slice per block
 /// at its offsets (blocks tile the result, so every element is written); or,
 /// with `useConcat`, nested tensor.concat ops (innermost grid dimension
-/// first), which IREE lowers without strided copy dispatches.
+/// first).
 struct AssembleLowering : OpConversionPattern<AssembleOp> {
   AssembleLowering(MLIRContext *ctx, bool useConcat)
       : OpConversionPattern(ctx), useConcat(useConcat) {}
