@@ -2,17 +2,12 @@
 
 #include "Doppler/Placement/Environment.h"
 
+#include "Doppler/Support/ErrorString.h"
+
 #include <algorithm>
 #include <limits>
 
 namespace doppler::placement {
-
-namespace {
-void setError(std::string *error, std::string message) {
-  if (error)
-    *error = std::move(message);
-}
-} // namespace
 
 bool PlacementEnvironment::reset(const Graph &graph, int32_t numDevices,
                                  StartEstimate estimate, std::string *error) {

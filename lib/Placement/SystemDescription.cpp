@@ -2,6 +2,8 @@
 
 #include "Doppler/Placement/SystemDescription.h"
 
+#include "Doppler/Support/ErrorString.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -14,11 +16,6 @@ namespace doppler::placement {
 namespace {
 
 using json = nlohmann::json;
-
-void setError(std::string *error, std::string message) {
-  if (error)
-    *error = std::move(message);
-}
 
 DeviceDescription makeDevice(std::string name,
                              std::map<std::string, double> peakFlops,

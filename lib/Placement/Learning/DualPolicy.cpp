@@ -12,6 +12,7 @@
 #include "Random.h"
 
 #include "Doppler/Placement/Simulator.h"
+#include "Doppler/Support/ErrorString.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -24,6 +25,7 @@
 
 using namespace doppler::placement;
 using namespace doppler::placement::learning;
+using doppler::setError;
 
 // The default model, linked in by EmbeddedModel.S (empty when the library
 // was built before any model existed).
@@ -31,11 +33,6 @@ extern "C" const char dopplerDefaultModelBegin[];
 extern "C" const char dopplerDefaultModelEnd[];
 
 namespace {
-
-void setError(std::string *error, std::string message) {
-  if (error)
-    *error = std::move(message);
-}
 
 size_t defaultModelSize() {
   return static_cast<size_t>(&dopplerDefaultModelEnd[0] -

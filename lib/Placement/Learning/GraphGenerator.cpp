@@ -12,21 +12,19 @@
 
 #include "Random.h"
 
+#include "Doppler/Support/ErrorString.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
 using namespace doppler::placement;
+using doppler::setError;
 using doppler::placement::learning::deriveSeed;
 using doppler::placement::learning::Random;
 
 namespace {
-
-void setError(std::string *error, std::string message) {
-  if (error)
-    *error = std::move(message);
-}
 
 /// A 2-D tensor split into rowParts x colParts blocks. blocks[i * colParts +
 /// j] is the node producing block (i, j), or -1 for a graph input. A block

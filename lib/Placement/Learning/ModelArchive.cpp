@@ -7,6 +7,8 @@
 
 #include "PolicyNetwork.h"
 
+#include "Doppler/Support/ErrorString.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +20,7 @@
 
 using namespace doppler::placement;
 using namespace doppler::placement::learning;
+using doppler::setError;
 using torch::Tensor;
 
 namespace {
@@ -41,11 +44,6 @@ std::string shapeText(c10::IntArrayRef sizes) {
   for (size_t i = 0; i < sizes.size(); ++i)
     text += (i ? ", " : "") + std::to_string(sizes[i]);
   return text + "]";
-}
-
-void setError(std::string *error, std::string message) {
-  if (error)
-    *error = std::move(message);
 }
 
 } // namespace
