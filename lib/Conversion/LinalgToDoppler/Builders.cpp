@@ -21,9 +21,21 @@ RankedTensorType linalg_to_doppler::staticFloatTensor(Type type) {
 
 std::optional<double> linalg_to_doppler::scalarConstant(Value value) {
   FloatAttr attr;
-  if (value && isa<FloatType>(value.getType()) &&
-      matchPattern(value, m_Constant(&attr)))
+  if (!value || !isa<FloatType>(value.getType()))
+    return std::nullopt;
+  if (matchPattern(value, m_Constant(&attr)))
     return attr.getValueAsDouble();
+  // A float cast of a constant (torch-mlir writes `arith.truncf %c : f64 to
+  // f32` for scalar arguments): the constant rounded to the cast's type.
+  Operation *castOp = value.getDefiningOp();
+  if (isa_and_nonnull<arith::TruncFOp, arith::ExtFOp>(castOp) &&
+      matchPattern(castOp->getOperand(0), m_Constant(&attr))) {
+    APFloat converted = attr.getValue();
+    bool losesInfo = false;
+    converted.convert(cast<FloatType>(value.getType()).getFloatSemantics(),
+                      APFloat::rmNearestTiesToEven, &losesInfo);
+    return converted.convertToDouble();
+  }
   return std::nullopt;
 }
 

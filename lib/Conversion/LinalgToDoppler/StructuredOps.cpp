@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Builders.h"
+#include "ScalarBodies.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -18,6 +19,7 @@
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -26,211 +28,14 @@ using namespace mlir;
 using namespace mlir::doppler;
 using namespace mlir::doppler::linalg_to_doppler;
 
+
 namespace {
 
-//===----------------------------------------------------------------------===//
-// Scalar ops of a body
-//===----------------------------------------------------------------------===//
-
-/// The join of a one-operand body op, if it has one.
-std::optional<JoinKind> unaryJoin(Operation *op) {
-  return llvm::TypeSwitch<Operation *, std::optional<JoinKind>>(op)
-      .Case<arith::NegFOp>([](auto) { return JoinKind::Neg; })
-      .Case<math::ExpOp>([](auto) { return JoinKind::Exp; })
-      .Case<math::LogOp>([](auto) { return JoinKind::Log; })
-      .Case<math::SqrtOp>([](auto) { return JoinKind::Sqrt; })
-      .Case<math::RsqrtOp>([](auto) { return JoinKind::Rsqrt; })
-      .Case<math::TanhOp>([](auto) { return JoinKind::Tanh; })
-      .Case<math::AbsFOp>([](auto) { return JoinKind::Abs; })
-      .Default([](Operation *) { return std::nullopt; });
-}
-
-/// The join of a two-operand body op, if it has one.
-std::optional<JoinKind> binaryJoin(Operation *op) {
-  return llvm::TypeSwitch<Operation *, std::optional<JoinKind>>(op)
-      .Case<arith::AddFOp>([](auto) { return JoinKind::Add; })
-      .Case<arith::SubFOp>([](auto) { return JoinKind::Sub; })
-      .Case<arith::MulFOp>([](auto) { return JoinKind::Mul; })
-      .Case<arith::DivFOp>([](auto) { return JoinKind::Div; })
-      .Case<arith::MaximumFOp, arith::MaxNumFOp>(
-          [](auto) { return JoinKind::Max; })
-      .Case<arith::MinimumFOp, arith::MinNumFOp>(
-          [](auto) { return JoinKind::Min; })
-      .Case<math::PowFOp>([](auto) { return JoinKind::Pow; })
-      .Default([](Operation *) { return std::nullopt; });
-}
-
-/// `select(cmpf(pred, a, b), a, b)` (or with the arms swapped) as max or
-/// min of (a, b).
-std::optional<std::pair<JoinKind, std::pair<Value, Value>>>
-selectAsMaxMin(Operation *op) {
-  auto select = dyn_cast<arith::SelectOp>(op);
-  if (!select)
-    return std::nullopt;
-  auto cmp = select.getCondition().getDefiningOp<arith::CmpFOp>();
-  if (!cmp)
-    return std::nullopt;
-  Value a = cmp.getLhs(), b = cmp.getRhs();
-  bool greater;
-  switch (cmp.getPredicate()) {
-  case arith::CmpFPredicate::OGT: case arith::CmpFPredicate::OGE:
-  case arith::CmpFPredicate::UGT: case arith::CmpFPredicate::UGE:
-    greater = true;
-    break;
-  case arith::CmpFPredicate::OLT: case arith::CmpFPredicate::OLE:
-  case arith::CmpFPredicate::ULT: case arith::CmpFPredicate::ULE:
-    greater = false;
-    break;
-  default:
-    return std::nullopt;
-  }
-  Value t = select.getTrueValue(), f = select.getFalseValue();
-  if (t == a && f == b) // a > b ? a : b
-    return std::make_pair(greater ? JoinKind::Max : JoinKind::Min,
-                          std::make_pair(a, b));
-  if (t == b && f == a) // a > b ? b : a
-    return std::make_pair(greater ? JoinKind::Min : JoinKind::Max,
-                          std::make_pair(a, b));
-  return std::nullopt;
-}
-
-/// The aggregation a reduction body's combiner computes.
-std::optional<AggKind> joinAsAggregation(JoinKind join) {
-  switch (join) {
-  case JoinKind::Add: return AggKind::Add;
-  case JoinKind::Mul: return AggKind::Mul;
-  case JoinKind::Max: return AggKind::Max;
-  case JoinKind::Min: return AggKind::Min;
-  default: return std::nullopt;
-  }
-}
-
-//===----------------------------------------------------------------------===//
-// Recognising one-input scalar functions (sigmoid, silu, gelu, relu, abs)
-//===----------------------------------------------------------------------===//
-
-/// Evaluates the body value `v` as a function of the block argument `x`
-/// set to `at`, in double. Fails on anything it does not know.
-std::optional<double> evaluate(Value v, Value x, double at,
-                               llvm::DenseMap<Value, double> &memo) {
-  if (v == x)
-    return at;
-  if (auto it = memo.find(v); it != memo.end())
-    return it->second;
-  if (std::optional<double> c = scalarConstant(v))
-    return *c;
-  APInt integer;
-  if (matchPattern(v, m_ConstantInt(&integer))) // fpowi's exponent
-    return static_cast<double>(integer.getSExtValue());
-  Operation *op = v.getDefiningOp();
-  if (!op || op->getNumResults() != 1)
-    return std::nullopt;
-  SmallVector<double, 3> args;
-  for (Value operand : op->getOperands()) {
-    std::optional<double> a = evaluate(operand, x, at, memo);
-    if (!a)
-      return std::nullopt;
-    args.push_back(*a);
-  }
-  std::optional<double> result;
-  if (std::optional<JoinKind> join = unaryJoin(op); join && args.size() == 1)
-    result = ::doppler::applyJoin(toSupport(*join), args[0], 0, 0);
-  else if (std::optional<JoinKind> join = binaryJoin(op);
-           join && args.size() == 2)
-    result = ::doppler::applyJoin(toSupport(*join), args[0], args[1], 0);
-  else if (isa<math::FPowIOp>(op) && args.size() == 2)
-    result = std::pow(args[0], args[1]);
-  else if (isa<math::ErfOp>(op) && args.size() == 1)
-    result = std::erf(args[0]);
-  else if (isa<arith::SelectOp>(op) && args.size() == 3)
-    result = args[0] != 0 ? args[1] : args[2];
-  else if (auto cmp = dyn_cast<arith::CmpFOp>(op); cmp && args.size() == 2) {
-    double a = args[0], b = args[1];
-    switch (cmp.getPredicate()) {
-    case arith::CmpFPredicate::OGT: case arith::CmpFPredicate::UGT:
-      result = a > b; break;
-    case arith::CmpFPredicate::OGE: case arith::CmpFPredicate::UGE:
-      result = a >= b; break;
-    case arith::CmpFPredicate::OLT: case arith::CmpFPredicate::ULT:
-      result = a < b; break;
-    case arith::CmpFPredicate::OLE: case arith::CmpFPredicate::ULE:
-      result = a <= b; break;
-    case arith::CmpFPredicate::OEQ: case arith::CmpFPredicate::UEQ:
-      result = a == b; break;
-    case arith::CmpFPredicate::ONE: case arith::CmpFPredicate::UNE:
-      result = a != b; break;
-    default: return std::nullopt;
-    }
-  }
-  if (result)
-    memo[v] = *result;
-  return result;
-}
-
-/// The erf form of gelu, 0.5 x (1 + erf(x / sqrt 2)).
-double erfGelu(double x) { return 0.5 * x * (1.0 + std::erf(x * M_SQRT1_2)); }
-
-/// If the body value `v` is computed by at least two ops from one block
-/// argument and constants only, and equals sigmoid, silu, gelu, relu or abs
-/// of it (checked at points from -100 to 100, to 1e-6 relative), that join
-/// and argument.
-std::optional<std::pair<JoinKind, Value>>
-recogniseUnaryFunction(Value v, Block *body,
-                       const LinalgToDopplerOptions &options) {
-  // The ops of the expression and its block arguments.
-  SmallVector<Value> stack{v};
-  llvm::DenseSet<Value> seen;
-  Value argument;
-  unsigned ops = 0;
-  while (!stack.empty()) {
-    Value u = stack.pop_back_val();
-    if (!seen.insert(u).second)
-      continue;
-    if (auto arg = dyn_cast<BlockArgument>(u)) {
-      if (arg.getOwner() != body || (argument && argument != u))
-        return std::nullopt;
-      argument = u;
-      continue;
-    }
-    APInt integer;
-    if (scalarConstant(u) || matchPattern(u, m_ConstantInt(&integer)))
-      continue;
-    Operation *op = u.getDefiningOp();
-    if (!op || op->getBlock() != body || ++ops > 32)
-      return std::nullopt;
-    llvm::append_range(stack, op->getOperands());
-  }
-  if (!argument || ops < 2)
-    return std::nullopt;
-  static constexpr double kPoints[] = {-100, -7.5, -3, -1.25, -0.5, -0.125,
-                                       0.0625, 0.375, 0.875, 1.5, 2.75, 6,
-                                       100};
-  auto matches = [&](auto reference) {
-    for (double at : kPoints) {
-      llvm::DenseMap<Value, double> memo;
-      std::optional<double> got = evaluate(v, argument, at, memo);
-      double want = reference(at);
-      if (!got || !(std::fabs(*got - want) <=
-                    1e-6 * std::max(1.0, std::fabs(want))))
-        return false;
-    }
-    return true;
-  };
-  for (JoinKind join : {JoinKind::Sigmoid, JoinKind::Silu, JoinKind::Gelu,
-                        JoinKind::Relu, JoinKind::Abs})
-    if (matches([join](double at) {
-          return ::doppler::applyJoin(toSupport(join), at, 0, 0);
-        }))
-      return std::make_pair(join, argument);
-  if (options.erfGeluAsTanh && matches(erfGelu))
-    return std::make_pair(JoinKind::Gelu, argument);
-  return std::nullopt;
-}
-
-bool isPowerOfTwo(double c) {
-  int exponent;
-  return c != 0 && std::isfinite(c) &&
-         std::fabs(std::frexp(c, &exponent)) == 0.5;
+std::string typeName(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << type;
+  return text;
 }
 
 //===----------------------------------------------------------------------===//
@@ -256,6 +61,11 @@ struct Plan {
   std::vector<Node> nodes;
   int root = -1;
   std::string output;            ///< the output's term
+  /// The output's term with a letter (of extent 1) for each constant 0 of
+  /// its map (torch-mlir's keepdim reductions); equal to `output` if none.
+  std::string rawOutput;
+  unsigned resultIndex = 0;      ///< the result converted (the one used)
+  int initLeaf = -1;             ///< the init as a node, when accumulating
   std::optional<AggKind> agg;    ///< set when the op reduces
   bool accumulate = false;       ///< combine the init with the result
   Value init;
@@ -291,6 +101,8 @@ private:
                        std::optional<double> scalar = std::nullopt);
   FailureOr<int> binary(JoinKind join, int a, int b);
   std::string unionTerm(const std::string &a, const std::string &b) const;
+  /// Whether the body value `v` is computed from a linalg.index.
+  bool dependsOnIndex(Value v) const;
 
   linalg::LinalgOp op;
   const LinalgToDopplerOptions &options;
@@ -302,6 +114,20 @@ private:
   llvm::DenseMap<Value, int> memo;
   std::string loopLetters;
 };
+
+bool Analysis::dependsOnIndex(Value v) const {
+  SmallVector<Value> stack{v};
+  llvm::DenseSet<Value> seen;
+  while (!stack.empty()) {
+    Operation *def = stack.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != body || !seen.insert(def->getResult(0)).second)
+      continue;
+    if (isa<linalg::IndexOp>(def))
+      return true;
+    llvm::append_range(stack, def->getOperands());
+  }
+  return false;
+}
 
 std::string Analysis::unionTerm(const std::string &a,
                                 const std::string &b) const {
@@ -418,13 +244,16 @@ FailureOr<int> Analysis::compile(Value v) {
     return it->second;
   FailureOr<int> result = [&]() -> FailureOr<int> {
     if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == body) {
+      OpOperand *operand = op.getMatchingOpOperand(arg);
       if (arg == outArgument) {
         if (!outAllowed)
           return fail("the body reads the init outside the reduction's "
                       "combiner");
-        return leafFor(op.getDpsInitOperand(0));
+      } else if (op.isDpsInit(operand)) {
+        return fail("the value of the used result reads another result's "
+                    "init");
       }
-      return leafFor(op.getMatchingOpOperand(arg));
+      return leafFor(operand);
     }
     if (std::optional<double> c = scalarConstant(v))
       return constant(*c);
@@ -432,6 +261,13 @@ FailureOr<int> Analysis::compile(Value v) {
     if (!def || def->getBlock() != body)
       return fail("the body uses a value defined outside it that is not a "
                   "constant");
+    if (Value in = castThrough(def, plan->resultType.getElementType()))
+      return compile(in);
+    if (isa<arith::ExtFOp, arith::TruncFOp>(def))
+      return fail("the body casts " + typeName(def->getOperand(0).getType()) +
+                  " to " + typeName(def->getResult(0).getType()) +
+                  " (a type other than the op's element type): doppler "
+                  "einsums compute in one element type");
     if (auto function = recogniseUnaryFunction(v, body, options)) {
       FailureOr<int> x = compile(function->second);
       if (failed(x))
@@ -489,19 +325,35 @@ LogicalResult Analysis::run(Plan &result, std::string &reason) {
   };
   if (!op.hasPureTensorSemantics())
     return done(fail("it works on buffers, not tensors"));
-  if (op.getNumDpsInits() != 1 || op->getNumResults() != 1)
-    return done(fail("it has " + Twine(op.getNumDpsInits()) +
-                     " outputs; one is supported"));
-  if (op.hasIndexSemantics())
-    return done(fail("its body uses linalg.index"));
+  if (op->getNumResults() == 0 || op->getNumResults() != op.getNumDpsInits())
+    return done(fail("it has no tensor result"));
+  // The result converted: the only one used (torch's max with indices
+  // often has a dead index result).
+  unsigned used = 0;
+  for (OpResult result : op->getResults())
+    if (!result.use_empty()) {
+      plan->resultIndex = result.getResultNumber();
+      ++used;
+    }
+  if (used > 1)
+    return done(fail("it has " + Twine(used) +
+                     " used results; one is supported"));
+  OpOperand *init = op.getDpsInitOperand(plan->resultIndex);
   body = op.getBlock();
   if (!body)
     return done(fail("it has no body"));
-  plan->resultType = staticFloatTensor(op->getResult(0).getType());
+  plan->resultType =
+      staticFloatTensor(op->getResult(plan->resultIndex).getType());
   if (!plan->resultType)
     return done(fail("its result is not a float tensor of static shape"));
   Type element = plan->resultType.getElementType();
+  // The inits of the other (unused) results do not matter.
+  auto isOtherInit = [&](OpOperand &operand) {
+    return op.isDpsInit(&operand) && &operand != init;
+  };
   for (OpOperand &operand : op->getOpOperands()) {
+    if (isOtherInit(operand))
+      continue;
     Type type = operand.get().getType();
     if (isa<ShapedType>(type)) {
       auto tensor = staticFloatTensor(type);
@@ -522,11 +374,12 @@ LogicalResult Analysis::run(Plan &result, std::string &reason) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   for (unsigned d = 0; d < loops; ++d)
     plan->extents[kLetters[d]] = ranges[d];
-  // Maps: projected permutations, constant 0 allowed on unit dims of inputs.
+  // Maps: projected permutations, constant 0 allowed on unit dims.
   for (OpOperand &operand : op->getOpOperands()) {
+    if (isOtherInit(operand))
+      continue;
     AffineMap map = op.getMatchingIndexingMap(&operand);
-    bool isInit = op.isDpsInit(&operand);
-    if (!map.isProjectedPermutation(/*allowZeroInResults=*/!isInit))
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
       return done(fail("indexing map " + Twine(operand.getOperandNumber()) +
                        " is not a projected permutation"));
     for (auto [d, expr] : llvm::enumerate(map.getResults()))
@@ -535,11 +388,20 @@ LogicalResult Analysis::run(Plan &result, std::string &reason) {
         return done(fail("indexing map " + Twine(operand.getOperandNumber()) +
                          " has a constant on a dim of size > 1"));
   }
-  OpOperand *init = op.getDpsInitOperand(0);
   plan->init = init->get();
   outArgument = op.getMatchingBlockArgument(init);
-  for (AffineExpr expr : op.getMatchingIndexingMap(init).getResults())
-    plan->output += kLetters[cast<AffineDimExpr>(expr).getPosition()];
+  unsigned nextUnit = loops;
+  for (AffineExpr expr : op.getMatchingIndexingMap(init).getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+      plan->output += kLetters[dim.getPosition()];
+      plan->rawOutput += kLetters[dim.getPosition()];
+      continue;
+    }
+    if (nextUnit >= kMaxLetters)
+      return done(fail("needs more than " + Twine(kMaxLetters) + " indices"));
+    plan->extents[kLetters[nextUnit]] = 1;
+    plan->rawOutput += kLetters[nextUnit++];
+  }
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   bool reduces = false;
   for (unsigned d = 0; d < loops; ++d) {
@@ -551,9 +413,12 @@ LogicalResult Analysis::run(Plan &result, std::string &reason) {
     reduces |= !inOutput;
   }
   auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  if (!yield || yield->getNumOperands() != 1)
-    return done(fail("its body does not yield one value"));
-  Value yielded = yield->getOperand(0);
+  if (!yield || yield->getNumOperands() != op->getNumResults())
+    return done(fail("its body does not yield a value per result"));
+  Value yielded = yield->getOperand(plan->resultIndex);
+  if (dependsOnIndex(yielded))
+    return done(fail("its body uses linalg.index (an iota or mask: no "
+                     "doppler op computes from element positions)"));
 
   if (!reduces) {
     outAllowed = true;
@@ -593,6 +458,12 @@ LogicalResult Analysis::run(Plan &result, std::string &reason) {
   std::optional<double> initValue = constantFillValue(plan->init);
   plan->accumulate =
       !initValue || *initValue != ::doppler::aggIdentity(toSupport(*agg));
+  if (plan->accumulate) {
+    FailureOr<int> leaf = leafFor(init);
+    if (failed(leaf))
+      return done(failure());
+    plan->initLeaf = *leaf;
+  }
   return success();
 }
 
@@ -607,6 +478,8 @@ public:
   Value emit();
 
 private:
+  /// The result without the output map's constant-0 dims.
+  Value emitCore();
   RankedTensorType typeOf(StringRef term) {
     SmallVector<int64_t> shape;
     for (char letter : term)
@@ -661,8 +534,25 @@ Value Emitter::make(int index, StringRef output, std::optional<AggKind> agg) {
 }
 
 Value Emitter::emit() {
+  Value result = emitCore();
+  if (plan.rawOutput == plan.output)
+    return result;
+  // The output map's constant-0 dims: broadcast over them by adding -0.0
+  // (exact).
+  std::string units;
+  for (char letter : plan.rawOutput)
+    if (plan.output.find(letter) == std::string::npos)
+      units += letter;
+  return b.einsum(plan.output + "," + units + "->" + plan.rawOutput,
+                  JoinKind::Add, std::nullopt, std::nullopt,
+                  ValueRange{result, b.fill(-0.0, typeOf(units))},
+                  plan.resultType);
+}
+
+Value Emitter::emitCore() {
   Node &root = plan.nodes[plan.root];
   const std::string &output = plan.output;
+  RankedTensorType type = typeOf(output);
   Value result;
   if (plan.agg) {
     if (root.kind == Node::Join) {
@@ -670,17 +560,17 @@ Value Emitter::emit() {
     } else {
       Value leaf = materialise(plan.root);
       result = b.einsum(root.term + "->" + output, JoinKind::Identity,
-                        plan.agg, std::nullopt, leaf, plan.resultType);
+                        plan.agg, std::nullopt, leaf, type);
     }
     if (plan.accumulate)
       result = b.einsum(output + "," + output + "->" + output,
                         aggregationJoin(*plan.agg), std::nullopt,
-                        std::nullopt, ValueRange{result, plan.init},
-                        plan.resultType);
+                        std::nullopt,
+                        ValueRange{result, materialise(plan.initLeaf)}, type);
     return result;
   }
   if (root.kind == Node::Constant)
-    return b.fill(root.constant, plan.resultType);
+    return b.fill(root.constant, type);
   if (root.term.size() == output.size()) {
     // Every output letter is in the root's term.
     if (root.kind == Node::Join)
@@ -689,7 +579,7 @@ Value Emitter::emit() {
     if (root.term == output)
       return leaf;
     return b.einsum(root.term + "->" + output, JoinKind::Identity,
-                    std::nullopt, std::nullopt, leaf, plan.resultType);
+                    std::nullopt, std::nullopt, leaf, type);
   }
   // A broadcast: add -0.0 (exact: x + -0.0 == x for every x, -0.0 too)
   // along the letters the root lacks.
@@ -700,8 +590,7 @@ Value Emitter::emit() {
   Value value = materialise(plan.root);
   Value zeros = b.fill(-0.0, typeOf(missing));
   return b.einsum(root.term + "," + missing + "->" + output, JoinKind::Add,
-                  std::nullopt, std::nullopt, ValueRange{value, zeros},
-                  plan.resultType);
+                  std::nullopt, std::nullopt, ValueRange{value, zeros}, type);
 }
 
 //===----------------------------------------------------------------------===//
@@ -725,7 +614,9 @@ struct StructuredOpPattern
     DopplerBuilder builder(rewriter, op.getLoc(), counters);
     Value result = Emitter(plan, builder).emit();
     countConverted(counters, op);
-    rewriter.replaceOp(op, result);
+    // The other results are unused (Analysis checked).
+    rewriter.replaceAllUsesWith(op->getResult(plan.resultIndex), result);
+    rewriter.eraseOp(op);
     return success();
   }
 
