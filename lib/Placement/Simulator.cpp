@@ -45,8 +45,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Doppler/Placement/Simulator.h"
+#include "Doppler/Support/NumberFormat.h"
 
-#include "NumberFormat.h"
 #include "SimulatorEvents.h"
 
 #include <algorithm>
@@ -55,7 +55,7 @@
 #include <limits>
 
 using namespace doppler::placement;
-using detail::formatNumber;
+using doppler::formatShortest;
 using detail::kKindShift;
 
 //===----------------------------------------------------------------------===//
@@ -68,16 +68,16 @@ std::string Schedule::describeFailure() const {
     return {};
   case SimulationStatus::MemoryExceeded:
     return "memory exceeded: node " + std::to_string(failedNode) + " needs " +
-           formatNumber(failedRequestBytes) + " bytes on device " +
+           formatShortest(failedRequestBytes) + " bytes on device " +
            std::to_string(failedDevice) + ", which has " +
-           formatNumber(failedLiveBytes) + " of " +
-           formatNumber(failedCapacity) + " bytes in use";
+           formatShortest(failedLiveBytes) + " of " +
+           formatShortest(failedCapacity) + " bytes in use";
   case SimulationStatus::MemoryDeadlock:
     return "memory deadlock: device " + std::to_string(failedDevice) +
            " waits to run node " + std::to_string(failedNode) + " (needs " +
-           formatNumber(failedRequestBytes) + " bytes, " +
-           formatNumber(failedLiveBytes) + " of " +
-           formatNumber(failedCapacity) +
+           formatShortest(failedRequestBytes) + " bytes, " +
+           formatShortest(failedLiveBytes) + " of " +
+           formatShortest(failedCapacity) +
            " in use) but nothing left to run can free memory there";
   }
   return {};

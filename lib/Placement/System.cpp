@@ -2,17 +2,16 @@
 
 #include "Doppler/Placement/System.h"
 
-#include "NumberFormat.h"
+#include "Doppler/Support/NumberFormat.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 
 using namespace doppler::placement;
+using doppler::formatShortest;
 
 namespace {
-
-using detail::formatNumber;
 
 std::string deviceRange(int32_t numDevices) {
   return "[0, " + std::to_string(numDevices) + ")";
@@ -132,10 +131,11 @@ std::optional<System> SystemBuilder::build(std::string *error) const {
     // `!(x > 0)` also rejects NaN.
     if (!(speed_[d] > 0) || !std::isfinite(speed_[d]))
       return fail("device " + std::to_string(d) + ": speed " +
-                  formatNumber(speed_[d]) + " is not a positive finite number");
+                  formatShortest(speed_[d]) +
+                  " is not a positive finite number");
     if (std::isnan(memory_[d]) || memory_[d] < 0)
       return fail("device " + std::to_string(d) + ": memory capacity " +
-                  formatNumber(memory_[d]) + " is negative or not a number");
+                  formatShortest(memory_[d]) + " is negative or not a number");
   }
   for (DeviceId from = 0; from < numDevices_; ++from) {
     for (DeviceId to = 0; to < numDevices_; ++to) {
@@ -145,10 +145,10 @@ std::optional<System> SystemBuilder::build(std::string *error) const {
       std::string where =
           "link " + std::to_string(from) + " -> " + std::to_string(to) + ": ";
       if (!(link.bandwidth > 0))
-        return fail(where + "bandwidth " + formatNumber(link.bandwidth) +
+        return fail(where + "bandwidth " + formatShortest(link.bandwidth) +
                     " is not positive");
       if (!std::isfinite(link.latency) || link.latency < 0)
-        return fail(where + "latency " + formatNumber(link.latency) +
+        return fail(where + "latency " + formatShortest(link.latency) +
                     " is negative or not finite");
     }
   }

@@ -2,6 +2,8 @@
 
 #include "doppler/runtime/Plan.h"
 
+#include "Doppler/Support/NumberFormat.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -42,14 +44,6 @@ Result<Measurement> measure(Executor &executor, const TaskGraph &graph,
   });
   result.median = std::move(runs[order[(order.size() - 1) / 2]]);
   return result;
-}
-
-std::string formatNumber(double value, int digits) {
-  if (std::isnan(value))
-    return "nan";
-  char text[40];
-  std::snprintf(text, sizeof(text), "%.*g", digits, value);
-  return text;
 }
 
 namespace {
@@ -142,14 +136,14 @@ std::string RunReport::text() const {
     first = false;
   }
   out += ")\n";
-  out += "  measured makespan: " + formatNumber(run.makespan, 4) +
+  out += "  measured makespan: " + formatSignificant(run.makespan, 4) +
          " s (median of " + std::to_string(repeat) +
          " run(s) after a warm-up)\n";
   if (predicted) {
-    out += "  predicted makespan: " + formatNumber(*predicted, 4) + " s";
+    out += "  predicted makespan: " + formatSignificant(*predicted, 4) + " s";
     if (*predicted > 0)
       out += " (measured / predicted " +
-             formatNumber(run.makespan / *predicted, 3) + ")";
+             formatSignificant(run.makespan / *predicted, 3) + ")";
     out += "\n";
   } else {
     out += "  predicted makespan: none (no doppler.makespan; run "
@@ -158,7 +152,7 @@ std::string RunReport::text() const {
   for (size_t d = 0; d < run.devices.size(); ++d) {
     const DeviceStats &stats = run.devices[d];
     out += "  device " + std::to_string(d) + ": utilization " +
-           formatNumber(stats.utilization, 3) + ", " +
+           formatSignificant(stats.utilization, 3) + ", " +
            std::to_string(stats.computeTasks) + " compute task(s), " +
            std::to_string(stats.copyTasks) + " transfer(s) in, peak " +
            std::to_string(stats.peakBytes) + " bytes\n";
@@ -166,14 +160,14 @@ std::string RunReport::text() const {
   for (size_t i = 0; i < outputs.size(); ++i) {
     out += "  " + describeOutput(i, outputs[i]);
     if (i < errors.size())
-      out += " rel-error " + formatNumber(errors[i], 3);
+      out += " rel-error " + formatSignificant(errors[i], 3);
     out += "\n";
   }
   if (maxRelError) {
     char tol[32];
     std::snprintf(tol, sizeof(tol), "%g", tolerance);
     out += "check against the interpreter: max rel-error " +
-           formatNumber(*maxRelError, 3) + (ok() ? " <= " : " > ") +
+           formatSignificant(*maxRelError, 3) + (ok() ? " <= " : " > ") +
            "tolerance " + tol + ": " + (ok() ? "ok" : "FAILED") + "\n";
   }
   if (!trace.empty())

@@ -47,6 +47,8 @@
 
 #include "RunSupport.h"
 
+#include "Doppler/Support/NumberFormat.h"
+
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
@@ -463,23 +465,26 @@ void printFigures(const Options &options, const Figures &figures, int busy,
   std::cout << "calibrated the CPU backend (median of " << options.repeat
             << " runs each, " << busy << " of " << devices
             << " device(s) busy at once, " << cores << " core(s)):\n"
-            << "  launch overhead: " << formatNumber(figures.overhead * 1e6, 3)
+            << "  launch overhead: "
+            << formatSignificant(figures.overhead * 1e6, 3)
             << " us per task\n"
             << "  f32 contractions (N = " << options.gemmSize
-            << ", 4 layouts): " << formatNumber(figures.peak[0] / 1e9, 4)
+            << ", 4 layouts): " << formatSignificant(figures.peak[0] / 1e9, 4)
             << " GFLOP/s\n"
-            << "  f64 contractions: " << formatNumber(figures.peak[1] / 1e9, 4)
+            << "  f64 contractions: "
+            << formatSignificant(figures.peak[1] / 1e9, 4)
             << " GFLOP/s\n"
             << "  memory bandwidth (elementwise add, " << options.elementwise
-            << " elements): " << formatNumber(figures.bandwidth / 1e9, 4)
+            << " elements): " << formatSignificant(figures.bandwidth / 1e9, 4)
             << " GB/s\n"
             << "  joins (" << options.joinElements
             << " elements, G applications/s):";
   for (auto [join, rate] : figures.joinRates)
     std::cout << " " << joinKindName(join) << " "
-              << formatNumber(rate / 1e9, 3);
-  std::cout << "\n  link: latency " << formatNumber(figures.latency * 1e6, 3)
-            << " us, bandwidth " << formatNumber(figures.linkBandwidth / 1e9, 4)
+              << formatSignificant(rate / 1e9, 3);
+  std::cout << "\n  link: latency "
+            << formatSignificant(figures.latency * 1e6, 3) << " us, bandwidth "
+            << formatSignificant(figures.linkBandwidth / 1e9, 4)
             << " GB/s\n";
   if (devices > static_cast<int>(cores) && cores > 0)
     std::cout << "note: " << devices << " devices share " << cores

@@ -33,6 +33,7 @@
 #include "Doppler/Interpreter/Interpreter.h"
 #include "Doppler/Conversion/DopplerToRuntime.h"
 #include "Doppler/Analysis/PlacementGraph.h"
+#include "Doppler/Support/NumberFormat.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -369,11 +370,11 @@ int runCompareOutputs(func::FuncOp function,
   } else {
     for (auto [i, out] : llvm::enumerate(*outputs))
       llvm::outs() << "  " << rt::describeOutput(i, out) << " rel-error "
-                   << rt::formatNumber(errors[i], 3) << "\n";
+                   << ::doppler::formatSignificant(errors[i], 3) << "\n";
     char tol[32];
     std::snprintf(tol, sizeof(tol), "%g", tolerance.getValue());
     llvm::outs() << "'" << compareOutputs << "' against the interpreter: max "
-                 << "rel-error " << rt::formatNumber(maxError, 3)
+                 << "rel-error " << ::doppler::formatSignificant(maxError, 3)
                  << (ok ? " <= " : " > ") << "tolerance " << tol << ": "
                  << (ok ? "ok" : "FAILED") << "\n";
   }

@@ -151,9 +151,6 @@ struct Measurement {
 Result<Measurement> measure(Executor &executor, const TaskGraph &graph,
                             const InputBindings &bindings, int repeat);
 
-/// `digits` significant digits; "nan" and "inf" spelled out.
-std::string formatNumber(double value, int digits = 9);
-
 /// What the runners print, as text or JSON.
 struct RunReport {
   std::string file;
