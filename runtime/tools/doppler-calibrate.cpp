@@ -45,6 +45,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ArgParser.h"
 #include "RunSupport.h"
 
 #include "Doppler/Support/NumberFormat.h"
@@ -68,12 +69,6 @@ using namespace doppler;
 using namespace doppler::runtime;
 
 namespace {
-
-constexpr const char *kUsage =
-    "usage: doppler-calibrate [-o system.json] [--devices D] [--repeat N]\n"
-    "                         [--alone] [--gemm-size N]\n"
-    "                         [--elementwise-elements M] [--join-elements J]\n"
-    "                         [--transfer-bytes B] [--seed S] [--json]\n";
 
 int fail(const std::string &message) {
   std::cerr << "doppler-calibrate: error: " << message << "\n";
@@ -180,44 +175,40 @@ Result<double> timeDevices(Executor &executor, Bench &bench, int repeat) {
 /// Reads the command line into `options`; an exit code when the tool is
 /// done (--help) or the arguments are wrong.
 std::optional<int> parseArguments(int argc, char **argv, Options &options) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto integer = [&](int64_t &out) {
-      if (i + 1 >= argc)
-        return false;
-      char *end = nullptr;
-      out = std::strtoll(argv[++i], &end, 10);
-      return *end == '\0';
-    };
-    if (arg == "-h" || arg == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else if (arg == "-o" || arg == "--output") {
-      if (i + 1 >= argc)
-        return fail(arg + " needs a file name");
-      options.output = argv[++i];
-    } else if (arg == "--json") {
-      options.json = true;
-    } else if (arg == "--alone") {
-      options.alone = true;
-    } else if (arg == "--devices" || arg == "--repeat" ||
-               arg == "--gemm-size" || arg == "--elementwise-elements" ||
-               arg == "--join-elements" || arg == "--transfer-bytes" ||
-               arg == "--seed") {
-      int64_t value;
-      if (!integer(value) || value < (arg == "--seed" ? 0 : 1))
-        return fail(arg + " needs a positive integer");
-      (arg == "--devices"                ? options.devices
-       : arg == "--repeat"               ? options.repeat
-       : arg == "--gemm-size"            ? options.gemmSize
-       : arg == "--elementwise-elements" ? options.elementwise
-       : arg == "--join-elements"        ? options.joinElements
-       : arg == "--transfer-bytes"       ? options.transferBytes
-                                         : options.seed) = value;
-    } else {
-      return fail("unknown argument '" + arg + "'\n" + kUsage);
-    }
-  }
+  using namespace tools;
+  // Counts of at least 1 (--seed: 0), all refused with the same words.
+  auto count = [](std::string name, int64_t *target, std::string valueName,
+                  std::string help, double minimum = 1) {
+    return integerOption({std::move(name)}, target, std::move(valueName),
+                         std::move(help), "needs a positive integer", minimum);
+  };
+  ArgParser parser(
+      "doppler-calibrate",
+      {
+          textOption({"-o", "--output"}, &options.output, "system.json",
+                     "write the system description (JSON) to this file",
+                     "needs a file name"),
+          count("--devices", &options.devices, "D",
+                "devices of the description (default 2)"),
+          count("--repeat", &options.repeat, "N",
+                "timed runs per figure; the median is kept (default 7)"),
+          flagOption({"--alone"}, &options.alone,
+                     "time compute figures on one device, the rest idle"),
+          count("--gemm-size", &options.gemmSize, "N",
+                "N of the N x N x N contractions (default 512)"),
+          count("--elementwise-elements", &options.elementwise, "M",
+                "elements of the bandwidth adds (default 1048576)"),
+          count("--join-elements", &options.joinElements, "J",
+                "elements per join throughput einsum (default 16384)"),
+          count("--transfer-bytes", &options.transferBytes, "B",
+                "bytes of the link bandwidth copy (default 8388608)"),
+          count("--seed", &options.seed, "S", "seed of the inputs (default 0)",
+                0),
+          flagOption({"--json"}, &options.json,
+                     "print the figures as JSON instead of text"),
+      });
+  if (std::optional<int> exitCode = parser.parse(argc, argv))
+    return exitCode;
   if (options.devices > 4096)
     return fail("--devices is too large");
   return std::nullopt;
