@@ -71,6 +71,84 @@ std::string describeCycle(int32_t numNodes,
   return text + std::to_string(cycle.front());
 }
 
+/// Empty when every node's compute and transfer costs are valid; otherwise
+/// the first problem ("node 5: compute cost -1 is negative").
+std::string checkNodeCosts(const std::vector<double> &compute,
+                           const std::vector<double> &transfer) {
+  for (NodeId v = 0; v < static_cast<NodeId>(compute.size()); ++v) {
+    if (std::string why = checkCost(compute[v]); !why.empty())
+      return "node " + std::to_string(v) + ": compute cost " + why;
+    if (std::string why = checkCost(transfer[v]); !why.empty())
+      return "node " + std::to_string(v) + ": transfer cost " + why;
+  }
+  return {};
+}
+
+/// Spreads the (node, bytes) settings into one entry per node (0 where
+/// unset, the last setting wins); empty, or why a setting is invalid.
+std::string
+denseOutputBytes(int32_t numNodes,
+                 const std::vector<std::pair<NodeId, double>> &sparse,
+                 const std::string &nodeCount, std::vector<double> &dense) {
+  dense.assign(numNodes, 0.0);
+  for (auto [v, bytes] : sparse) {
+    if (v < 0 || v >= numNodes)
+      return "output bytes given for " + std::to_string(v) +
+             ", which is not a node" + nodeCount;
+    if (std::string why = checkCost(bytes); !why.empty())
+      return "node " + std::to_string(v) + ": output bytes " + why;
+    dense[v] = bytes;
+  }
+  return {};
+}
+
+/// Empty when edge `index` (src -> dst, optional cost) joins two distinct
+/// nodes with a valid cost; otherwise why not ("edge 3: target 99 is not a
+/// node (graph has 76 nodes)").
+std::string checkEdge(size_t index, NodeId src, NodeId dst,
+                      const std::optional<double> &cost, int32_t numNodes,
+                      const std::string &nodeCount) {
+  const std::string where = "edge " + std::to_string(index) + ": ";
+  if (src < 0 || src >= numNodes)
+    return where + "source " + std::to_string(src) + " is not a node" +
+           nodeCount;
+  if (dst < 0 || dst >= numNodes)
+    return where + "target " + std::to_string(dst) + " is not a node" +
+           nodeCount;
+  if (src == dst)
+    return where + "self loop on node " + std::to_string(src);
+  if (cost)
+    if (std::string why = checkCost(*cost); !why.empty())
+      return where + "cost " + why;
+  return {};
+}
+
+/// Kahn's algorithm, smallest ready id first, so the order is canonical.
+/// Leaves each node's count of unordered predecessors in
+/// `remainingInDegree` (all 0 unless there is a cycle).
+std::vector<NodeId> topologicalOrder(const Graph &graph,
+                                     std::vector<int32_t> &remainingInDegree) {
+  const int32_t numNodes = graph.numNodes();
+  remainingInDegree.assign(numNodes, 0);
+  std::priority_queue<NodeId, std::vector<NodeId>, std::greater<NodeId>> ready;
+  for (NodeId v = 0; v < numNodes; ++v) {
+    remainingInDegree[v] = graph.inDegree(v);
+    if (remainingInDegree[v] == 0)
+      ready.push(v);
+  }
+  std::vector<NodeId> order;
+  order.reserve(numNodes);
+  while (!ready.empty()) {
+    NodeId u = ready.top();
+    ready.pop();
+    order.push_back(u);
+    for (NodeId w : graph.successors(u))
+      if (--remainingInDegree[w] == 0)
+        ready.push(w);
+  }
+  return order;
+}
+
 } // namespace
 
 double Graph::totalCompute() const {
@@ -97,38 +175,22 @@ std::optional<Graph> GraphBuilder::build(std::string *error) const {
   const int32_t numNodes = this->numNodes();
   const std::string nodeCount =
       " (graph has " + std::to_string(numNodes) + " nodes)";
-
-  for (NodeId v = 0; v < numNodes; ++v) {
-    if (std::string why = checkCost(compute_[v]); !why.empty()) {
-      setError(error, "node " + std::to_string(v) + ": compute cost " + why);
-      return std::nullopt;
-    }
-    if (std::string why = checkCost(transfer_[v]); !why.empty()) {
-      setError(error, "node " + std::to_string(v) + ": transfer cost " + why);
-      return std::nullopt;
-    }
+  if (std::string why = checkNodeCosts(compute_, transfer_); !why.empty()) {
+    setError(error, why);
+    return std::nullopt;
   }
 
   Graph graph;
   graph.compute_ = compute_;
   graph.transfer_ = transfer_;
   graph.opType_ = opType_;
-
-  if (!outputBytes_.empty()) {
-    graph.outputBytes_.assign(numNodes, 0.0);
-    for (auto [v, bytes] : outputBytes_) {
-      if (v < 0 || v >= numNodes) {
-        setError(error, "output bytes given for " + std::to_string(v) +
-                            ", which is not a node" + nodeCount);
-        return std::nullopt;
-      }
-      if (std::string why = checkCost(bytes); !why.empty()) {
-        setError(error, "node " + std::to_string(v) + ": output bytes " + why);
-        return std::nullopt;
-      }
-      graph.outputBytes_[v] = bytes;
+  if (!outputBytes_.empty())
+    if (std::string why = denseOutputBytes(numNodes, outputBytes_, nodeCount,
+                                           graph.outputBytes_);
+        !why.empty()) {
+      setError(error, why);
+      return std::nullopt;
     }
-  }
 
   // Check every edge, drop repeats (first occurrence wins), and bucket the
   // survivors by source so that edge order is source ascending, then order
@@ -138,26 +200,11 @@ std::optional<Graph> GraphBuilder::build(std::string *error) const {
   seenPairs.reserve(edges_.size() * 2);
   for (size_t i = 0; i < edges_.size(); ++i) {
     const PendingEdge &edge = edges_[i];
-    const std::string where = "edge " + std::to_string(i) + ": ";
-    if (edge.src < 0 || edge.src >= numNodes) {
-      setError(error, where + "source " + std::to_string(edge.src) +
-                          " is not a node" + nodeCount);
+    if (std::string why =
+            checkEdge(i, edge.src, edge.dst, edge.cost, numNodes, nodeCount);
+        !why.empty()) {
+      setError(error, why);
       return std::nullopt;
-    }
-    if (edge.dst < 0 || edge.dst >= numNodes) {
-      setError(error, where + "target " + std::to_string(edge.dst) +
-                          " is not a node" + nodeCount);
-      return std::nullopt;
-    }
-    if (edge.src == edge.dst) {
-      setError(error, where + "self loop on node " + std::to_string(edge.src));
-      return std::nullopt;
-    }
-    if (edge.cost) {
-      if (std::string why = checkCost(*edge.cost); !why.empty()) {
-        setError(error, where + "cost " + why);
-        return std::nullopt;
-      }
     }
     uint64_t key =
         (static_cast<uint64_t>(static_cast<uint32_t>(edge.src)) << 32) |
@@ -195,23 +242,8 @@ std::optional<Graph> GraphBuilder::build(std::string *error) const {
   }
   graph.predOffset_[numNodes] = static_cast<int32_t>(graph.predNode_.size());
 
-  // Kahn's algorithm, smallest ready id first, so the order is canonical.
-  std::vector<int32_t> remainingInDegree(numNodes);
-  std::priority_queue<NodeId, std::vector<NodeId>, std::greater<NodeId>> ready;
-  for (NodeId v = 0; v < numNodes; ++v) {
-    remainingInDegree[v] = graph.inDegree(v);
-    if (remainingInDegree[v] == 0)
-      ready.push(v);
-  }
-  graph.topo_.reserve(numNodes);
-  while (!ready.empty()) {
-    NodeId u = ready.top();
-    ready.pop();
-    graph.topo_.push_back(u);
-    for (NodeId w : graph.successors(u))
-      if (--remainingInDegree[w] == 0)
-        ready.push(w);
-  }
+  std::vector<int32_t> remainingInDegree;
+  graph.topo_ = topologicalOrder(graph, remainingInDegree);
   if (static_cast<int32_t>(graph.topo_.size()) != numNodes) {
     setError(error, describeCycle(numNodes, preds, remainingInDegree));
     return std::nullopt;
