@@ -183,6 +183,111 @@ Result<TaskHeader> readTaskHeader(const Reader &reader, const json &entry,
   return TaskHeader{*kindName, *kind, dev, std::move(inputs)};
 }
 
+/// `built`, or its error named after the task.
+Result<ValueId> named(const Reader &reader, const std::string &where,
+                      Result<ValueId> built) {
+  if (!built)
+    return reader.fail(where, built.message());
+  return built;
+}
+
+/// An einsum task: spec, join, optional aggregation and scalar.
+Result<ValueId> buildEinsumTask(const Reader &reader, const json &entry,
+                                const std::string &where,
+                                const TaskHeader &header, Plan &plan) {
+  auto fail = [&](const std::string &what) { return reader.fail(where, what); };
+  DOPPLER_READ(spec, string, "spec");
+  DOPPLER_READ(joinName, string, "join");
+  std::optional<JoinKind> join = parseJoinKind(*joinName);
+  if (!join)
+    return fail("unknown join '" + *joinName + "'");
+  std::optional<AggKind> aggregation;
+  if (auto it = entry.find("aggregation"); it != entry.end()) {
+    Result<std::string> name = reader.string(*it, where + ".aggregation");
+    if (!name)
+      return name.status();
+    aggregation = parseAggKind(*name);
+    if (!aggregation)
+      return fail("unknown aggregation '" + *name + "'");
+  }
+  double scalar = 0;
+  if (auto it = entry.find("scalar"); it != entry.end()) {
+    Result<double> value = reader.number(*it, where + ".scalar");
+    if (!value)
+      return value.status();
+    scalar = *value;
+  }
+  return named(reader, where,
+               plan.graph.addEinsum(header.device, *spec, *join, aggregation,
+                                    header.inputs, scalar));
+}
+
+/// A transfer task (one input): optional fixed seconds.
+Result<ValueId> buildTransferTask(const Reader &reader, const json &entry,
+                                  const std::string &where,
+                                  const TaskHeader &header, Plan &plan) {
+  auto fail = [&](const std::string &what) { return reader.fail(where, what); };
+  double seconds = -1;
+  if (auto it = entry.find("seconds"); it != entry.end()) {
+    Result<double> value = reader.number(*it, where + ".seconds");
+    if (!value)
+      return value.status();
+    if (!(*value >= 0) || !std::isfinite(*value))
+      return fail("seconds must be finite and >= 0");
+    seconds = *value;
+  }
+  return named(
+      reader, where,
+      plan.graph.addTransfer(header.inputs[0], header.device, seconds));
+}
+
+/// An assemble task: block_extents, an array of integer arrays.
+Result<ValueId> buildAssembleTask(const Reader &reader, const json &entry,
+                                  const std::string &where,
+                                  const TaskHeader &header, Plan &plan) {
+  auto fail = [&](const std::string &what) { return reader.fail(where, what); };
+  Result<const json *> field = reader.field(entry, where, "block_extents");
+  if (!field)
+    return field.status();
+  if (!(*field)->is_array())
+    return fail("block_extents: expected an array of arrays of integers");
+  std::vector<std::vector<int64_t>> extents;
+  for (size_t d = 0; d < (*field)->size(); ++d) {
+    Result<std::vector<int64_t>> dim = reader.integers(
+        (**field)[d], where + ".block_extents[" + std::to_string(d) + "]");
+    if (!dim)
+      return dim.status();
+    extents.push_back(std::move(*dim));
+  }
+  return named(
+      reader, where,
+      plan.graph.addAssemble(header.device, std::move(extents), header.inputs));
+}
+
+/// A delay task: seconds, optional shape and type.
+Result<ValueId> buildDelayTask(const Reader &reader, const json &entry,
+                               const std::string &where,
+                               const TaskHeader &header, Plan &plan) {
+  DOPPLER_READ(seconds, number, "seconds");
+  Shape shape = {0};
+  ElementType type = ElementType::F32;
+  if (auto it = entry.find("shape"); it != entry.end()) {
+    Result<Shape> value = reader.shape(*it, where + ".shape");
+    if (!value)
+      return value.status();
+    shape = *value;
+  }
+  if (auto it = entry.find("type"); it != entry.end()) {
+    Result<ElementType> value = reader.type(*it, where + ".type");
+    if (!value)
+      return value.status();
+    type = *value;
+  }
+  return named(
+      reader, where,
+      plan.graph.addDelay(header.device, *seconds, header.inputs, shape, type));
+}
+
 /// Adds the task `entry` describes through the TaskGraph builder of its
 /// kind, reading the kind's own fields. Errors name the task.
 Result<ValueId> buildTask(const Reader &reader, const json &entry,
@@ -209,47 +314,12 @@ Result<ValueId> buildTask(const Reader &reader, const json &entry,
     built = plan.graph.addInput(dev, *shape, *type);
     break;
   }
-  case TaskKind::Einsum: {
-    DOPPLER_READ(spec, string, "spec");
-    DOPPLER_READ(joinName, string, "join");
-    std::optional<JoinKind> join = parseJoinKind(*joinName);
-    if (!join)
-      return fail("unknown join '" + *joinName + "'");
-    std::optional<AggKind> aggregation;
-    if (auto it = entry.find("aggregation"); it != entry.end()) {
-      Result<std::string> name = reader.string(*it, where + ".aggregation");
-      if (!name)
-        return name.status();
-      aggregation = parseAggKind(*name);
-      if (!aggregation)
-        return fail("unknown aggregation '" + *name + "'");
-    }
-    double scalar = 0;
-    if (auto it = entry.find("scalar"); it != entry.end()) {
-      Result<double> value = reader.number(*it, where + ".scalar");
-      if (!value)
-        return value.status();
-      scalar = *value;
-    }
-    built =
-        plan.graph.addEinsum(dev, *spec, *join, aggregation, inputs, scalar);
-    break;
-  }
-  case TaskKind::Transfer: {
+  case TaskKind::Einsum:
+    return buildEinsumTask(reader, entry, where, header, plan);
+  case TaskKind::Transfer:
     if (Status status = needInputs(1); !status)
       return status;
-    double seconds = -1;
-    if (auto it = entry.find("seconds"); it != entry.end()) {
-      Result<double> value = reader.number(*it, where + ".seconds");
-      if (!value)
-        return value.status();
-      if (!(*value >= 0) || !std::isfinite(*value))
-        return fail("seconds must be finite and >= 0");
-      seconds = *value;
-    }
-    built = plan.graph.addTransfer(inputs[0], dev, seconds);
-    break;
-  }
+    return buildTransferTask(reader, entry, where, header, plan);
   case TaskKind::Fill: {
     if (Status status = needInputs(0); !status)
       return status;
@@ -267,46 +337,12 @@ Result<ValueId> buildTask(const Reader &reader, const json &entry,
     built = plan.graph.addSlice(dev, inputs[0], *offsets, *shape);
     break;
   }
-  case TaskKind::Assemble: {
-    Result<const json *> field = reader.field(entry, where, "block_extents");
-    if (!field)
-      return field.status();
-    if (!(*field)->is_array())
-      return fail("block_extents: expected an array of arrays of integers");
-    std::vector<std::vector<int64_t>> extents;
-    for (size_t d = 0; d < (*field)->size(); ++d) {
-      Result<std::vector<int64_t>> dim = reader.integers(
-          (**field)[d], where + ".block_extents[" + std::to_string(d) + "]");
-      if (!dim)
-        return dim.status();
-      extents.push_back(std::move(*dim));
-    }
-    built = plan.graph.addAssemble(dev, std::move(extents), inputs);
-    break;
+  case TaskKind::Assemble:
+    return buildAssembleTask(reader, entry, where, header, plan);
+  case TaskKind::Delay:
+    return buildDelayTask(reader, entry, where, header, plan);
   }
-  case TaskKind::Delay: {
-    DOPPLER_READ(seconds, number, "seconds");
-    Shape shape = {0};
-    ElementType type = ElementType::F32;
-    if (auto it = entry.find("shape"); it != entry.end()) {
-      Result<Shape> value = reader.shape(*it, where + ".shape");
-      if (!value)
-        return value.status();
-      shape = *value;
-    }
-    if (auto it = entry.find("type"); it != entry.end()) {
-      Result<ElementType> value = reader.type(*it, where + ".type");
-      if (!value)
-        return value.status();
-      type = *value;
-    }
-    built = plan.graph.addDelay(dev, *seconds, inputs, shape, type);
-    break;
-  }
-  }
-  if (!built)
-    return fail(built.message());
-  return built;
+  return named(reader, where, std::move(built));
 }
 
 /// Checks the written type and shape of task `built` against what its
