@@ -87,16 +87,8 @@ TrainingSession::Impl::measuredCriticalPath(int32_t pair, std::string *error) {
   return measuredCriticalPath_[pair];
 }
 
-std::optional<EpisodeStats>
-TrainingSession::Impl::runEpisode(std::string *error) {
-  if (finished()) {
-    setError(error, "training has finished");
-    return std::nullopt;
-  }
-  Clock::time_point episodeStart = Clock::now();
-  const StageOptions &stage = options.stages[stageIndex_];
-  const double progress =
-      static_cast<double>(stageEpisode_) / static_cast<double>(stage.episodes);
+void TrainingSession::Impl::beginStageEpisode(const StageOptions &stage,
+                                              double learningRate) {
   // Measured and simulated costs are not comparable (units, and what they
   // model): the best placements restart when the cost source changes.
   if (episode > 0 && measuring() != (stage.stage == TrainingStage::RealRL)) {
@@ -109,20 +101,161 @@ TrainingSession::Impl::runEpisode(std::string *error) {
       stage.stage != TrainingStage::Imitation &&
       options.stages[stageIndex_ - 1].stage == TrainingStage::Imitation)
     chooseJoinPriorStart();
-  const double learningRate = stage.learningRate * (1 - progress);
-  const double epsilon = stage.epsilon * (1 - progress);
   auto &groups = optimizer_->param_groups();
   for (size_t g = 0; g < groups.size(); ++g)
     static_cast<torch::optim::AdamOptions &>(groups[g].options())
         .lr(g == 0 || stage.stage == TrainingStage::Imitation
                 ? learningRate
                 : learningRate * options.priorLearningRateScale);
+}
 
-  const int32_t pair =
-      pairs_.size() == 1
-          ? 0
-          : static_cast<int32_t>(
-                random_.below(static_cast<uint32_t>(pairs_.size())));
+std::optional<double>
+TrainingSession::Impl::runningAverage(int32_t pair, double cost, bool measured,
+                                      std::string *error) {
+  // Optionally the critical-path heuristic's cost counts as one earlier
+  // cost, so that the first visit of a pair (frequent when training on
+  // many graphs) already has a baseline.
+  if (runningCount_[pair] == 0 && options.criticalPathBaseline) {
+    double prior = criticalPathMakespan(pair);
+    if (measured) {
+      std::optional<double> measuredPrior = measuredCriticalPath(pair, error);
+      if (!measuredPrior)
+        return std::nullopt;
+      prior = *measuredPrior;
+    }
+    runningSum_[pair] = prior;
+    runningCount_[pair] = 1;
+  }
+  const double average =
+      runningCount_[pair] > 0 ? runningSum_[pair] / runningCount_[pair] : cost;
+  runningSum_[pair] += cost;
+  runningCount_[pair] += 1;
+  return average;
+}
+
+learning::LossTerms TrainingSession::Impl::learnFromEpisode(
+    const StageOptions &stage, const learning::GraphTensors &tensors,
+    const learning::EncodedGraph &encoded, int32_t steps, double reward,
+    bool imitation) {
+  LossWeights weights;
+  weights.imitation = stage.imitationWeight;
+  weights.policyGradient = stage.policyGradientWeight;
+  weights.entropy = stage.entropyWeight;
+  weights.joinPrior = !imitation;
+  if (weights.policyGradient != 0) {
+    weights.returns.resize(steps);
+    double discounted = reward;
+    for (int32_t t = steps - 1; t >= 0; --t) {
+      weights.returns[t] = discounted;
+      discounted *= options.gamma;
+    }
+  }
+  LossTerms terms =
+      computeEpisodeLoss(*network, tensors, encoded, record_, weights);
+  // Gradients of episodesPerUpdate consecutive episodes are averaged into
+  // one Adam step (1: a step per episode, as the reference).
+  const int64_t perUpdate = std::max<int32_t>(1, stage.episodesPerUpdate);
+  if (terms.total.requires_grad()) {
+    (terms.total / static_cast<double>(perUpdate)).backward();
+    if ((stageEpisode_ + 1) % perUpdate == 0 ||
+        stageEpisode_ + 1 == stage.episodes) {
+      optimizer_->step();
+      optimizer_->zero_grad();
+    }
+  }
+  return terms;
+}
+
+void TrainingSession::Impl::rememberIfBest(int32_t pair, double cost) {
+  if (cost < bestCost_[pair]) {
+    bestCost_[pair] = cost;
+    ArrayView<DeviceId> placed = environment_.assignment();
+    bestPlacement_[pair].assign(placed.begin(), placed.end());
+  }
+}
+
+EpisodeStats
+TrainingSession::Impl::episodeStats(const StageOptions &stage, int32_t pair,
+                                    double cost, double average, double reward,
+                                    const learning::LossTerms &terms,
+                                    double learningRate, double epsilon) const {
+  const Pair &p = pairs_[pair];
+  EpisodeStats stats;
+  stats.episode = episode;
+  stats.stageEpisode = stageEpisode_;
+  stats.stage = stage.stage;
+  stats.graph = options.graphs[p.graph].name;
+  stats.devices = p.devices;
+  stats.makespan = cost;
+  if (network->config.heuristicPrior) {
+    stats.selectionPrior = network->selPrior.item<double>();
+    stats.placementPrior = network->plcPrior.item<double>();
+  }
+  if (network->config.joinFeature)
+    stats.joinPrior = network->joinPrior.item<double>();
+  stats.runningAverage = average;
+  stats.reward = reward;
+  stats.loss = terms.total.item<double>();
+  stats.imitationLoss = terms.imitation;
+  stats.policyLoss = terms.policy;
+  stats.entropy = terms.decisions ? terms.entropy / terms.decisions : 0.0;
+  stats.selectionMatch =
+      record_.selDecisions
+          ? static_cast<double>(record_.selMatches) / record_.selDecisions
+          : 1.0;
+  stats.placementMatch =
+      record_.plcDecisions
+          ? static_cast<double>(record_.plcMatches) / record_.plcDecisions
+          : 1.0;
+  stats.learningRate = learningRate;
+  stats.epsilon = epsilon;
+  return stats;
+}
+
+bool TrainingSession::Impl::finishEpisode(EpisodeStats &stats,
+                                          Clock::time_point episodeStart,
+                                          std::string *error) {
+  ++episode;
+  ++stageEpisode_;
+  skipEmptyStages();
+  stats.seconds = secondsSince(episodeStart);
+  writeLog(stats);
+  drawProgress(stats);
+
+  if (((options.evaluateEvery > 0 && episode % options.evaluateEvery == 0) ||
+       (finished() && options.evaluateEvery > 0)) &&
+      !evaluate(error))
+    return false;
+  if (!options.checkpointPath.empty() &&
+      ((options.checkpointEvery > 0 &&
+        episode % options.checkpointEvery == 0) ||
+       finished())) {
+    if (!saveCheckpoint(error))
+      return false;
+  }
+  if (finished() && progressBar_)
+    std::fputc('\n', stderr);
+  return true;
+}
+
+std::optional<EpisodeStats>
+TrainingSession::Impl::runEpisode(std::string *error) {
+  if (finished()) {
+    setError(error, "training has finished");
+    return std::nullopt;
+  }
+  Clock::time_point episodeStart = Clock::now();
+  const StageOptions &stage = options.stages[stageIndex_];
+  const double progress =
+      static_cast<double>(stageEpisode_) / static_cast<double>(stage.episodes);
+  const double learningRate = stage.learningRate * (1 - progress);
+  const double epsilon = stage.epsilon * (1 - progress);
+  beginStageEpisode(stage, learningRate);
+
+  const int32_t pair = pairs_.size() == 1
+                           ? 0
+                           : static_cast<int32_t>(random_.below(
+                                 static_cast<uint32_t>(pairs_.size())));
   const Pair &p = pairs_[pair];
   const Graph &graph = options.graphs[p.graph].graph;
   const GraphTensors &tensors = tensors_[p.graph];
@@ -144,117 +277,25 @@ TrainingSession::Impl::runEpisode(std::string *error) {
               inputs.weights, inputs.tables, rollout, random_, &record_,
               nullptr);
 
-  std::optional<double> measuredCost =
-      placementCost(pair, environment_.assignment(),
-                    stage.stage == TrainingStage::RealRL, error);
-  if (!measuredCost)
+  const bool measured = stage.stage == TrainingStage::RealRL;
+  std::optional<double> cost =
+      placementCost(pair, environment_.assignment(), measured, error);
+  if (!cost)
     return std::nullopt;
-  const double cost = *measuredCost;
-
   // Reward: relative improvement over the running average of earlier
-  // costs of this pair in this stage. Optionally the critical-path
-  // heuristic's cost counts as one earlier cost, so that the first visit
-  // of a pair (frequent when training on many graphs) already has a
-  // baseline.
-  if (runningCount_[pair] == 0 && options.criticalPathBaseline) {
-    double prior = criticalPathMakespan(pair);
-    if (stage.stage == TrainingStage::RealRL) {
-      std::optional<double> measured = measuredCriticalPath(pair, error);
-      if (!measured)
-        return std::nullopt;
-      prior = *measured;
-    }
-    runningSum_[pair] = prior;
-    runningCount_[pair] = 1;
-  }
-  const double average =
-      runningCount_[pair] > 0 ? runningSum_[pair] / runningCount_[pair] : cost;
-  const double reward = average > 0 ? (average - cost) / average : 0.0;
-  runningSum_[pair] += cost;
-  runningCount_[pair] += 1;
-
-  LossWeights weights;
-  weights.imitation = stage.imitationWeight;
-  weights.policyGradient = stage.policyGradientWeight;
-  weights.entropy = stage.entropyWeight;
-  weights.joinPrior = !imitation;
-  if (weights.policyGradient != 0) {
-    const int32_t steps = graph.numNodes();
-    weights.returns.resize(steps);
-    double discounted = reward;
-    for (int32_t t = steps - 1; t >= 0; --t) {
-      weights.returns[t] = discounted;
-      discounted *= options.gamma;
-    }
-  }
-  LossTerms terms =
-      computeEpisodeLoss(*network, tensors, encoded, record_, weights);
-  // Gradients of episodesPerUpdate consecutive episodes are averaged into
-  // one Adam step (1: a step per episode, as the reference).
-  const int64_t perUpdate = std::max<int32_t>(1, stage.episodesPerUpdate);
-  if (terms.total.requires_grad()) {
-    (terms.total / static_cast<double>(perUpdate)).backward();
-    if ((stageEpisode_ + 1) % perUpdate == 0 ||
-        stageEpisode_ + 1 == stage.episodes) {
-      optimizer_->step();
-      optimizer_->zero_grad();
-    }
-  }
-
-  EpisodeStats stats;
-  stats.episode = episode;
-  stats.stageEpisode = stageEpisode_;
-  stats.stage = stage.stage;
-  stats.graph = options.graphs[p.graph].name;
-  stats.devices = p.devices;
-  stats.makespan = cost;
-  if (network->config.heuristicPrior) {
-    stats.selectionPrior = network->selPrior.item<double>();
-    stats.placementPrior = network->plcPrior.item<double>();
-  }
-  if (network->config.joinFeature)
-    stats.joinPrior = network->joinPrior.item<double>();
-  if (cost < bestCost_[pair]) {
-    bestCost_[pair] = cost;
-    ArrayView<DeviceId> placed = environment_.assignment();
-    bestPlacement_[pair].assign(placed.begin(), placed.end());
-  }
-  stats.runningAverage = average;
-  stats.reward = reward;
-  stats.loss = terms.total.item<double>();
-  stats.imitationLoss = terms.imitation;
-  stats.policyLoss = terms.policy;
-  stats.entropy = terms.decisions ? terms.entropy / terms.decisions : 0.0;
-  stats.selectionMatch =
-      record_.selDecisions
-          ? static_cast<double>(record_.selMatches) / record_.selDecisions
-          : 1.0;
-  stats.placementMatch =
-      record_.plcDecisions
-          ? static_cast<double>(record_.plcMatches) / record_.plcDecisions
-          : 1.0;
-  stats.learningRate = learningRate;
-  stats.epsilon = epsilon;
-
-  ++episode;
-  ++stageEpisode_;
-  skipEmptyStages();
-  stats.seconds = secondsSince(episodeStart);
-  writeLog(stats);
-  drawProgress(stats);
-
-  if (((options.evaluateEvery > 0 && episode % options.evaluateEvery == 0) ||
-       (finished() && options.evaluateEvery > 0)) &&
-      !evaluate(error))
+  // costs of this pair in this stage.
+  std::optional<double> average = runningAverage(pair, *cost, measured, error);
+  if (!average)
     return std::nullopt;
-  if (!options.checkpointPath.empty() &&
-      ((options.checkpointEvery > 0 && episode % options.checkpointEvery == 0) ||
-       finished())) {
-    if (!saveCheckpoint(error))
-      return std::nullopt;
-  }
-  if (finished() && progressBar_)
-    std::fputc('\n', stderr);
+  const double reward = *average > 0 ? (*average - *cost) / *average : 0.0;
+
+  LossTerms terms = learnFromEpisode(stage, tensors, encoded, graph.numNodes(),
+                                     reward, imitation);
+  rememberIfBest(pair, *cost);
+  EpisodeStats stats = episodeStats(stage, pair, *cost, *average, reward, terms,
+                                    learningRate, epsilon);
+  if (!finishEpisode(stats, episodeStart, error))
+    return std::nullopt;
   return stats;
 }
 

@@ -116,6 +116,32 @@ private:
                                       bool measured, std::string *error);
   /// The critical-path heuristic's measured cost (measured once per pair).
   std::optional<double> measuredCriticalPath(int32_t pair, std::string *error);
+  // The pieces of runEpisode, in order.
+  /// Restarts the best placements when the cost source changes, picks the
+  /// join-aware prior's start after imitation, sets the learning rates.
+  void beginStageEpisode(const StageOptions &stage, double learningRate);
+  /// The running average of earlier costs of `pair` in this stage (seeded
+  /// with the critical-path heuristic's cost with criticalPathBaseline),
+  /// then counts `cost` in it.
+  std::optional<double> runningAverage(int32_t pair, double cost, bool measured,
+                                       std::string *error);
+  /// The episode's loss on record_; its gradients go into the optimizer
+  /// (a step every episodesPerUpdate episodes).
+  learning::LossTerms learnFromEpisode(const StageOptions &stage,
+                                       const learning::GraphTensors &tensors,
+                                       const learning::EncodedGraph &encoded,
+                                       int32_t steps, double reward,
+                                       bool imitation);
+  /// Keeps the placement just made if it is the cheapest yet for `pair`.
+  void rememberIfBest(int32_t pair, double cost);
+  EpisodeStats episodeStats(const StageOptions &stage, int32_t pair,
+                            double cost, double average, double reward,
+                            const learning::LossTerms &terms,
+                            double learningRate, double epsilon) const;
+  /// Counts the episode, logs it, evaluates and checkpoints when due.
+  bool finishEpisode(EpisodeStats &stats,
+                     learning::detail::Clock::time_point episodeStart,
+                     std::string *error);
   void writeLog(const EpisodeStats &stats);
   void drawProgress(const EpisodeStats &stats);
 
