@@ -23,6 +23,7 @@ else (aggregate initialisers) is skipped. Exits 1 if any function is over N.
 import argparse
 import os
 import re
+import signal
 import sys
 
 ROOTS = ["lib", "runtime", "tools", "include", "bench", "unittests"]
@@ -220,6 +221,7 @@ def sources(paths):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under `| head`
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-n", "--max-lines", type=int, default=120,
                     help="report bodies longer than this many lines (default 120)")

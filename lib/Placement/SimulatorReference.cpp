@@ -34,6 +34,7 @@ using namespace doppler::placement::detail;
 // order without dispatching on every event. A zero-time node would add
 // levels; then the run is redone by runReferenceFifo, which handles
 // anything.
+// Long on purpose: the simulator's fused hot loop, kept in one piece.
 double Simulator::runReference(ArrayView<DeviceId> assignment) {
   if (hasZeroCompute_)
     return runReferenceFifo(assignment);
@@ -195,6 +196,7 @@ double Simulator::runReference(ArrayView<DeviceId> assignment) {
   return now;
 }
 
+// Long on purpose: one fused hot loop over the event queue, like runReference.
 double Simulator::runReferenceFifo(ArrayView<DeviceId> assignment) {
   const int32_t numNodes = graph_->numNodes();
   const int32_t numDevices = system_.numDevices();
