@@ -500,26 +500,22 @@ Result<KernelPlan> planEinsum(const EinsumSpec &spec, JoinKind join,
   if (type != ElementType::F32 && type != ElementType::F64)
     return Status::failure("einsum on " + std::string(elementTypeName(type)) +
                            " is not supported on CUDA (f32, f64 only)");
-  if (spec.numInputs() != joinArity(join))
-    return Status::failure("join '" + std::string(joinKindName(join)) +
-                           "' takes " + std::to_string(joinArity(join)) +
-                           " input(s) but spec '" + spec.str() + "' has " +
-                           std::to_string(spec.numInputs()));
-  if (spec.contracts() && !aggregation)
-    return Status::failure("spec '" + spec.str() +
-                           "' contracts indices but has no aggregation");
   std::string error;
-  std::optional<IndexSizes> sizes = inferIndexSizes(spec, inputShapes, &error);
-  if (!sizes)
+  std::optional<EinsumSignature> signature = checkEinsumSignature(
+      spec, join,
+      joinTakesScalar(join) ? std::optional<double>(scalar) : std::nullopt,
+      spec.contracts() ? aggregation : std::nullopt, inputShapes, &error);
+  if (!signature)
     return Status::failure(error);
-  const std::string &indices = sizes->indices;
-  const std::vector<int64_t> &extents = sizes->sizes;
+  const IndexSizes &sizes = signature->sizes;
+  const std::string &indices = sizes.indices;
+  const std::vector<int64_t> &extents = sizes.sizes;
 
   KernelPlan plan;
   plan.type = type;
   bool reduce = spec.contracts();
   AggKind agg = aggregation.value_or(AggKind::Add);
-  bool empty = sizes->iterationSpace() == 0;
+  bool empty = sizes.iterationSpace() == 0;
   if (reduce && !empty && join == JoinKind::Mul && agg == AggKind::Add &&
       spec.numInputs() == 2) {
     // Small contractions stay with the reduction kernel: below ~32^3 a

@@ -122,19 +122,10 @@ Result<ValueId> TaskGraph::addEinsum(int device, std::string_view specText,
   std::optional<EinsumSpec> spec = EinsumSpec::parse(specText, &error);
   if (!spec)
     return Status::failure(error);
-  if (spec->numInputs() != joinArity(join))
-    return Status::failure(
-        context + ": join '" + std::string(joinKindName(join)) + "' takes " +
-        std::to_string(joinArity(join)) + " input(s) but the spec has " +
-        std::to_string(spec->numInputs()));
   if (inputs.size() != spec->numInputs())
     return Status::failure(context + ": expects " +
                            std::to_string(spec->numInputs()) +
                            " operand(s), got " + std::to_string(inputs.size()));
-  if (spec->contracts() && !aggregation)
-    return Status::failure(context + ": contracts '" +
-                           spec->contractedIndices() +
-                           "' but no aggregation was given");
   if (!joinTakesScalar(join))
     scalar = 0;
 
@@ -151,15 +142,20 @@ Result<ValueId> TaskGraph::addEinsum(int device, std::string_view specText,
           context + ": operands have different element types (" +
           std::string(elementTypeName(type)) + " and " +
           std::string(elementTypeName(tasks_[inputs[i]].type)) + ")");
-  std::optional<IndexSizes> sizes = inferIndexSizes(*spec, shapes, &error);
-  if (!sizes)
+  // The scalar counts only for joins that read one, and aggregating over
+  // nothing is the identity: neither is an error here.
+  std::optional<EinsumSignature> signature = checkEinsumSignature(
+      *spec, join,
+      joinTakesScalar(join) ? std::optional<double>(scalar) : std::nullopt,
+      spec->contracts() ? aggregation : std::nullopt, shapes, &error);
+  if (!signature)
     return Status::failure(context + ": " + error);
 
   Task task;
   task.kind = TaskKind::Einsum;
   task.device = device;
   task.type = type;
-  task.shape = outputShape(*spec, *sizes);
+  task.shape = std::move(signature->outputShape);
   task.inputs = std::move(inputs);
   task.spec = std::move(*spec);
   task.join = join;

@@ -47,7 +47,7 @@ TEST(TaskGraph, EinsumValidation) {
       g.addEinsum(0, "ij->ij", JoinKind::Add, std::nullopt, {a}).status(),
       "takes 2 input(s)"));
   EXPECT_TRUE(mentions(
-      g.addEinsum(0, "ij,jk->ik", JoinKind::Mul, std::nullopt, {a, wide})
+      g.addEinsum(0, "ij,jk->ik", JoinKind::Mul, std::nullopt, {wide, wide})
           .status(),
       "no aggregation"));
   EXPECT_TRUE(mentions(
