@@ -174,7 +174,16 @@ def placement_report(stderr, exported_path):
     exe_members = {}
     for m in re.finditer(r"^  flow\.executable private @(\S+) \{\n(.*?)^  \} loc",
                          outline, re.S | re.M):
-        exe_members[m.group(1)] = names(m.group(2))
+        # Every op of the body but constants, tensor.empty and linalg.fill:
+        # CSE merges identical ones of different Doppler ops and keeps one
+        # op's name. (An elementwise op fused into another's linalg.generic
+        # keeps its name on its scalar ops, so it counts where it runs.)
+        members = set()
+        for line in m.group(2).splitlines():
+            if re.search(r"arith\.constant|tensor\.empty|linalg\.fill", line):
+                continue
+            members |= names(line)
+        exe_members[m.group(1)] = members
     members_by_root = {}
     for m in re.finditer(r"flow\.dispatch @([\w$.-]+)::@[\w$.-]+\(.*(loc\(.*\))$",
                          outline, re.M):
@@ -208,13 +217,32 @@ def placement_report(stderr, exported_path):
     }
 
 
+COMPILE_DUMPS = ["--mlir-print-ir-after=iree-flow-outline-dispatch-regions",
+                 "--mlir-print-ir-after=iree-stream-conversion", "--mlir-disable-threading",
+                 "--mlir-print-debuginfo"]
+
+
+def placement_only(args):
+    proc, _ = run([os.path.join(args.iree, "iree-compile"), args.program,
+                   "--iree-hal-local-target-device-backends=llvm-cpu",
+                   "--compile-to=stream", "-o", os.devnull] + COMPILE_DUMPS, "iree-compile")
+    report = placement_report(proc.stderr, args.program)
+    fraction = report["honoured"] / report["einsums"] if report["einsums"] else 1.0
+    ok = fraction >= args.min_honoured
+    print(f"placement honoured for {report['honoured']}/{report['einsums']} einsums "
+          f"({fraction:.2f}); dispatches per device: "
+          + ", ".join(f"{d}: {n}" for d, n in report["dispatches_per_device"].items())
+          + (": ok" if ok else f": below {args.min_honoured}"))
+    return 0 if ok else 1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("program")
-    parser.add_argument("--devices", type=int, required=True)
-    parser.add_argument("--tools", required=True, help="Doppler's build/bin")
+    parser.add_argument("--devices", type=int)
+    parser.add_argument("--tools", help="Doppler's build/bin")
     parser.add_argument("--iree", required=True, help="the IREE venv's bin")
-    parser.add_argument("--work-dir", required=True)
+    parser.add_argument("--work-dir")
     parser.add_argument("--pipeline", default="system=cpu4",
                         help="doppler-pipeline options besides devices=N")
     parser.add_argument("--tolerance", type=float, default=1e-4)
@@ -222,7 +250,14 @@ def main():
     parser.add_argument("--min-honoured", type=float, default=0.0,
                         help="fail below this fraction of honoured einsums")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--placement-only", action="store_true",
+                        help="PROGRAM is an --export-iree output: only compile "
+                             "it and report where its einsums run")
     args = parser.parse_args()
+    if args.placement_only:
+        return placement_only(args)
+    if args.devices is None or not args.tools or not args.work_dir:
+        parser.error("--devices, --tools and --work-dir are required")
 
     os.makedirs(args.work_dir, exist_ok=True)
     stem = os.path.splitext(os.path.basename(args.program))[0]
@@ -240,10 +275,7 @@ def main():
     vmfb = base + ".vmfb"
     proc, compile_s = run(
         [iree("iree-compile"), exported, "--iree-hal-local-target-device-backends=llvm-cpu",
-         "--iree-llvmcpu-target-cpu=host", "-o", vmfb,
-         "--mlir-print-ir-after=iree-flow-outline-dispatch-regions",
-         "--mlir-print-ir-after=iree-stream-conversion", "--mlir-disable-threading",
-         "--mlir-print-debuginfo"], "iree-compile")
+         "--iree-llvmcpu-target-cpu=host", "-o", vmfb] + COMPILE_DUMPS, "iree-compile")
     compile_log = proc.stderr
 
     name, arg_types, result_types = function_signature(placed)
