@@ -10,6 +10,7 @@
 #include "Doppler/Conversion/LinalgToDoppler.h"
 #include "Doppler/Dialect/DopplerOps.h"
 
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -60,6 +61,16 @@ public:
   Location loc;
   LinalgToDopplerCounters *counters;
 };
+
+/// Why a reshape between `big` and `small` (`groups[g]`: the dims of `big`
+/// merged into dim g of `small`) cannot be written as blocks (empty: it
+/// can). Reshapes.cpp.
+std::string whyNotRegroup(RankedTensorType big, RankedTensorType small,
+                          ArrayRef<ReassociationIndices> groups);
+/// That reshape of `source` (the small side when `expand`, else the big
+/// side) as slices, one identity einsum per block and an assemble.
+Value regroup(DopplerBuilder &b, Value source, RankedTensorType resultType,
+              bool expand, ArrayRef<ReassociationIndices> groups);
 
 /// The join that combines two partial results of aggregation `agg`.
 JoinKind aggregationJoin(AggKind agg);

@@ -4,7 +4,8 @@
 // concat -> doppler.assemble of blocks, and the reshapes doppler can
 // express: expand_shape that only adds unit dims (a broadcast over them)
 // and collapse_shape that only drops unit dims (a product over one
-// element). Other reshapes are left.
+// element); reshapes that split or merge extents become blocks
+// (Reshapes.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -222,19 +223,24 @@ struct ConcatPattern : public OpRewritePattern<tensor::ConcatOp> {
   LinalgToDopplerCounters *counters;
 };
 
+/// Why a reshape cannot be converted (empty: it can). `regroups` is set
+/// when it is not one einsum (it splits or merges extents) but blocks.
 template <typename ReshapeOp>
 std::string whyNotReshape(ReshapeOp op, std::string &bigTerm,
-                          std::string &smallTerm, std::string &units) {
+                          std::string &smallTerm, std::string &units,
+                          bool &regroups) {
   std::string why = whyNotTyped(op, true);
   if (!why.empty())
     return why;
   RankedTensorType big = op.getSrcType(), small = op.getResultType();
   if constexpr (std::is_same_v<ReshapeOp, tensor::ExpandShapeOp>)
     std::swap(big, small);
-  std::optional<std::string> found = unitDimLetters(
-      big, small, op.getReassociationIndices(), bigTerm, smallTerm);
-  if (!found)
-    return "it reshapes more than unit dims (einsums cannot reshape)";
+  SmallVector<ReassociationIndices> groups = op.getReassociationIndices();
+  std::optional<std::string> found =
+      unitDimLetters(big, small, groups, bigTerm, smallTerm);
+  regroups = !found;
+  if (regroups)
+    return whyNotRegroup(big, small, groups);
   units = *found;
   return "";
 }
@@ -247,10 +253,18 @@ struct CollapseShapePattern
   LogicalResult matchAndRewrite(tensor::CollapseShapeOp op,
                                 PatternRewriter &rewriter) const override {
     std::string bigTerm, smallTerm, units;
-    std::string why = whyNotReshape(op, bigTerm, smallTerm, units);
+    bool regroups = false;
+    std::string why = whyNotReshape(op, bigTerm, smallTerm, units, regroups);
     if (!why.empty())
       return rewriter.notifyMatchFailure(op, why);
     DopplerBuilder b(rewriter, op.getLoc(), counters);
+    if (regroups) {
+      countConverted(counters, op);
+      rewriter.replaceOp(op, regroup(b, op.getSrc(), op.getResultType(),
+                                     /*expand=*/false,
+                                     op.getReassociationIndices()));
+      return success();
+    }
     // A product over the unit dims is their one element.
     Value result = b.einsum(bigTerm + "->" + smallTerm, JoinKind::Identity,
                             units.empty() ? std::optional<AggKind>()
@@ -270,10 +284,18 @@ struct ExpandShapePattern : public OpRewritePattern<tensor::ExpandShapeOp> {
   LogicalResult matchAndRewrite(tensor::ExpandShapeOp op,
                                 PatternRewriter &rewriter) const override {
     std::string bigTerm, smallTerm, units;
-    std::string why = whyNotReshape(op, bigTerm, smallTerm, units);
+    bool regroups = false;
+    std::string why = whyNotReshape(op, bigTerm, smallTerm, units, regroups);
     if (!why.empty())
       return rewriter.notifyMatchFailure(op, why);
     DopplerBuilder b(rewriter, op.getLoc(), counters);
+    if (regroups) {
+      countConverted(counters, op);
+      rewriter.replaceOp(op, regroup(b, op.getSrc(), op.getResultType(),
+                                     /*expand=*/true,
+                                     op.getReassociationIndices()));
+      return success();
+    }
     Value result;
     if (units.empty()) {
       result = b.einsum(smallTerm + "->" + bigTerm, JoinKind::Identity,
@@ -309,6 +331,7 @@ void populateTensorOpPatterns(RewritePatternSet &patterns,
 
 std::string explainTensorOp(Operation *op) {
   std::string bigTerm, smallTerm, units;
+  bool regroups = false;
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
     return whyNotExtractSlice(slice);
   if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
@@ -318,9 +341,9 @@ std::string explainTensorOp(Operation *op) {
   if (auto concat = dyn_cast<tensor::ConcatOp>(op))
     return whyNotConcat(concat);
   if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
-    return whyNotReshape(collapse, bigTerm, smallTerm, units);
+    return whyNotReshape(collapse, bigTerm, smallTerm, units, regroups);
   if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
-    return whyNotReshape(expand, bigTerm, smallTerm, units);
+    return whyNotReshape(expand, bigTerm, smallTerm, units, regroups);
   return "it has no doppler form";
 }
 

@@ -2,22 +2,25 @@
 // which has no doppler join) still goes through doppler-pipeline: it is
 // costed from its work (WorkOpInterface external model: 16x32 points x 1
 // body op, 2 KiB read and written), placed, gets transfers and simulated
-// times like the einsums around it. A tensor.collapse_shape that regroups
-// extents is left too, and placed as a data move.
+// times like the einsums around it. The tensor.collapse_shape after it
+// (which regroups extents) becomes slices of its result, one einsum per
+// row and an assemble.
 // RUN: doppler-opt %s --convert-linalg-to-doppler --doppler-pipeline="devices=2" 2>&1 | FileCheck %s
 // RUN: doppler-opt %s --convert-linalg-to-doppler --doppler-annotate-costs --doppler-work-summary -o /dev/null 2>&1 | FileCheck %s --check-prefix=WORK
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
-// CHECK: remark: converted 2 op(s) to doppler (linalg.exp: 1, linalg.matmul: 1); left 2 (linalg.generic: 1, tensor.collapse_shape: 1)
+// CHECK: remark: converted 3 op(s) to doppler (linalg.exp: 1, linalg.matmul: 1, tensor.collapse_shape: 1); left 1 (linalg.generic: 1)
 // CHECK-LABEL: func.func @left({{.*}}doppler.makespan
 // CHECK: doppler.einsum "ik,kj->ij" join(mul) agg(add) {{.*}}doppler.device = #doppler.device<
 // CHECK: linalg.generic {{.*}}attrs = {doppler.compute_cost = {{[0-9.e+-]+}} : f64, doppler.device = #doppler.device<{{[01]}}>, doppler.end = {{.*}}, doppler.start = {{.*}}, doppler.transfer_cost
 // CHECK: math.erf
-// CHECK: tensor.collapse_shape {{.*}}doppler.device = #doppler.device<
+// CHECK: doppler.slice {{.*}}doppler.device = #doppler.device<
+// CHECK: doppler.assemble {{.*}}doppler.device = #doppler.device<
 // CHECK: doppler.einsum "i->i" join(exp) {{.*}}doppler.device = #doppler.device<
-// The matmul 2*16*32*8, erf 16*32 points x 1 op, exp 512.
-// WORK: flops: 9216
+// The matmul 2*16*32*8, erf 16*32 points x 1 op, the collapse's 16
+// row einsums 512, exp 512.
+// WORK: flops: 9728
 func.func @left(%x: tensor<16x8xf32>, %w: tensor<8x32xf32>) -> tensor<512xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<16x32xf32>
