@@ -18,7 +18,7 @@ mkdir -p "$(dirname "$venv")"
 python=${PYTHON:-python3}
 log=$(mktemp)
 if ! { "$python" -m venv "$venv" &&
-       "$venv/bin/python" -m pip install --quiet \
+       "$venv/bin/python" -m pip install --quiet --retries 1 --timeout 60 \
          "iree-base-compiler==$version" "iree-base-runtime==$version" numpy; } >"$log" 2>&1; then
   cat "$log" >&2; rm -f "$log"
   echo "setup_iree.sh: could not install IREE $version into $venv" >&2
