@@ -265,6 +265,196 @@ void RolloutEngine::scoreDevices(NodeId v, int32_t numDevices,
   }
 }
 
+namespace {
+
+/// The critical-path heuristic's pick: the largest b-level, the oldest
+/// candidate among equals (placeCriticalPath).
+int32_t criticalPathPick(ArrayView<NodeId> candidates,
+                         const double *bottomLevels) {
+  const int32_t count = static_cast<int32_t>(candidates.size());
+  int32_t pick = 0;
+  for (int32_t c = 1; c < count; ++c)
+    if (bottomLevels[candidates[c]] > bottomLevels[candidates[pick]])
+      pick = c;
+  return pick;
+}
+
+/// Appends one SEL segment: the candidates, their standardised features,
+/// the choice, the teacher's rows (every candidate with the largest
+/// b-level) and the heuristic's row.
+void recordSelection(EpisodeRecord &record, int32_t step,
+                     ArrayView<NodeId> candidates, const double *bottomLevels,
+                     const std::vector<float> &features, int32_t chosen,
+                     int32_t heuristicPick) {
+  const int32_t count = static_cast<int32_t>(candidates.size());
+  double best = -std::numeric_limits<double>::infinity();
+  for (NodeId v : candidates)
+    best = std::max(best, bottomLevels[v]);
+  int32_t offset = record.selOffsets.back();
+  bool match = false;
+  for (int32_t c = 0; c < count; ++c)
+    if (bottomLevels[candidates[c]] == best) {
+      record.selTeacherRows.push_back(offset + c);
+      match |= c == chosen;
+    }
+  record.selStep.push_back(step);
+  record.selCandidates.insert(record.selCandidates.end(), candidates.begin(),
+                              candidates.end());
+  record.selFeatures.insert(record.selFeatures.end(), features.begin(),
+                            features.end());
+  record.selChosenRow.push_back(offset + chosen);
+  record.selPriorRows.push_back(offset + heuristicPick);
+  record.selOffsets.push_back(offset + count);
+  ++record.selDecisions;
+  record.selMatches += match;
+}
+
+/// Earliest start of device `d` in a [D][kNumDeviceFeatures] block.
+inline double earliestStart(const double *rawDeviceFeatures, int32_t d) {
+  return rawDeviceFeatures[d * kNumDeviceFeatures + kEarliestStartFeature];
+}
+
+/// The heuristic's device: the smallest est, the lowest id among equals.
+DeviceId earliestStartDevice(const double *rawDeviceFeatures,
+                             int32_t numDevices) {
+  DeviceId device = 0;
+  for (int32_t d = 1; d < numDevices; ++d)
+    if (earliestStart(rawDeviceFeatures, d) <
+        earliestStart(rawDeviceFeatures, device))
+      device = d;
+  return device;
+}
+
+/// The join-aware device: the smallest est + join split (lowest id among
+/// equals), or -1 when the model does not read the split (F features).
+DeviceId joinAwareDevice(const double *rawDeviceFeatures, int32_t numDevices,
+                         int32_t features) {
+  if (features <= kJoinSplitFeature)
+    return -1;
+  auto joinStart = [&](int32_t d) {
+    const double *row = &rawDeviceFeatures[d * kNumDeviceFeatures];
+    return row[kEarliestStartFeature] + row[kJoinSplitFeature];
+  };
+  DeviceId device = 0;
+  for (int32_t d = 1; d < numDevices; ++d)
+    if (joinStart(d) < joinStart(device))
+      device = d;
+  return device;
+}
+
+/// Appends one PLC step: the teacher's rows (every device with the
+/// smallest est), the heuristics' rows and the standardised features.
+void recordPlacement(EpisodeRecord &record, int32_t step, int32_t numDevices,
+                     int32_t features, const double *rawDeviceFeatures,
+                     const std::vector<float> &deviceFeatures, DeviceId device,
+                     DeviceId heuristicDevice, DeviceId joinDevice) {
+  const int32_t D = numDevices;
+  double best = std::numeric_limits<double>::infinity();
+  for (int32_t d = 0; d < D; ++d)
+    best = std::min(best, earliestStart(rawDeviceFeatures, d));
+  bool match = false;
+  for (int32_t d = 0; d < D; ++d)
+    if (earliestStart(rawDeviceFeatures, d) == best) {
+      record.plcTeacherRows.push_back(step * D + d);
+      match |= d == device;
+    }
+  record.plcPriorRows.push_back(step * D + heuristicDevice);
+  if (joinDevice >= 0)
+    record.plcJoinRows.push_back(step * D + joinDevice);
+  record.plcFeatures.insert(record.plcFeatures.end(), deviceFeatures.begin(),
+                            deviceFeatures.begin() + D * features);
+  ++record.plcDecisions;
+  record.plcMatches += match;
+}
+
+} // namespace
+
+int32_t RolloutEngine::selectNode(int32_t step, ArrayView<NodeId> candidates,
+                                  const ScorerWeights &weights,
+                                  const NodeTables &tables,
+                                  const RolloutOptions &options, Random &random,
+                                  EpisodeRecord *record, StepTrace *stepTrace) {
+  const int32_t count = static_cast<int32_t>(candidates.size());
+  if (count < 2) {
+    if (stepTrace)
+      stepTrace->candidateProbability.assign(1, 1.0);
+    return 0;
+  }
+  // Candidate features, standardised across the candidates.
+  candidateFeatures_.resize(static_cast<size_t>(count) * kFeatureCount);
+  rawCandidateFeatures_.resize(static_cast<size_t>(count) * kFeatureCount);
+  for (int32_t c = 0; c < count; ++c)
+    for (int32_t f = 0; f < kFeatureCount; ++f)
+      rawCandidateFeatures_[c * kFeatureCount + f] =
+          tables.features[candidates[c] * kFeatureCount + f];
+  standardizeSmall(rawCandidateFeatures_.data(), count, kFeatureCount,
+                   kFeatureCount, candidateFeatures_.data());
+  const int32_t heuristicPick =
+      criticalPathPick(candidates, tables.bottomLevels);
+  auto score = [&] {
+    scoreCandidates(candidates, weights, tables);
+    scores_[heuristicPick] += weights.selPrior;
+  };
+  int32_t chosen = 0;
+  if (options.epsilon > 0 && random.uniform() < options.epsilon) {
+    chosen = static_cast<int32_t>(random.below(count));
+    if (stepTrace)
+      score();
+  } else {
+    score();
+    chosen = chooseAction(scores_.data(), count, options.sample,
+                          options.selectionTemperature, random);
+  }
+  if (stepTrace)
+    softmax(scores_.data(), count, stepTrace->candidateProbability);
+  if (record)
+    recordSelection(*record, step, candidates, tables.bottomLevels,
+                    candidateFeatures_, chosen, heuristicPick);
+  return chosen;
+}
+
+DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
+                                  NodeId v, int32_t numDevices,
+                                  const ScorerWeights &weights,
+                                  const NodeTables &tables,
+                                  const RolloutOptions &options, Random &random,
+                                  EpisodeRecord *record, StepTrace *stepTrace) {
+  const int32_t D = numDevices, F = weights.deviceFeatures;
+  if (D < 2) {
+    if (stepTrace)
+      stepTrace->deviceProbability.assign(1, 1.0);
+    return 0;
+  }
+  env.deviceFeatures(v, rawDeviceFeatures_.data(), F);
+  standardizeSmall(rawDeviceFeatures_.data(), D, kNumDeviceFeatures, F,
+                   deviceFeatures_.data());
+  const DeviceId heuristicDevice =
+      earliestStartDevice(rawDeviceFeatures_.data(), D);
+  const DeviceId joinDevice = joinAwareDevice(rawDeviceFeatures_.data(), D, F);
+  auto score = [&] {
+    scoreDevices(v, D, weights, tables);
+    scores_[heuristicDevice] += weights.plcPrior;
+    if (joinDevice >= 0)
+      scores_[joinDevice] += weights.joinPrior;
+  };
+  DeviceId device = 0;
+  if (options.epsilon > 0 && random.uniform() < options.epsilon) {
+    device = static_cast<DeviceId>(random.below(D));
+    if (stepTrace)
+      score();
+  } else {
+    score();
+    device = chooseAction(scores_.data(), D, options.sample,
+                          options.placementTemperature, random);
+  }
+  if (stepTrace)
+    softmax(scores_.data(), D, stepTrace->deviceProbability);
+  if (record)
+    recordPlacement(*record, step, D, F, rawDeviceFeatures_.data(),
+                    deviceFeatures_, device, heuristicDevice, joinDevice);
+  return device;
+}
+
 void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
                         int32_t numDevices, StartEstimate estimate,
                         const ScorerWeights &weights, const NodeTables &tables,
@@ -280,148 +470,19 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
   deviceSums_.assign(static_cast<size_t>(D) * S, 0.0);
   rawDeviceFeatures_.resize(static_cast<size_t>(D) * kNumDeviceFeatures);
   deviceFeatures_.resize(static_cast<size_t>(D) * F);
-  const bool explore = options.epsilon > 0;
 
   for (int32_t step = 0; step < N; ++step) {
     ArrayView<NodeId> candidates = env.candidates();
-    const int32_t count = static_cast<int32_t>(candidates.size());
     StepTrace *stepTrace = nullptr;
     if (trace) {
       trace->emplace_back();
       stepTrace = &trace->back();
       stepTrace->candidates.assign(candidates.begin(), candidates.end());
     }
-
-    // SEL.
-    int32_t chosen = 0;
-    if (count >= 2) {
-      // Candidate features, standardised across the candidates.
-      candidateFeatures_.resize(static_cast<size_t>(count) * kFeatureCount);
-      rawCandidateFeatures_.resize(static_cast<size_t>(count) *
-                                   kFeatureCount);
-      for (int32_t c = 0; c < count; ++c)
-        for (int32_t f = 0; f < kFeatureCount; ++f)
-          rawCandidateFeatures_[c * kFeatureCount + f] =
-              tables.features[candidates[c] * kFeatureCount + f];
-      standardizeSmall(rawCandidateFeatures_.data(), count, kFeatureCount,
-                       kFeatureCount, candidateFeatures_.data());
-      // The critical-path heuristic's pick: the largest b-level, the
-      // oldest candidate among equals (placeCriticalPath).
-      int32_t heuristicPick = 0;
-      for (int32_t c = 1; c < count; ++c)
-        if (tables.bottomLevels[candidates[c]] >
-            tables.bottomLevels[candidates[heuristicPick]])
-          heuristicPick = c;
-      auto score = [&] {
-        scoreCandidates(candidates, weights, tables);
-        scores_[heuristicPick] += weights.selPrior;
-      };
-      if (explore && random.uniform() < options.epsilon) {
-        chosen = static_cast<int32_t>(random.below(count));
-        if (stepTrace)
-          score();
-      } else {
-        score();
-        chosen = chooseAction(scores_.data(), count, options.sample,
-                              options.selectionTemperature, random);
-      }
-      if (stepTrace)
-        softmax(scores_.data(), count, stepTrace->candidateProbability);
-      if (record) {
-        double best = -std::numeric_limits<double>::infinity();
-        for (NodeId v : candidates)
-          best = std::max(best, tables.bottomLevels[v]);
-        int32_t offset = record->selOffsets.back();
-        bool match = false;
-        for (int32_t c = 0; c < count; ++c)
-          if (tables.bottomLevels[candidates[c]] == best) {
-            record->selTeacherRows.push_back(offset + c);
-            match |= c == chosen;
-          }
-        record->selStep.push_back(step);
-        record->selCandidates.insert(record->selCandidates.end(),
-                                     candidates.begin(), candidates.end());
-        record->selFeatures.insert(record->selFeatures.end(),
-                                   candidateFeatures_.begin(),
-                                   candidateFeatures_.end());
-        record->selChosenRow.push_back(offset + chosen);
-        record->selPriorRows.push_back(offset + heuristicPick);
-        record->selOffsets.push_back(offset + count);
-        ++record->selDecisions;
-        record->selMatches += match;
-      }
-    } else if (stepTrace) {
-      stepTrace->candidateProbability.assign(1, 1.0);
-    }
-    const NodeId v = candidates[chosen];
-
-    // PLC.
-    DeviceId device = 0;
-    if (D >= 2) {
-      env.deviceFeatures(v, rawDeviceFeatures_.data(), F);
-      standardizeSmall(rawDeviceFeatures_.data(), D, kNumDeviceFeatures, F,
-                       deviceFeatures_.data());
-      // The heuristic's device: the smallest est, the lowest id among equals.
-      DeviceId heuristicDevice = 0;
-      for (int32_t d = 1; d < D; ++d)
-        if (rawDeviceFeatures_[d * kNumDeviceFeatures + kEarliestStartFeature] <
-            rawDeviceFeatures_[heuristicDevice * kNumDeviceFeatures +
-                               kEarliestStartFeature])
-          heuristicDevice = d;
-      // The join-aware device: the smallest est + join split (lowest id
-      // among equals), when the model reads the split.
-      DeviceId joinDevice = -1;
-      if (F > kJoinSplitFeature) {
-        auto joinStart = [&](int32_t d) {
-          const double *row = &rawDeviceFeatures_[d * kNumDeviceFeatures];
-          return row[kEarliestStartFeature] + row[kJoinSplitFeature];
-        };
-        joinDevice = 0;
-        for (int32_t d = 1; d < D; ++d)
-          if (joinStart(d) < joinStart(joinDevice))
-            joinDevice = d;
-      }
-      auto score = [&] {
-        scoreDevices(v, D, weights, tables);
-        scores_[heuristicDevice] += weights.plcPrior;
-        if (joinDevice >= 0)
-          scores_[joinDevice] += weights.joinPrior;
-      };
-      if (explore && random.uniform() < options.epsilon) {
-        device = static_cast<DeviceId>(random.below(D));
-        if (stepTrace)
-          score();
-      } else {
-        score();
-        device = chooseAction(scores_.data(), D, options.sample,
-                              options.placementTemperature, random);
-      }
-      if (stepTrace)
-        softmax(scores_.data(), D, stepTrace->deviceProbability);
-      if (record) {
-        double best = std::numeric_limits<double>::infinity();
-        for (int32_t d = 0; d < D; ++d)
-          best = std::min(best, rawDeviceFeatures_[d * kNumDeviceFeatures +
-                                                   kEarliestStartFeature]);
-        bool match = false;
-        for (int32_t d = 0; d < D; ++d)
-          if (rawDeviceFeatures_[d * kNumDeviceFeatures +
-                                 kEarliestStartFeature] == best) {
-            record->plcTeacherRows.push_back(step * D + d);
-            match |= d == device;
-          }
-        record->plcPriorRows.push_back(step * D + heuristicDevice);
-        if (joinDevice >= 0)
-          record->plcJoinRows.push_back(step * D + joinDevice);
-        record->plcFeatures.insert(record->plcFeatures.end(),
-                                   deviceFeatures_.begin(),
-                                   deviceFeatures_.begin() + D * F);
-        ++record->plcDecisions;
-        record->plcMatches += match;
-      }
-    } else if (stepTrace) {
-      stepTrace->deviceProbability.assign(1, 1.0);
-    }
+    const NodeId v = candidates[selectNode(step, candidates, weights, tables,
+                                           options, random, record, stepTrace)];
+    const DeviceId device = placeNode(env, step, v, D, weights, tables, options,
+                                      random, record, stepTrace);
 
     env.step(v, device);
     const float *summand = tables.deviceSummands + static_cast<size_t>(v) * S;

@@ -150,6 +150,18 @@ private:
                        const ScorerWeights &weights, const NodeTables &tables);
   void scoreDevices(NodeId v, int32_t numDevices, const ScorerWeights &w,
                     const NodeTables &tables);
+  /// SEL at `step`: the index of the chosen candidate (0 without a choice),
+  /// recorded in `record` and `stepTrace` when they are not null.
+  int32_t selectNode(int32_t step, ArrayView<NodeId> candidates,
+                     const ScorerWeights &weights, const NodeTables &tables,
+                     const RolloutOptions &options, Random &random,
+                     EpisodeRecord *record, StepTrace *stepTrace);
+  /// PLC at `step`: the device chosen for `v` (0 without a choice).
+  DeviceId placeNode(PlacementEnvironment &env, int32_t step, NodeId v,
+                     int32_t numDevices, const ScorerWeights &weights,
+                     const NodeTables &tables, const RolloutOptions &options,
+                     Random &random, EpisodeRecord *record,
+                     StepTrace *stepTrace);
 
   // Scratch.
   std::vector<double> rawCandidateFeatures_; // [C][5]
