@@ -6,7 +6,8 @@
 
 #include "Doppler/Placement/Graph.h"
 
-#include "NumberFormat.h"
+#include "Doppler/Support/ErrorString.h"
+#include "Doppler/Support/NumberFormat.h"
 
 #include <algorithm>
 #include <charconv>
@@ -17,22 +18,17 @@
 #include <unordered_set>
 
 using namespace doppler::placement;
+using doppler::formatShortest;
+using doppler::setError;
 
 namespace {
-
-using detail::formatNumber;
-
-void setError(std::string *error, std::string message) {
-  if (error)
-    *error = std::move(message);
-}
 
 /// Empty when `value` is a valid cost; otherwise why not ("-1 is negative").
 std::string checkCost(double value) {
   if (!std::isfinite(value))
-    return formatNumber(value) + " is not finite";
+    return formatShortest(value) + " is not finite";
   if (value < 0)
-    return formatNumber(value) + " is negative";
+    return formatShortest(value) + " is negative";
   return {};
 }
 

@@ -16,6 +16,7 @@
 
 #include "Doppler/Placement/Environment.h"
 #include "Doppler/Placement/Simulator.h"
+#include "Doppler/Support/ErrorString.h"
 
 #include <chrono>
 #include <fstream>
@@ -31,10 +32,7 @@ namespace learning::detail {
 
 using Clock = std::chrono::steady_clock;
 
-inline void setError(std::string *error, std::string message) {
-  if (error)
-    *error = std::move(message);
-}
+using doppler::setError;
 
 inline double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
