@@ -266,8 +266,8 @@ FailureOr<int> Analysis::compile(Value v) {
     if (isa<arith::ExtFOp, arith::TruncFOp>(def))
       return fail("the body casts " + typeName(def->getOperand(0).getType()) +
                   " to " + typeName(def->getResult(0).getType()) +
-                  " (a type other than the op's element type): doppler "
-                  "einsums compute in one element type");
+                  ": doppler einsums compute in one element type (here " +
+                  typeName(plan->resultType.getElementType()) + ")");
     if (auto function = recogniseUnaryFunction(v, body, options)) {
       FailureOr<int> x = compile(function->second);
       if (failed(x))

@@ -83,6 +83,44 @@ func.func @fill(%v: f32) -> tensor<8xf32> {
 
 // -----
 
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A cast through a type narrower than the element type (a deliberate
+// rounding) is not computed through.
+// expected-remark @below {{converted 0 op(s) to doppler; left 1 (linalg.generic: 1)}}
+func.func @narrowing_cast(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  // expected-error @below {{could not be converted to doppler: the body casts f16 to f32: doppler einsums compute in one element type (here f32)}}
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %h = arith.truncf %a : f32 to f16
+    %r = arith.extf %h : f16 to f32
+    linalg.yield %r : f32
+  } -> tensor<8x16xf32>
+  return %0 : tensor<8x16xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Of an op with several results only one may be used.
+// expected-remark @below {{converted 0 op(s) to doppler; left 1 (linalg.generic: 1)}}
+func.func @two_used_results(%x: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %e = tensor.empty() : tensor<8x16xf32>
+  // expected-error @below {{could not be converted to doppler: it has 2 used results; one is supported}}
+  %0:2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x16xf32>) outs(%e, %e : tensor<8x16xf32>, tensor<8x16xf32>) {
+  ^bb0(%a: f32, %o: f32, %p: f32):
+    %r = math.exp %a : f32
+    linalg.yield %a, %r : f32, f32
+  } -> (tensor<8x16xf32>, tensor<8x16xf32>)
+  return %0#0, %0#1 : tensor<8x16xf32>, tensor<8x16xf32>
+}
+
+// -----
+
 // Tensor ops left are in the remark, never errors.
 // expected-remark @below {{converted 0 op(s) to doppler; left 2 (tensor.collapse_shape: 1, tensor.extract_slice: 1)}}
 func.func @tensor_ops(%x: tensor<8x16xf32>, %y: tensor<4100x2xf32>, %i: index) -> (tensor<8200xf32>, tensor<4x8xf32>) {
