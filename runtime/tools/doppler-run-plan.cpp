@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ArgParser.h"
 #include "RunSupport.h"
 
 #include <cstdio>
@@ -28,35 +29,9 @@ using namespace doppler::runtime;
 
 namespace {
 
-constexpr const char *kUsage =
-    "usage: doppler-run-plan PLAN.json [--devices D] [--seed S] [--repeat N]\n"
-    "                        [--backend cpu|cuda] [--link-bandwidth B]\n"
-    "                        [--link-latency L] [--order fifo|priority]\n"
-    "                        [--trace FILE] [--write-outputs FILE] [--json]\n"
-    "                        [--idle-spin-us N]\n";
-
 int fail(const std::string &message) {
   std::cerr << "doppler-run-plan: error: " << message << "\n";
   return 1;
-}
-
-bool parseInt(const std::string &text, int64_t &value) {
-  if (text.empty())
-    return false;
-  char *end = nullptr;
-  long long parsed = std::strtoll(text.c_str(), &end, 10);
-  if (*end != '\0')
-    return false;
-  value = parsed;
-  return true;
-}
-
-bool parseDouble(const std::string &text, double &value) {
-  if (text.empty())
-    return false;
-  char *end = nullptr;
-  value = std::strtod(text.c_str(), &end);
-  return *end == '\0' && std::isfinite(value);
 }
 
 struct Options {
@@ -69,72 +44,47 @@ struct Options {
 /// Reads the command line into `opts`; the exit status when main should
 /// stop here (--help, or an error already reported).
 std::optional<int> parseArguments(int argc, char **argv, Options &opts) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    // Accept both "--flag value" and "--flag=value".
-    std::string value;
-    bool hasValue = false;
-    if (size_t eq = arg.find('=');
-        arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      hasValue = true;
-    }
-    auto next = [&](std::string &out) {
-      if (hasValue) {
-        out = value;
-        return true;
-      }
-      if (i + 1 >= argc)
-        return false;
-      out = argv[++i];
-      return true;
-    };
-    std::string text;
-    if (arg == "-h" || arg == "--help") {
-      std::cout << kUsage;
-      return 0;
-    } else if (arg == "--json") {
-      opts.json = true;
-    } else if (arg == "--devices" || arg == "--seed" || arg == "--repeat" ||
-               arg == "--idle-spin-us") {
-      int64_t number;
-      if (!next(text) || !parseInt(text, number))
-        return fail(arg + " needs an integer");
-      (arg == "--devices"  ? opts.devices
-       : arg == "--seed"   ? opts.seed
-       : arg == "--repeat" ? opts.repeat
-                           : opts.idleSpin) = number;
-    } else if (arg == "--link-bandwidth" || arg == "--link-latency") {
-      double number;
-      if (!next(text) || !parseDouble(text, number) || number < 0)
-        return fail(arg + " needs a non-negative number");
-      (arg == "--link-bandwidth" ? opts.backend.linkBandwidth
-                                 : opts.backend.linkLatency) = number;
-    } else if (arg == "--backend") {
-      if (!next(opts.backend.name))
-        return fail("--backend needs cpu or cuda");
-    } else if (arg == "--order") {
-      if (!next(opts.order) ||
-          (opts.order != "fifo" && opts.order != "priority"))
-        return fail("--order needs fifo or priority");
-    } else if (arg == "--trace") {
-      if (!next(opts.tracePath))
-        return fail("--trace needs a file name");
-    } else if (arg == "--write-outputs") {
-      if (!next(opts.outputsPath))
-        return fail("--write-outputs needs a file name");
-    } else if (!arg.empty() && arg[0] == '-') {
-      return fail("unknown option '" + arg + "'\n" + kUsage);
-    } else if (opts.planPath.empty()) {
-      opts.planPath = arg;
-    } else {
-      return fail("more than one plan file given ('" + opts.planPath + "', '" +
-                  arg + "')");
-    }
-  }
-  if (opts.planPath.empty())
-    return fail(std::string("no plan file given\n") + kUsage);
+  using namespace tools;
+  ArgParser parser(
+      "doppler-run-plan",
+      {
+          integerOption({"--devices"}, &opts.devices, "D",
+                        "devices to run on (default: those the plan uses)",
+                        "needs an integer"),
+          integerOption({"--seed"}, &opts.seed, "S",
+                        "seed of the random inputs (default 0)",
+                        "needs an integer"),
+          integerOption({"--repeat"}, &opts.repeat, "N",
+                        "timed runs after a warm-up (default 3)",
+                        "needs an integer"),
+          textOption({"--backend"}, &opts.backend.name, "cpu|cuda",
+                     "the backend (default cpu)", "needs cpu or cuda"),
+          numberOption({"--link-bandwidth"}, &opts.backend.linkBandwidth, "B",
+                       "CPU link model: bytes/s (default 0: off)",
+                       "needs a non-negative number", 0),
+          numberOption({"--link-latency"}, &opts.backend.linkLatency, "L",
+                       "CPU link model: seconds (default 0: off)",
+                       "needs a non-negative number", 0),
+          textOption({"--order"}, &opts.order, "fifo|priority",
+                     "ready-task order (default fifo)",
+                     "needs fifo or priority", {"fifo", "priority"}),
+          textOption({"--trace"}, &opts.tracePath, "FILE",
+                     "write a Chrome trace of the median run",
+                     "needs a file name"),
+          textOption({"--write-outputs"}, &opts.outputsPath, "FILE",
+                     "write the outputs of the median run",
+                     "needs a file name"),
+          flagOption({"--json"}, &opts.json, "print the report as JSON"),
+          integerOption({"--idle-spin-us"}, &opts.idleSpin, "N",
+                        "microseconds idle workers poll (default -1: auto)",
+                        "needs an integer"),
+      });
+  parser.positionalName = "PLAN.json";
+  parser.positionalWhat = "plan file";
+  parser.positional = &opts.planPath;
+  parser.acceptEqualsForm = true;
+  if (std::optional<int> exitCode = parser.parse(argc, argv))
+    return exitCode;
   if (opts.repeat < 1)
     return fail("--repeat must be >= 1");
   if (opts.seed < 0)
