@@ -318,8 +318,72 @@ mlir::doppler::makeRandomInputs(func::FuncOp function, uint64_t seed) {
   return inputs;
 }
 
-FailureOr<SmallVector<HostTensor>>
-mlir::doppler::interpret(func::FuncOp function, ArrayRef<HostTensor> inputs) {
+namespace {
+
+/// Runs one op of a straight-line doppler function on its operands' values.
+FailureOr<HostTensor> evaluateOp(Operation *op,
+                                 ArrayRef<const HostTensor *> operands) {
+  if (isa<EinsumOp, SliceOp, AssembleOp, FillOp, TransferOp>(op)) {
+    // Check up front that all operands and results are host tensors.
+    for (auto [i, operand] : llvm::enumerate(op->getOperands()))
+      if (failed(requireHostType(op, operand.getType(), "operand " + Twine(i))))
+        return failure();
+  }
+
+  return llvm::TypeSwitch<Operation *, FailureOr<HostTensor>>(op)
+      .Case([&](EinsumOp einsum) -> FailureOr<HostTensor> {
+        auto type = requireHostType(op, einsum.getType(), "result");
+        if (failed(type))
+          return failure();
+        double points = 1;
+        for (int64_t extent : einsum.getIndexSizes().sizes)
+          points *= static_cast<double>(extent);
+        if (points > kMaxPoints)
+          return op->emitOpError() << "visits " << countString(points)
+                                   << " points, too many for the interpreter";
+        return evalEinsum(einsum, operands, *type);
+      })
+      .Case([&](SliceOp slice) -> FailureOr<HostTensor> {
+        auto type = requireHostType(op, slice.getType(), "result");
+        if (failed(type))
+          return failure();
+        return evalSlice(slice, *operands[0], *type);
+      })
+      .Case([&](AssembleOp assemble) -> FailureOr<HostTensor> {
+        auto type = requireHostType(op, assemble.getType(), "result");
+        if (failed(type))
+          return failure();
+        return evalAssemble(assemble, operands, *type);
+      })
+      .Case([&](FillOp fill) -> FailureOr<HostTensor> {
+        auto type = requireHostType(op, fill.getType(), "result");
+        if (failed(type))
+          return failure();
+        HostTensor tensor = makeTensor(*type);
+        std::fill(
+            tensor.data.begin(), tensor.data.end(),
+            roundToType(tensor.elementType, fill.getValue().convertToDouble()));
+        return tensor;
+      })
+      .Case([&](TransferOp) -> FailureOr<HostTensor> {
+        // One address space here: a move between devices is a copy.
+        return *operands[0];
+      })
+      .Case([&](TaskOp) -> FailureOr<HostTensor> {
+        return op->emitOpError() << "is a cost-only op with opaque values; the "
+                                    "interpreter cannot run it";
+      })
+      .Default([&](Operation *) -> FailureOr<HostTensor> {
+        return op->emitOpError()
+               << "is not supported by the interpreter (it runs "
+                  "doppler.einsum, doppler.slice, doppler.assemble, "
+                  "doppler.fill, doppler.transfer and func.return)";
+      });
+}
+
+/// Checks that `function` is a single-block function taking `inputs`.
+LogicalResult checkRunnable(func::FuncOp function,
+                            ArrayRef<HostTensor> inputs) {
   if (function.isExternal())
     return function.emitError() << "function @" << function.getName()
                                 << " is a declaration; it has no body to run";
@@ -334,6 +398,16 @@ mlir::doppler::interpret(func::FuncOp function, ArrayRef<HostTensor> inputs) {
            << "function @" << function.getName() << " takes "
            << body.getNumArguments() << " argument(s) but " << inputs.size()
            << " were given";
+  return success();
+}
+
+} // namespace
+
+FailureOr<SmallVector<HostTensor>>
+mlir::doppler::interpret(func::FuncOp function, ArrayRef<HostTensor> inputs) {
+  if (failed(checkRunnable(function, inputs)))
+    return failure();
+  Block &body = function.getBody().front();
 
   // Values live until their last use, so that large decomposed functions
   // do not hold every intermediate block at once.
@@ -380,66 +454,7 @@ mlir::doppler::interpret(func::FuncOp function, ArrayRef<HostTensor> inputs) {
                                     "compute (defined outside the function?)";
       operands.push_back(&it->second);
     }
-    if (isa<EinsumOp, SliceOp, AssembleOp, FillOp, TransferOp>(op)) {
-      // Check up front that all operands and results are host tensors.
-      for (auto [i, operand] : llvm::enumerate(op->getOperands()))
-        if (failed(
-                requireHostType(op, operand.getType(), "operand " + Twine(i))))
-          return failure();
-    }
-
-    FailureOr<HostTensor> result =
-        llvm::TypeSwitch<Operation *, FailureOr<HostTensor>>(op)
-            .Case([&](EinsumOp einsum) -> FailureOr<HostTensor> {
-              auto type = requireHostType(op, einsum.getType(), "result");
-              if (failed(type))
-                return failure();
-              double points = 1;
-              for (int64_t extent : einsum.getIndexSizes().sizes)
-                points *= static_cast<double>(extent);
-              if (points > kMaxPoints)
-                return op->emitOpError()
-                       << "visits " << countString(points)
-                       << " points, too many for the interpreter";
-              return evalEinsum(einsum, operands, *type);
-            })
-            .Case([&](SliceOp slice) -> FailureOr<HostTensor> {
-              auto type = requireHostType(op, slice.getType(), "result");
-              if (failed(type))
-                return failure();
-              return evalSlice(slice, *operands[0], *type);
-            })
-            .Case([&](AssembleOp assemble) -> FailureOr<HostTensor> {
-              auto type = requireHostType(op, assemble.getType(), "result");
-              if (failed(type))
-                return failure();
-              return evalAssemble(assemble, operands, *type);
-            })
-            .Case([&](FillOp fill) -> FailureOr<HostTensor> {
-              auto type = requireHostType(op, fill.getType(), "result");
-              if (failed(type))
-                return failure();
-              HostTensor tensor = makeTensor(*type);
-              std::fill(tensor.data.begin(), tensor.data.end(),
-                        roundToType(tensor.elementType,
-                                    fill.getValue().convertToDouble()));
-              return tensor;
-            })
-            .Case([&](TransferOp) -> FailureOr<HostTensor> {
-              // One address space here: a move between devices is a copy.
-              return *operands[0];
-            })
-            .Case([&](TaskOp) -> FailureOr<HostTensor> {
-              return op->emitOpError()
-                     << "is a cost-only op with opaque values; the "
-                        "interpreter cannot run it";
-            })
-            .Default([&](Operation *) -> FailureOr<HostTensor> {
-              return op->emitOpError()
-                     << "is not supported by the interpreter (it runs "
-                        "doppler.einsum, doppler.slice, doppler.assemble, "
-                        "doppler.fill, doppler.transfer and func.return)";
-            });
+    FailureOr<HostTensor> result = evaluateOp(op, operands);
     if (failed(result))
       return failure();
 
