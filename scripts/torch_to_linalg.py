@@ -109,9 +109,16 @@ def main():
         before = op_counts(open(linalg_mlir).read())
         print(f"== {name}: {sum(before.values())} linalg/tensor ops "
               f"({', '.join(f'{k}: {v}' for k, v in sorted(before.items()))})")
+        # The function's remark as is; the per-op reasons (report=true)
+        # counted by reason.
+        reasons = collections.Counter()
         for line in done.stderr.splitlines():
-            if "remark:" in line or "error:" in line:
+            if "remark: left as is: " in line:
+                reasons[line.split("remark: left as is: ", 1)[1]] += 1
+            elif "remark:" in line or "error:" in line:
                 print("  " + line.split(": ", 1)[1] if ": " in line else line)
+        for reason, count in sorted(reasons.items()):
+            print(f"    {count} left: {reason}")
         if done.returncode != 0:
             failures += 1
     return 1 if failures else 0

@@ -156,15 +156,19 @@ def ConvertLinalgToDopplerPass
       `indexing_maps`, `batch_matmul`, `batch_reduce_matmul`, `matvec`,
       `vecmat`, `dot`, `contract`, `transpose`, `broadcast`, `copy`, `map`,
       `reduce`, `elementwise` and the named elementwise ops) whose indexing
-      maps are projected permutations (constant 0 on unit dims allowed) and
-      whose body is built of recognised scalar ops becomes a chain of
+      maps are projected permutations (constant 0 on unit dims allowed, on
+      the output too: keepdim reductions) and whose body is built of
+      recognised scalar ops becomes a chain of
       `doppler.einsum`s: arith add/sub/mul/div/max/min/neg, math
       exp/log/sqrt/rsqrt/tanh/abs/powf, select+cmpf forms of max, min and
       relu. Constants become `scale`/`shift` joins (or a rank-0
       `doppler.fill` operand); single-input sub-expressions that compute
       sigmoid, silu (x*sigmoid(x), x/(1+exp(-x))), gelu (tanh form) or relu
       become one einsum with that join. Reduction dims become the einsum's
-      aggregation (add, mul, max, min).
+      aggregation (add, mul, max, min). Float casts of constants are folded;
+      `extf` from / `truncf` to the element type are computed through. Of an
+      op with several results, the one used is converted (torch's max with
+      indices).
     - The `outs` operand is kept exact: a `linalg.fill`/`doppler.fill`/splat
       init equal to the aggregation's identity is dropped, any other init of
       a reduction is combined with the result by one more einsum; the init of
@@ -172,7 +176,8 @@ def ConvertLinalgToDopplerPass
     - `linalg.fill` with a constant, `linalg.softmax` (max, sub, exp, sum,
       div einsums), and on static shapes `tensor.extract_slice`,
       `insert_slice`, `pad` (constant), `concat`, and `expand_shape` /
-      `collapse_shape` that only add or drop unit dims.
+      `collapse_shape` (unit dims: one einsum; splits and merges of extents,
+      e.g. attention heads: slices, one einsum per block, an assemble).
 
     What cannot be converted stays as it is (it is placed and costed through
     the WorkOpInterface models of `registerLinalgWorkModels`). A remark on
