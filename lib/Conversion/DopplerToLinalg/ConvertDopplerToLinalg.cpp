@@ -1,4 +1,4 @@
-//===- DopplerToLinalg.cpp - doppler ops to linalg on tensors -------------===//
+//===- ConvertDopplerToLinalg.cpp - doppler ops to linalg on tensors ------===//
 //
 // convert-doppler-to-linalg. The scalar bodies compute, in the tensors'
 // element type, exactly the expressions of ::doppler::applyJoin and
