@@ -16,6 +16,7 @@
 
 #include "Doppler/Dialect/DopplerDialect.h"
 #include "Doppler/Interpreter/Interpreter.h"
+#include "Doppler/Interpreter/ProgramFile.h"
 #include "Doppler/Support/NumberFormat.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -87,13 +88,8 @@ llvm::json::Value jsonNumber(double value) {
   return value > 0 ? "inf" : "-inf";
 }
 
-int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
-  ParserConfig config(&context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(inputFilename, sourceMgr, config);
-  if (!module)
-    return 1;
-  FailureOr<func::FuncOp> function = lookupFunction(*module, functionName);
+int run(ProgramFile &program) {
+  FailureOr<func::FuncOp> function = program.load(inputFilename, functionName);
   if (failed(function))
     return 1;
 
@@ -105,7 +101,8 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
   OwningOpRef<ModuleOp> otherModule;
   func::FuncOp other;
   if (!compareFilename.empty()) {
-    otherHandler.emplace(otherSourceMgr, &context);
+    otherHandler.emplace(otherSourceMgr, &program.context());
+    ParserConfig config(&program.context());
     otherModule =
         parseSourceFile<ModuleOp>(compareFilename, otherSourceMgr, config);
     if (!otherModule)
@@ -210,14 +207,6 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  DialectRegistry registry;
-  // Arith is parsed so that the interpreter can name such ops in its error.
-  registry.insert<DopplerDialect, arith::ArithDialect, func::FuncDialect>();
-  MLIRContext context(registry);
-  // Errors name the op and show its source line; the generic dump of the
-  // op (or of the whole module) would only bury them.
-  context.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  return run(context, sourceMgr);
+  ProgramFile program;
+  return run(program);
 }

@@ -31,6 +31,7 @@
 #include "Doppler/Dialect/DopplerDialect.h"
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Interpreter/Interpreter.h"
+#include "Doppler/Interpreter/ProgramFile.h"
 #include "Doppler/Conversion/DopplerToRuntime.h"
 #include "Doppler/Analysis/PlacementGraph.h"
 #include "Doppler/Support/NumberFormat.h"
@@ -381,61 +382,72 @@ int runCompareOutputs(func::FuncOp function,
   return ok ? 0 : 1;
 }
 
-int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
-  ParserConfig config(&context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(inputFilename, sourceMgr, config);
-  if (!module)
+/// Reads --arguments into `given` (left empty without it); an exit status
+/// when the tool must stop.
+std::optional<int>
+readArguments(func::FuncOp function,
+              std::optional<std::vector<rt::HostTensor>> &given) {
+  if (argumentsFile.empty())
+    return std::nullopt;
+  if (!exportPlan.empty())
+    return fail("--arguments cannot be used with --export-plan (a plan "
+                "holds no argument values)");
+  FailureOr<std::vector<rt::HostTensor>> loaded =
+      loadArguments(function, argumentsFile);
+  if (failed(loaded))
     return 1;
-  FailureOr<func::FuncOp> function = lookupFunction(*module, functionName);
-  if (failed(function))
-    return 1;
-  std::optional<std::vector<rt::HostTensor>> given;
-  if (!argumentsFile.empty()) {
-    if (!exportPlan.empty())
-      return fail("--arguments cannot be used with --export-plan (a plan "
-                  "holds no argument values)");
-    FailureOr<std::vector<rt::HostTensor>> loaded =
-        loadArguments(*function, argumentsFile);
-    if (failed(loaded))
-      return 1;
-    given = std::move(*loaded);
-  }
-  if (!compareOutputs.empty())
-    return runCompareOutputs(*function, given ? &*given : nullptr);
+  given = std::move(*loaded);
+  return std::nullopt;
+}
 
+/// The runtime plan of `function` (the ops behind its tasks in `taskOps`).
+FailureOr<rt::Plan> buildPlan(func::FuncOp function,
+                              std::vector<Operation *> &taskOps) {
   RuntimeProgramOptions programOptions;
   programOptions.delayTasks = delayTasks;
   programOptions.arguments = inputsPolicy == "first-user"
                                  ? ArgumentPlacement::FirstUser
                                  : ArgumentPlacement::EveryUser;
-  std::vector<Operation *> taskOps;
-  FailureOr<rt::Plan> plan =
-      buildRuntimePlan(*function, programOptions, &taskOps);
-  if (failed(plan))
-    return 1;
+  return buildRuntimePlan(function, programOptions, &taskOps);
+}
 
-  if (!exportPlan.empty()) {
-    if (rt::Status status = rt::savePlan(*plan, exportPlan); !status)
-      return fail(status.message());
-    llvm::outs() << "wrote " << exportPlan << ": @" << plan->function << ", "
-                 << plan->graph.size() << " tasks and inputs on "
-                 << plan->graph.numDevicesUsed() << " device(s)\n";
-    return 0;
-  }
+/// --export-plan: writes the plan and says so.
+int writePlan(const rt::Plan &plan) {
+  if (rt::Status status = rt::savePlan(plan, exportPlan); !status)
+    return fail(status.message());
+  llvm::outs() << "wrote " << exportPlan << ": @" << plan.function << ", "
+               << plan.graph.size() << " tasks and inputs on "
+               << plan.graph.numDevicesUsed() << " device(s)\n";
+  return 0;
+}
 
-  int used = plan->graph.numDevicesUsed();
+/// The options that depend on the plan: the device count (--devices, or
+/// the devices the plan uses) and --check on tensors. Failure after an
+/// error.
+FailureOr<int> checkPlanOptions(func::FuncOp function, const rt::Plan &plan) {
+  int used = plan.graph.numDevicesUsed();
   int devices = numDevices ? numDevices.getValue() : std::max(used, 1);
-  if (devices < used)
-    return fail("--devices " + llvm::Twine(devices) +
-                " is too few: the program uses device " +
-                llvm::Twine(used - 1) +
-                " (needs --devices >= " + llvm::Twine(used) + ")");
+  if (devices < used) {
+    fail("--devices " + llvm::Twine(devices) +
+         " is too few: the program uses device " + llvm::Twine(used - 1) +
+         " (needs --devices >= " + llvm::Twine(used) + ")");
+    return failure();
+  }
   if (check && delayTasks &&
-      llvm::any_of(function->getOps(),
-                   [](Operation &op) { return isa<TaskOp>(op); }))
-    return fail("--check needs tensors; doppler.task ops are cost-only");
+      llvm::any_of(function.getOps(),
+                   [](Operation &op) { return isa<TaskOp>(op); })) {
+    fail("--check needs tensors; doppler.task ops are cost-only");
+    return failure();
+  }
+  return devices;
+}
 
+/// Runs `plan` on `devices` devices of the chosen backend (a warm-up, then
+/// --repeat timed runs) and fills the run's part of `report`; an exit
+/// status on an error.
+std::optional<int> runPlan(const rt::Plan &plan, int devices,
+                           const std::vector<rt::HostTensor> *given,
+                           rt::RunReport &report) {
   rt::tools::BackendChoice backend;
   backend.name = backendName;
   backend.devices = devices;
@@ -456,32 +468,41 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
     for (const rt::HostTensor &tensor : *given)
       arguments.buffers.push_back(tensor.bytes);
   } else {
-    arguments = rt::makeSeededArguments(plan->arguments, seed);
+    arguments = rt::makeSeededArguments(plan.arguments, seed);
   }
   rt::Result<rt::Measurement> measured = rt::measure(
-      executor, plan->graph, rt::bindArguments(*plan, arguments), repeat);
+      executor, plan.graph, rt::bindArguments(plan, arguments), repeat);
   if (!measured)
     return fail(measured.message());
 
-  rt::RunReport report;
   report.file = inputFilename;
-  report.function = plan->function;
+  report.function = plan.function;
   report.backend = backend.name;
   report.devices = devices;
   report.seed = seed;
   report.repeat = repeat;
-  report.graph = &plan->graph;
-  report.predicted = plan->predictedMakespan;
+  report.graph = &plan.graph;
+  report.predicted = plan.predictedMakespan;
   report.measurement = std::move(*measured);
+  return std::nullopt;
+}
+
+/// The outputs of the median run, the files asked for (--trace,
+/// --write-outputs), --check against the interpreter, and the report
+/// printed; the exit status.
+int finishReport(func::FuncOp function, const rt::Plan &plan,
+                 ArrayRef<Operation *> taskOps,
+                 const std::vector<rt::HostTensor> *given,
+                 rt::RunReport &report) {
   rt::Result<std::vector<rt::HostTensor>> outputs =
-      rt::collectResults(*plan, report.measurement.median);
+      rt::collectResults(plan, report.measurement.median);
   if (!outputs)
     return fail(outputs.message());
   report.outputs = std::move(*outputs);
 
   if (!traceFile.empty()) {
     if (rt::Status status =
-            report.measurement.median.writeChromeTrace(plan->graph, traceFile);
+            report.measurement.median.writeChromeTrace(plan.graph, traceFile);
         !status)
       return fail(status.message());
     report.trace = traceFile;
@@ -492,17 +513,42 @@ int run(MLIRContext &context, llvm::SourceMgr &sourceMgr) {
       return fail(status.message());
   if (check) {
     double maxError = 0;
-    if (failed(compareWithInterpreter(*function, &*plan, report.outputs,
-                                      report.errors, maxError,
-                                      given ? &*given : nullptr)))
+    if (failed(compareWithInterpreter(function, &plan, report.outputs,
+                                      report.errors, maxError, given)))
       return 1;
     report.maxRelError = maxError;
     report.tolerance = tolerance;
   }
   llvm::outs() << (jsonOutput ? report.json() : report.text());
   if (breakdown && !jsonOutput)
-    printBreakdown(*plan, taskOps, report.measurement.median);
+    printBreakdown(plan, taskOps, report.measurement.median);
   return report.ok() ? 0 : 1;
+}
+
+int run(ProgramFile &program) {
+  FailureOr<func::FuncOp> function = program.load(inputFilename, functionName);
+  if (failed(function))
+    return 1;
+  std::optional<std::vector<rt::HostTensor>> arguments;
+  if (std::optional<int> status = readArguments(*function, arguments))
+    return *status;
+  const std::vector<rt::HostTensor> *given = arguments ? &*arguments : nullptr;
+  if (!compareOutputs.empty())
+    return runCompareOutputs(*function, given);
+
+  std::vector<Operation *> taskOps;
+  FailureOr<rt::Plan> plan = buildPlan(*function, taskOps);
+  if (failed(plan))
+    return 1;
+  if (!exportPlan.empty())
+    return writePlan(*plan);
+  FailureOr<int> devices = checkPlanOptions(*function, *plan);
+  if (failed(devices))
+    return 1;
+  rt::RunReport report;
+  if (std::optional<int> status = runPlan(*plan, *devices, given, report))
+    return *status;
+  return finishReport(*function, *plan, taskOps, given, report);
 }
 
 } // namespace
@@ -531,11 +577,6 @@ int main(int argc, char **argv) {
     return fail("--inputs must be every-user or first-user, not '" +
                 inputsPolicy + "'");
 
-  DialectRegistry registry;
-  registry.insert<DopplerDialect, arith::ArithDialect, func::FuncDialect>();
-  MLIRContext context(registry);
-  context.printOpOnDiagnostic(false);
-  llvm::SourceMgr sourceMgr;
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  return run(context, sourceMgr);
+  ProgramFile program;
+  return run(program);
 }
