@@ -82,6 +82,16 @@ public:
   LogicalResult run(Plan &plan, std::string &why);
 
 private:
+  /// The inits of the other (unused) results do not matter.
+  bool isOtherInit(OpOperand &operand) {
+    return op.isDpsInit(&operand) && &operand != init;
+  }
+  // The steps of run(); each fails with `why` set.
+  LogicalResult checkOperands();
+  LogicalResult readLoops(bool &reduces);
+  LogicalResult readYield(Value &yielded);
+  LogicalResult readElementwise(Value yielded);
+  LogicalResult readReduction(Value yielded);
   LogicalResult fail(const Twine &message) {
     why = message.str();
     return failure();
@@ -109,6 +119,8 @@ private:
   Plan *plan = nullptr;
   std::string why;
   Block *body = nullptr;
+  /// The init of the converted result.
+  OpOperand *init = nullptr;
   BlockArgument outArgument;
   bool outAllowed = false;
   llvm::DenseMap<Value, int> memo;
@@ -318,15 +330,27 @@ FailureOr<int> Analysis::compile(Value v) {
 
 LogicalResult Analysis::run(Plan &result, std::string &reason) {
   plan = &result;
-  auto done = [&](LogicalResult status) {
-    if (failed(status))
-      reason = why;
-    return status;
-  };
+  bool reduces = false;
+  Value yielded;
+  LogicalResult status = checkOperands();
+  if (succeeded(status))
+    status = readLoops(reduces);
+  if (succeeded(status))
+    status = readYield(yielded);
+  if (succeeded(status))
+    status = reduces ? readReduction(yielded) : readElementwise(yielded);
+  if (failed(status))
+    reason = why;
+  return status;
+}
+
+/// Results, operands and their types: tensors of static shape, of the
+/// result's element type; one used result.
+LogicalResult Analysis::checkOperands() {
   if (!op.hasPureTensorSemantics())
-    return done(fail("it works on buffers, not tensors"));
+    return fail("it works on buffers, not tensors");
   if (op->getNumResults() == 0 || op->getNumResults() != op.getNumDpsInits())
-    return done(fail("it has no tensor result"));
+    return fail("it has no tensor result");
   // The result converted: the only one used (torch's max with indices
   // often has a dead index result).
   unsigned used = 0;
@@ -336,21 +360,17 @@ LogicalResult Analysis::run(Plan &result, std::string &reason) {
       ++used;
     }
   if (used > 1)
-    return done(fail("it has " + Twine(used) +
-                     " used results; one is supported"));
-  OpOperand *init = op.getDpsInitOperand(plan->resultIndex);
+    return fail("it has " + Twine(used) +
+                     " used results; one is supported");
+  init = op.getDpsInitOperand(plan->resultIndex);
   body = op.getBlock();
   if (!body)
-    return done(fail("it has no body"));
+    return fail("it has no body");
   plan->resultType =
       staticFloatTensor(op->getResult(plan->resultIndex).getType());
   if (!plan->resultType)
-    return done(fail("its result is not a float tensor of static shape"));
+    return fail("its result is not a float tensor of static shape");
   Type element = plan->resultType.getElementType();
-  // The inits of the other (unused) results do not matter.
-  auto isOtherInit = [&](OpOperand &operand) {
-    return op.isDpsInit(&operand) && &operand != init;
-  };
   for (OpOperand &operand : op->getOpOperands()) {
     if (isOtherInit(operand))
       continue;
@@ -358,18 +378,24 @@ LogicalResult Analysis::run(Plan &result, std::string &reason) {
     if (isa<ShapedType>(type)) {
       auto tensor = staticFloatTensor(type);
       if (!tensor || tensor.getElementType() != element)
-        return done(fail("operand " + Twine(operand.getOperandNumber()) +
+        return fail("operand " + Twine(operand.getOperandNumber()) +
                          " is not a static " + Twine("tensor of ") +
-                         "the result's element type"));
+                         "the result's element type");
     } else if (type != element) {
-      return done(fail("scalar operand " + Twine(operand.getOperandNumber()) +
-                       " is not of the result's element type"));
+      return fail("scalar operand " + Twine(operand.getOperandNumber()) +
+                       " is not of the result's element type");
     }
   }
+  return success();
+}
+
+/// Loop letters and extents, the maps (projected permutations), the output
+/// letters; whether some loop reduces.
+LogicalResult Analysis::readLoops(bool &reduces) {
   unsigned loops = op.getNumLoops();
   if (loops > kMaxLetters)
-    return done(fail("it has " + Twine(loops) + " loops; at most " +
-                     Twine(kMaxLetters) + " are supported"));
+    return fail("it has " + Twine(loops) + " loops; at most " +
+                     Twine(kMaxLetters) + " are supported");
   loopLetters = std::string(kLetters, loops);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   for (unsigned d = 0; d < loops; ++d)
@@ -380,13 +406,13 @@ LogicalResult Analysis::run(Plan &result, std::string &reason) {
       continue;
     AffineMap map = op.getMatchingIndexingMap(&operand);
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
-      return done(fail("indexing map " + Twine(operand.getOperandNumber()) +
-                       " is not a projected permutation"));
+      return fail("indexing map " + Twine(operand.getOperandNumber()) +
+                       " is not a projected permutation");
     for (auto [d, expr] : llvm::enumerate(map.getResults()))
       if (isa<AffineConstantExpr>(expr) &&
           cast<ShapedType>(operand.get().getType()).getDimSize(d) != 1)
-        return done(fail("indexing map " + Twine(operand.getOperandNumber()) +
-                         " has a constant on a dim of size > 1"));
+        return fail("indexing map " + Twine(operand.getOperandNumber()) +
+                         " has a constant on a dim of size > 1");
   }
   plan->init = init->get();
   outArgument = op.getMatchingBlockArgument(init);
@@ -398,41 +424,49 @@ LogicalResult Analysis::run(Plan &result, std::string &reason) {
       continue;
     }
     if (nextUnit >= kMaxLetters)
-      return done(fail("needs more than " + Twine(kMaxLetters) + " indices"));
+      return fail("needs more than " + Twine(kMaxLetters) + " indices");
     plan->extents[kLetters[nextUnit]] = 1;
     plan->rawOutput += kLetters[nextUnit++];
   }
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  bool reduces = false;
+  reduces = false;
   for (unsigned d = 0; d < loops; ++d) {
     bool inOutput = plan->output.find(kLetters[d]) != std::string::npos;
     if (inOutput != (iterators[d] == utils::IteratorType::parallel))
-      return done(fail("loop " + Twine(d) +
+      return fail("loop " + Twine(d) +
                        (inOutput ? " is in the output but not parallel"
-                                 : " is not in the output but parallel")));
+                                 : " is not in the output but parallel"));
     reduces |= !inOutput;
   }
+  return success();
+}
+
+/// The value the body yields for the converted result.
+LogicalResult Analysis::readYield(Value &yielded) {
   auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
   if (!yield || yield->getNumOperands() != op->getNumResults())
-    return done(fail("its body does not yield a value per result"));
-  Value yielded = yield->getOperand(plan->resultIndex);
+    return fail("its body does not yield a value per result");
+  yielded = yield->getOperand(plan->resultIndex);
   if (dependsOnIndex(yielded))
-    return done(fail("its body uses linalg.index (an iota or mask: no "
-                     "doppler op computes from element positions)"));
+    return fail("its body uses linalg.index (an iota or mask: no "
+                     "doppler op computes from element positions)");
+  return success();
+}
 
-  if (!reduces) {
-    outAllowed = true;
-    FailureOr<int> root = compile(yielded);
-    if (failed(root))
-      return done(failure());
-    plan->root = *root;
-    return success();
-  }
+LogicalResult Analysis::readElementwise(Value yielded) {
+  outAllowed = true;
+  FailureOr<int> root = compile(yielded);
+  if (failed(root))
+    return failure();
+  plan->root = *root;
+  return success();
+}
 
-  // A reduction: the yielded value must combine the init with the rest.
+/// A reduction: the yielded value must combine the init with the rest.
+LogicalResult Analysis::readReduction(Value yielded) {
   Operation *combiner = yielded.getDefiningOp();
   if (!combiner || combiner->getBlock() != body)
-    return done(fail("its reduction body does not combine values"));
+    return fail("its reduction body does not combine values");
   std::optional<JoinKind> join = binaryJoin(combiner);
   Value lhs, rhs;
   if (join) {
@@ -445,23 +479,23 @@ LogicalResult Analysis::run(Plan &result, std::string &reason) {
   }
   std::optional<AggKind> agg = join ? joinAsAggregation(*join) : std::nullopt;
   if (!agg || (lhs != outArgument && rhs != outArgument))
-    return done(fail("its reduction combiner is not add, mul, max or min "
-                     "of the init and a value"));
+    return fail("its reduction combiner is not add, mul, max or min "
+                     "of the init and a value");
   plan->agg = agg;
   FailureOr<int> root = compile(lhs == outArgument ? rhs : lhs);
   if (failed(root))
-    return done(failure());
+    return failure();
   plan->root = *root;
   const Node &node = plan->nodes[*root];
-  if (node.kind == Node::Constant || node.term.size() != loops)
-    return done(fail("the reduced value does not depend on every loop"));
+  if (node.kind == Node::Constant || node.term.size() != loopLetters.size())
+    return fail("the reduced value does not depend on every loop");
   std::optional<double> initValue = constantFillValue(plan->init);
   plan->accumulate =
       !initValue || *initValue != ::doppler::aggIdentity(toSupport(*agg));
   if (plan->accumulate) {
     FailureOr<int> leaf = leafFor(init);
     if (failed(leaf))
-      return done(failure());
+      return failure();
     plan->initLeaf = *leaf;
   }
   return success();
