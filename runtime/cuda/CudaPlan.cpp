@@ -4,6 +4,8 @@
 
 #include "ContractionPlan.h"
 
+#include "doppler/runtime/TaskGraph.h"
+
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -500,13 +502,10 @@ Result<KernelPlan> planEinsum(const EinsumSpec &spec, JoinKind join,
   if (type != ElementType::F32 && type != ElementType::F64)
     return Status::failure("einsum on " + std::string(elementTypeName(type)) +
                            " is not supported on CUDA (f32, f64 only)");
-  std::string error;
-  std::optional<EinsumSignature> signature = checkEinsumSignature(
-      spec, join,
-      joinTakesScalar(join) ? std::optional<double>(scalar) : std::nullopt,
-      spec.contracts() ? aggregation : std::nullopt, inputShapes, &error);
+  Result<EinsumSignature> signature =
+      checkRuntimeEinsum(spec, join, aggregation, scalar, inputShapes);
   if (!signature)
-    return Status::failure(error);
+    return signature.status();
   const IndexSizes &sizes = signature->sizes;
   const std::string &indices = sizes.indices;
   const std::vector<int64_t> &extents = sizes.sizes;

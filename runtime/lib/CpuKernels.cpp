@@ -1,6 +1,7 @@
 //===- CpuKernels.cpp - CPU kernels for the runtime's tasks ---------------===//
 
 #include "doppler/runtime/CpuKernels.h"
+#include "doppler/runtime/TaskGraph.h"
 
 #include "ContractionPlan.h"
 #include "CpuLoopNest.h"
@@ -335,13 +336,10 @@ Result<EinsumKernel> EinsumKernel::create(const EinsumSpec &spec, JoinKind join,
   if (type != ElementType::F32 && type != ElementType::F64)
     return Status::failure("einsum on " + std::string(elementTypeName(type)) +
                            " is not supported on the CPU (f32, f64 only)");
-  std::string error;
-  std::optional<EinsumSignature> signature = checkEinsumSignature(
-      spec, join,
-      joinTakesScalar(join) ? std::optional<double>(scalar) : std::nullopt,
-      spec.contracts() ? aggregation : std::nullopt, inputShapes, &error);
+  Result<EinsumSignature> signature =
+      checkRuntimeEinsum(spec, join, aggregation, scalar, inputShapes);
   if (!signature)
-    return Status::failure(error);
+    return signature.status();
   const IndexSizes &sizes = signature->sizes;
 
   auto plan = std::make_shared<EinsumPlan>();

@@ -110,6 +110,20 @@ Result<ValueId> TaskGraph::addInput(int device, Shape shape, ElementType type) {
   return add(std::move(task));
 }
 
+Result<EinsumSignature>
+checkRuntimeEinsum(const EinsumSpec &spec, JoinKind join,
+                   std::optional<AggKind> aggregation, double scalar,
+                   const std::vector<Shape> &inputShapes) {
+  std::string error;
+  std::optional<EinsumSignature> signature = checkEinsumSignature(
+      spec, join,
+      joinTakesScalar(join) ? std::optional<double>(scalar) : std::nullopt,
+      spec.contracts() ? aggregation : std::nullopt, inputShapes, &error);
+  if (!signature)
+    return Status::failure(error);
+  return std::move(*signature);
+}
+
 Result<ValueId> TaskGraph::addEinsum(int device, std::string_view specText,
                                      JoinKind join,
                                      std::optional<AggKind> aggregation,
@@ -142,14 +156,10 @@ Result<ValueId> TaskGraph::addEinsum(int device, std::string_view specText,
           context + ": operands have different element types (" +
           std::string(elementTypeName(type)) + " and " +
           std::string(elementTypeName(tasks_[inputs[i]].type)) + ")");
-  // The scalar counts only for joins that read one, and aggregating over
-  // nothing is the identity: neither is an error here.
-  std::optional<EinsumSignature> signature = checkEinsumSignature(
-      *spec, join,
-      joinTakesScalar(join) ? std::optional<double>(scalar) : std::nullopt,
-      spec->contracts() ? aggregation : std::nullopt, shapes, &error);
+  Result<EinsumSignature> signature =
+      checkRuntimeEinsum(*spec, join, aggregation, scalar, shapes);
   if (!signature)
-    return Status::failure(context + ": " + error);
+    return signature.status().withContext(context);
 
   Task task;
   task.kind = TaskKind::Einsum;

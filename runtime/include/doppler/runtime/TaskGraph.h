@@ -80,6 +80,15 @@ struct Task {
   bool runsOnCopyWorker() const { return kind == TaskKind::Transfer; }
 };
 
+/// checkEinsumSignature for an einsum as the runtime holds one (a task, a
+/// kernel): `scalar` is given only to joins that take one, and
+/// `aggregation` only when the spec contracts (aggregating over nothing is
+/// the identity), so neither is an error here.
+Result<EinsumSignature>
+checkRuntimeEinsum(const EinsumSpec &spec, JoinKind join,
+                   std::optional<AggKind> aggregation, double scalar,
+                   const std::vector<Shape> &inputShapes);
+
 class TaskGraph {
 public:
   /// A buffer the caller provides at run time on `device`.
