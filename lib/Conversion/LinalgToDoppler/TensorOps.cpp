@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
+#include <type_traits>
+
 using namespace mlir;
 using namespace mlir::doppler;
 using namespace mlir::doppler::linalg_to_doppler;
@@ -245,12 +247,44 @@ std::string whyNotReshape(ReshapeOp op, std::string &bigTerm,
   return "";
 }
 
-struct CollapseShapePattern
-    : public OpRewritePattern<tensor::CollapseShapeOp> {
-  CollapseShapePattern(MLIRContext *context, LinalgToDopplerCounters *counters)
-      : OpRewritePattern(context), counters(counters) {}
+/// Dropping unit dims: a product over them is their one element.
+Value dropUnitDims(DopplerBuilder &b, tensor::CollapseShapeOp op,
+                   const std::string &bigTerm, const std::string &smallTerm,
+                   const std::string &units) {
+  return b.einsum(bigTerm + "->" + smallTerm, JoinKind::Identity,
+                  units.empty() ? std::optional<AggKind>() : AggKind::Mul,
+                  std::nullopt, op.getSrc(), op.getResultType());
+}
 
-  LogicalResult matchAndRewrite(tensor::CollapseShapeOp op,
+/// Adding unit dims: a broadcast over them, by adding -0.0 (exact).
+Value addUnitDims(DopplerBuilder &b, tensor::ExpandShapeOp op,
+                  const std::string &bigTerm, const std::string &smallTerm,
+                  const std::string &units) {
+  if (units.empty())
+    return b.einsum(smallTerm + "->" + bigTerm, JoinKind::Identity,
+                    std::nullopt, std::nullopt, op.getSrc(),
+                    op.getResultType());
+  Type element = op.getResultType().getElementType();
+  Value zeros = b.fill(
+      -0.0,
+      RankedTensorType::get(SmallVector<int64_t>(units.size(), 1), element));
+  return b.einsum(smallTerm + "," + units + "->" + bigTerm, JoinKind::Add,
+                  std::nullopt, std::nullopt, ValueRange{op.getSrc(), zeros},
+                  op.getResultType());
+}
+
+/// tensor.collapse_shape / expand_shape: a regrouping of extents becomes
+/// slices, identity einsums and an assemble (regroup); adding or dropping
+/// unit dims, one einsum.
+template <typename ReshapeOp>
+struct ReshapePattern : public OpRewritePattern<ReshapeOp> {
+  static constexpr bool kExpand =
+      std::is_same_v<ReshapeOp, tensor::ExpandShapeOp>;
+
+  ReshapePattern(MLIRContext *context, LinalgToDopplerCounters *counters)
+      : OpRewritePattern<ReshapeOp>(context), counters(counters) {}
+
+  LogicalResult matchAndRewrite(ReshapeOp op,
                                 PatternRewriter &rewriter) const override {
     std::string bigTerm, smallTerm, units;
     bool regroups = false;
@@ -258,59 +292,14 @@ struct CollapseShapePattern
     if (!why.empty())
       return rewriter.notifyMatchFailure(op, why);
     DopplerBuilder b(rewriter, op.getLoc(), counters);
-    if (regroups) {
-      countConverted(counters, op);
-      rewriter.replaceOp(op, regroup(b, op.getSrc(), op.getResultType(),
-                                     /*expand=*/false,
-                                     op.getReassociationIndices()));
-      return success();
-    }
-    // A product over the unit dims is their one element.
-    Value result = b.einsum(bigTerm + "->" + smallTerm, JoinKind::Identity,
-                            units.empty() ? std::optional<AggKind>()
-                                          : AggKind::Mul,
-                            std::nullopt, op.getSrc(), op.getResultType());
-    countConverted(counters, op);
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-  LinalgToDopplerCounters *counters;
-};
-
-struct ExpandShapePattern : public OpRewritePattern<tensor::ExpandShapeOp> {
-  ExpandShapePattern(MLIRContext *context, LinalgToDopplerCounters *counters)
-      : OpRewritePattern(context), counters(counters) {}
-
-  LogicalResult matchAndRewrite(tensor::ExpandShapeOp op,
-                                PatternRewriter &rewriter) const override {
-    std::string bigTerm, smallTerm, units;
-    bool regroups = false;
-    std::string why = whyNotReshape(op, bigTerm, smallTerm, units, regroups);
-    if (!why.empty())
-      return rewriter.notifyMatchFailure(op, why);
-    DopplerBuilder b(rewriter, op.getLoc(), counters);
-    if (regroups) {
-      countConverted(counters, op);
-      rewriter.replaceOp(op, regroup(b, op.getSrc(), op.getResultType(),
-                                     /*expand=*/true,
-                                     op.getReassociationIndices()));
-      return success();
-    }
     Value result;
-    if (units.empty()) {
-      result = b.einsum(smallTerm + "->" + bigTerm, JoinKind::Identity,
-                        std::nullopt, std::nullopt, op.getSrc(),
-                        op.getResultType());
-    } else {
-      // Broadcast over the new unit dims: add -0.0 (exact).
-      Type element = op.getResultType().getElementType();
-      Value zeros = b.fill(
-          -0.0, RankedTensorType::get(
-                    SmallVector<int64_t>(units.size(), 1), element));
-      result = b.einsum(smallTerm + "," + units + "->" + bigTerm,
-                        JoinKind::Add, std::nullopt, std::nullopt,
-                        ValueRange{op.getSrc(), zeros}, op.getResultType());
-    }
+    if (regroups)
+      result = regroup(b, op.getSrc(), op.getResultType(), kExpand,
+                       op.getReassociationIndices());
+    else if constexpr (kExpand)
+      result = addUnitDims(b, op, bigTerm, smallTerm, units);
+    else
+      result = dropUnitDims(b, op, bigTerm, smallTerm, units);
     countConverted(counters, op);
     rewriter.replaceOp(op, result);
     return success();
@@ -325,7 +314,8 @@ namespace mlir::doppler::linalg_to_doppler {
 void populateTensorOpPatterns(RewritePatternSet &patterns,
                               LinalgToDopplerCounters *counters) {
   patterns.add<ExtractSlicePattern, InsertSlicePattern, PadPattern,
-               ConcatPattern, CollapseShapePattern, ExpandShapePattern>(
+               ConcatPattern, ReshapePattern<tensor::CollapseShapeOp>,
+               ReshapePattern<tensor::ExpandShapeOp>>(
       patterns.getContext(), counters);
 }
 
