@@ -34,6 +34,24 @@ Tensor int64Tensor(const std::vector<int64_t> &values) {
 // Autograd functions.
 //===----------------------------------------------------------------------===//
 
+/// out[index[i]] += x[i] for every row i of `x`, into `rows` zero rows:
+/// ScatterAddRows' forward and GatherRows' backward.
+Tensor scatterAddRows(const Tensor &xIn, const Tensor &index, int64_t rows) {
+  Tensor x = xIn.contiguous();
+  int64_t width = x.size(1), count = x.size(0);
+  Tensor out = torch::zeros({rows, width}, x.options());
+  const int64_t *idx = index.data_ptr<int64_t>();
+  const float *src = x.data_ptr<float>();
+  float *o = out.data_ptr<float>();
+  for (int64_t i = 0; i < count; ++i) {
+    float *dst = o + idx[i] * width;
+    const float *row = src + i * width;
+    for (int64_t c = 0; c < width; ++c)
+      dst[c] += row[c];
+  }
+  return out;
+}
+
 /// out[i] = x[index[i]]; the gradient scatters back with a loop.
 struct GatherRows : torch::autograd::Function<GatherRows> {
   static Tensor forward(AutogradContext *ctx, const Tensor &x,
@@ -45,19 +63,7 @@ struct GatherRows : torch::autograd::Function<GatherRows> {
   static variable_list backward(AutogradContext *ctx, variable_list grads) {
     Tensor index = ctx->saved_data["index"].toTensor();
     int64_t rows = ctx->saved_data["rows"].toInt();
-    Tensor grad = grads[0].contiguous();
-    int64_t width = grad.size(1), count = index.size(0);
-    Tensor out = torch::zeros({rows, width}, grad.options());
-    const int64_t *idx = index.data_ptr<int64_t>();
-    const float *g = grad.data_ptr<float>();
-    float *o = out.data_ptr<float>();
-    for (int64_t i = 0; i < count; ++i) {
-      float *dst = o + idx[i] * width;
-      const float *src = g + i * width;
-      for (int64_t c = 0; c < width; ++c)
-        dst[c] += src[c];
-    }
-    return {out, Tensor()};
+    return {scatterAddRows(grads[0], index, rows), Tensor()};
   }
 };
 
@@ -66,19 +72,7 @@ struct ScatterAddRows : torch::autograd::Function<ScatterAddRows> {
   static Tensor forward(AutogradContext *ctx, const Tensor &xIn,
                         const Tensor &index, int64_t rows) {
     ctx->saved_data["index"] = index;
-    Tensor x = xIn.contiguous();
-    int64_t width = x.size(1), count = x.size(0);
-    Tensor out = torch::zeros({rows, width}, x.options());
-    const int64_t *idx = index.data_ptr<int64_t>();
-    const float *src = x.data_ptr<float>();
-    float *o = out.data_ptr<float>();
-    for (int64_t i = 0; i < count; ++i) {
-      float *dst = o + idx[i] * width;
-      const float *row = src + i * width;
-      for (int64_t c = 0; c < width; ++c)
-        dst[c] += row[c];
-    }
-    return out;
+    return scatterAddRows(xIn, index, rows);
   }
   static variable_list backward(AutogradContext *ctx, variable_list grads) {
     Tensor index = ctx->saved_data["index"].toTensor();
