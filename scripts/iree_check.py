@@ -250,6 +250,8 @@ def main():
     parser.add_argument("--min-honoured", type=float, default=0.0,
                         help="fail below this fraction of honoured einsums")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--summary", help="also append the result line to this file "
+                        "(scripts/test.sh prints it after the suite)")
     parser.add_argument("--placement-only", action="store_true",
                         help="PROGRAM is an --export-iree output: only compile "
                              "it and report where its einsums run")
@@ -317,11 +319,15 @@ def main():
         "iree_compile_s": round(compile_s, 2), "iree_run_s": round(run_s, 2),
     }
     per_device = ", ".join(f"{d}: {n}" for d, n in report["dispatches_per_device"].items())
-    print(f"{stem} on {args.devices} devices: max rel error {compared['max_rel_error']:.3g} "
-          f"(tolerance {args.tolerance:g}); placement honoured for "
-          f"{report['honoured']}/{report['einsums']} einsums ({fraction:.2f}, "
-          f"{report['not_found']} in no dispatch); "
-          f"dispatches per device: {per_device}: {'ok' if result['ok'] else 'FAILED'}")
+    line = (f"{stem} on {args.devices} devices: max rel error {compared['max_rel_error']:.3g} "
+            f"(tolerance {args.tolerance:g}); placement honoured for "
+            f"{report['honoured']}/{report['einsums']} einsums ({fraction:.2f}, "
+            f"{report['not_found']} in no dispatch); "
+            f"dispatches per device: {per_device}: {'ok' if result['ok'] else 'FAILED'}")
+    print(line)
+    if args.summary:
+        with open(args.summary, "a") as f:
+            f.write(line + "\n")
     if args.json:
         print(json.dumps(result))
     return 0 if result["ok"] else 1

@@ -21,8 +21,13 @@ if ! DOPPLER_BUILD_DIR="$build" bash "$root/scripts/setup_iree.sh" >/dev/null; t
 fi
 
 log=$(mktemp)
+rm -f "$build/iree-summary.txt"
 ninja -C "$build" check-doppler 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
+if [[ -f $build/iree-summary.txt ]]; then
+  echo "IREE integration (test/Integration/IREE):"
+  sed 's/^/  /' "$build/iree-summary.txt"
+fi
 # lit's summary lines: "  Passed: 12" or, padded when other kinds appear,
 # "  Passed : 12".
 count() { sed -nE "s/^ *$1[^:]*: *([0-9]+).*/\1/p" "$log" | awk '{ n += $1 } END { print n + 0 }'; }

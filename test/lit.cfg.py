@@ -49,6 +49,10 @@ if all(os.access(os.path.join(iree_bin, tool), os.X_OK)
     config.available_features.add("iree")
 config.substitutions.append(("%iree_bin", iree_bin))
 config.substitutions.append(("%iree_python", os.path.join(iree_bin, "python")))
+# Each integration test appends its result line (errors, placement honoured,
+# dispatches per device) here; scripts/test.sh prints the file.
+config.substitutions.append(
+    ("%iree_summary", os.path.join(config.doppler_obj_root, "iree-summary.txt")))
 config.substitutions.append(("%doppler_tools", config.doppler_tools_dir))
 # The placement policy of integration tests: the learned one when built.
 config.substitutions.append(

@@ -2,7 +2,7 @@
 // (placed on 2 devices by doppler-pipeline, exported, compiled, run).
 // REQUIRES: iree
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: %iree_python %doppler_src/scripts/iree_check.py %s --devices 2 --tools %doppler_tools \
+// RUN: %iree_python %doppler_src/scripts/iree_check.py %s --devices 2 --tools %doppler_tools --summary %iree_summary \
 // RUN:   --iree %iree_bin --work-dir %t --pipeline "system=cpu4 policy=%doppler_policy" --min-honoured 0.85 --tolerance 1e-5 | FileCheck %s
 // CHECK: joins on 2 devices: max rel error {{.*}}; placement honoured for {{[0-9]+}}/{{[0-9]+}} einsums {{.*}}: ok
 
