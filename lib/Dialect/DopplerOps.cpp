@@ -1,6 +1,7 @@
 //===- DopplerOps.cpp - Doppler operations --------------------------------===//
 
 #include "Doppler/Dialect/DopplerOps.h"
+#include "Doppler/Support/CheckedSize.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -133,11 +134,17 @@ double elementBytes(Type type) {
   return 0;
 }
 
+/// In doubles, extent by extent: exact for every size the verifier accepts
+/// (at most 2^62 bytes), and never wrapped around for a type no verifier saw
+/// (getNumElements() multiplies in int64_t).
 double tensorBytes(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
     return 0;
-  return static_cast<double>(tensor.getNumElements()) * elementBytes(tensor);
+  double elements = 1;
+  for (int64_t extent : tensor.getShape())
+    elements *= static_cast<double>(extent);
+  return elements * elementBytes(tensor);
 }
 
 std::string shapeString(ArrayRef<int64_t> shape) {
@@ -155,6 +162,14 @@ LogicalResult requireStatic(Operation *op, Type type, const Twine &what) {
   if (!tensor.hasStaticShape())
     return op->emitOpError() << what << " has a dynamic shape " << tensor
                              << "; doppler ops need static shapes";
+  // Element counts and byte sizes must fit the shared checked range, so no
+  // later layer (costs, decomposition, runtime plans) sees a wrapped size.
+  std::string problem = ::doppler::checkedSizeProblem(
+      tensor.getShape().data(), tensor.getShape().size(),
+      static_cast<int64_t>(elementBytes(tensor)));
+  if (!problem.empty())
+    return op->emitOpError() << what << " of type " << tensor << " "
+                             << problem;
   return success();
 }
 

@@ -163,7 +163,11 @@ RuntimeCostOracle::Impl::run(Program &program,
   if (failed(plan))
     return fail("cannot build the runtime program of the placement");
   if (!program.haveArguments) {
-    program.arguments = rt::makeSeededArguments(plan->arguments, options.seed);
+    rt::Result<rt::HostArguments> seeded =
+        rt::makeSeededArguments(plan->arguments, options.seed);
+    if (!seeded)
+      return fail(seeded.message());
+    program.arguments = std::move(*seeded);
     program.haveArguments = true;
   }
   rt::InputBindings bindings = rt::bindArguments(*plan, program.arguments);

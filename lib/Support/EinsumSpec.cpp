@@ -1,11 +1,13 @@
 //===- EinsumSpec.cpp - Einsum specs, joins and aggregations -------------===//
 
 #include "Doppler/Support/EinsumSpec.h"
+#include "Doppler/Support/CheckedSize.h"
 #include "Doppler/Support/ErrorString.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace doppler {
@@ -340,6 +342,19 @@ std::optional<EinsumSignature> checkEinsumSignature(
                         "' but spec '" + spec.str() + "' contracts no index");
     return std::nullopt;
   }
+  // Every tensor of the einsum is a projection of its iteration space, so
+  // one checked product bounds them all (and the kernels' loop counters).
+  if (!checkedElementCount(sizes->sizes)) {
+    double points = 1;
+    for (int64_t s : sizes->sizes)
+      points *= static_cast<double>(s);
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), "%.3g", points);
+    setError(error, "spec '" + spec.str() + "' iterates over " + buffer +
+                        " points, more than the limit of " +
+                        checkedSizeLimitText());
+    return std::nullopt;
+  }
   EinsumSignature signature;
   signature.outputShape = outputShape(spec, *sizes);
   signature.sizes = std::move(*sizes);
@@ -350,7 +365,10 @@ EinsumWork estimateEinsumWork(const EinsumSpec &spec, const IndexSizes &sizes,
                               JoinKind join, bool hasAggregation,
                               unsigned elementBytes) {
   EinsumWork work;
-  double points = static_cast<double>(sizes.iterationSpace());
+  // In doubles: the cost of an iteration space is meaningful past int64_t.
+  double points = 1;
+  for (int64_t s : sizes.sizes)
+    points *= static_cast<double>(s);
   work.flops = points * (joinFlops(join) + (hasAggregation ? 1 : 0));
   for (const std::string &term : spec.inputs) {
     double elements = 1;

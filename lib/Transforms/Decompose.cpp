@@ -650,6 +650,18 @@ LogicalResult verifyInput(EinsumOp op) {
              << " parts; between 1 and " << std::max<int64_t>(extent, 1)
              << " are possible";
   }
+  // Each count fits its extent, but their product is the number of blocks
+  // the rewrite creates: the same cap as the pass's 'parts' option.
+  int64_t blocks = 1;
+  for (int64_t count : parts.asArrayRef()) {
+    if (count > kMaxParts / blocks)
+      return op.emitOpError()
+             << "'" << kPartsAttr << "' [" << parts.asArrayRef()
+             << "] makes more than " << kMaxParts
+             << " blocks (the product of its entries); at most " << kMaxParts
+             << " blocks per einsum are possible";
+    blocks *= count;
+  }
   return success();
 }
 

@@ -1,5 +1,6 @@
 //===- Pipeline.cpp - doppler-pipeline: the whole chain -------------------===//
 
+#include "Doppler/Placement/SystemDescription.h"
 #include "Doppler/Transforms/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -68,6 +69,12 @@ void buildDopplerPipeline(OpPassManager &pm, const PipelineOptions &options) {
   place.model = options.model;
   place.refineSeconds = options.refineSeconds;
   place.refineEvaluations = options.refineEvaluations;
+  // The place pass warns when asked for more devices than the system has
+  // (a system that does not load is reported by doppler-annotate-costs).
+  std::string error;
+  if (std::optional<::doppler::placement::SystemDescription> system =
+          ::doppler::placement::SystemDescription::load(options.system, &error))
+    place.systemDevices = system->numDevices();
   pm.addPass(createDopplerPlacePass(place));
   pm.addPass(createDopplerVerifyPlacedPass());
   pm.addPass(createDopplerInsertTransfersPass());

@@ -9,6 +9,7 @@
 #include "Doppler/Transforms/Passes.h"
 #include "Doppler/Analysis/PlacementGraph.h"
 
+#include "Doppler/Support/Limits.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/Format.h"
 
@@ -33,6 +34,16 @@ public:
     if (devices < 1)
       return error() << "doppler-place: devices must be at least 1, got "
                      << static_cast<int>(devices);
+    if (devices > ::doppler::kMaxDevices)
+      return error() << "doppler-place: devices must be at most "
+                     << ::doppler::kMaxDevices << ", got "
+                     << static_cast<int>(devices);
+    if (systemDevices > 0 && devices > systemDevices)
+      emitWarning(UnknownLoc::get(context))
+          << "doppler-place: placing on " << static_cast<int>(devices)
+          << " devices but the system description has "
+          << static_cast<int>(systemDevices)
+          << "; the extra devices are costed like the described ones";
     const std::vector<std::string> &known = placement::placementPolicyNames();
     if (std::find(known.begin(), known.end(), policy.getValue()) ==
         known.end()) {

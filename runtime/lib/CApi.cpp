@@ -346,9 +346,11 @@ int32_t dopplerRtGraphRunSeeded(DopplerRtGraph *graph, int32_t numDevices,
     if (!backend)
       return failWith(backend.status());
     Executor executor(std::move(*backend));
-    HostArguments arguments = makeSeededArguments(plan.arguments, seed);
+    Result<HostArguments> arguments = makeSeededArguments(plan.arguments, seed);
+    if (!arguments)
+      return failWith(arguments.status());
     Result<RunResult> run =
-        executor.run(plan.graph, bindArguments(plan, arguments));
+        executor.run(plan.graph, bindArguments(plan, *arguments));
     if (!run)
       return failWith(run.status());
     Result<std::vector<HostTensor>> results = collectResults(plan, *run);

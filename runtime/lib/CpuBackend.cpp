@@ -5,6 +5,9 @@
 #include "CpuRelax.h"
 #include "doppler/runtime/CpuKernels.h"
 
+#include "Doppler/Support/Limits.h"
+#include "Doppler/Support/NumberFormat.h"
+
 #if defined(__linux__)
 #include <sched.h>
 #endif
@@ -42,8 +45,10 @@ void waitUntil(Clock::time_point deadline, WaitMode mode) {
 }
 
 Clock::duration toDuration(double seconds) {
+  // Saturate (at about 31 years) instead of overflowing the clock's int64
+  // nanoseconds, which would turn a long wait into none.
   return std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(seconds));
+      std::chrono::duration<double>(std::min(seconds, 1e9)));
 }
 
 /// One device's memory: 64-byte aligned host blocks, with freed blocks
@@ -283,10 +288,23 @@ createCpuBackend(const CpuBackendOptions &options) {
   if (options.numDevices < 1)
     return Status::failure("the CPU backend needs at least one device, got " +
                            std::to_string(options.numDevices));
+  // A worker thread per device: a typo must not start 100000 of them.
+  if (options.numDevices > kMaxDevices)
+    return Status::failure("the CPU backend runs at most " +
+                           std::to_string(kMaxDevices) + " devices, got " +
+                           std::to_string(options.numDevices));
   if (!(options.linkBandwidth >= 0) || !std::isfinite(options.linkBandwidth))
     return Status::failure("link bandwidth must be finite and >= 0");
+  if (options.linkBandwidth > 0 && options.linkBandwidth < 1)
+    return Status::failure("link bandwidth must be 0 (off) or at least 1 "
+                           "byte/s, got " +
+                           formatShortest(options.linkBandwidth));
   if (!(options.linkLatency >= 0) || !std::isfinite(options.linkLatency))
     return Status::failure("link latency must be finite and >= 0");
+  if (options.linkLatency > kMaxLinkLatencySeconds)
+    return Status::failure("link latency " + formatShortest(options.linkLatency) +
+                           " s is more than the limit of " +
+                           formatShortest(kMaxLinkLatencySeconds) + " s");
   return std::unique_ptr<Backend>(std::make_unique<CpuBackend>(options));
 }
 

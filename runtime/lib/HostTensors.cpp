@@ -2,6 +2,8 @@
 
 #include "JsonReader.h"
 
+#include "Doppler/Support/CheckedSize.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -55,15 +57,28 @@ uint16_t doubleToHalf(double value) {
                                       (static_cast<int>(mantissa) - 1024));
 }
 
-HostArguments makeSeededArguments(const std::vector<PlanArgument> &arguments,
-                                  uint64_t seed) {
+Result<HostArguments>
+makeSeededArguments(const std::vector<PlanArgument> &arguments, uint64_t seed) {
   // Must match mlir::doppler::makeRandomInputs (lib/Interpreter): one
   // generator for all arguments, in order; 53 bits -> [0, 1) -> [-1, 1).
   std::mt19937_64 generator(seed);
   HostArguments result;
   for (const PlanArgument &arg : arguments) {
+    std::optional<int64_t> size =
+        checkedByteSize(arg.shape, elementSize(arg.type));
+    if (!size)
+      return Status::failure("argument of type " +
+                             tensorTypeString(arg.type, arg.shape) + " " +
+                             checkedSizeProblem(arg.shape, elementSize(arg.type)));
     int64_t count = numElements(arg.shape);
-    std::vector<unsigned char> bytes(byteSize(arg.shape, arg.type));
+    std::vector<unsigned char> bytes;
+    try {
+      bytes.resize(static_cast<size_t>(*size));
+    } catch (const std::bad_alloc &) {
+      return Status::failure("cannot allocate " + std::to_string(*size) +
+                             " bytes on the host for an argument of type " +
+                             tensorTypeString(arg.type, arg.shape));
+    }
     for (int64_t i = 0; i < count; ++i) {
       double unit = static_cast<double>(generator() >> 11) * 0x1.0p-53;
       double value = 2.0 * unit - 1.0;

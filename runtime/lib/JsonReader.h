@@ -9,6 +9,8 @@
 
 #include "doppler/runtime/Plan.h"
 
+#include "Doppler/Support/CheckedSize.h"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -105,6 +107,11 @@ public:
     Result<Shape> parsedShape = shape(**shapeField, where + ".shape");
     if (!parsedShape)
       return parsedShape.status();
+    std::string problem =
+        checkedSizeProblem(*parsedShape, elementSize(*parsedType));
+    if (!problem.empty())
+      return fail(where, tensorTypeString(*parsedType, *parsedShape) + " " +
+                             problem);
     typeOut = *parsedType;
     shapeOut = *parsedShape;
     return Status();

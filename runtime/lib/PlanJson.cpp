@@ -2,6 +2,10 @@
 
 #include "JsonReader.h"
 
+#include "Doppler/Support/Limits.h"
+
+#include <algorithm>
+
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -81,7 +85,9 @@ std::string planToJson(const Plan &plan) {
   json root = {{"format", kPlanFormat},
                {"version", kPlanFormatVersion},
                {"function", plan.function},
-               {"devices", plan.graph.numDevicesUsed()},
+               {"devices", plan.devices ? *plan.devices
+                                        : std::max(plan.graph.numDevicesUsed(),
+                                                   1)},
                {"predicted_makespan_s", nullptr},
                {"arguments", std::move(arguments)},
                {"tasks", std::move(tasks)},
@@ -443,6 +449,14 @@ Result<Plan> readPlan(const json &root, const Reader &reader) {
       return name.status();
     plan.function = *name;
   }
+  if (auto it = root.find("devices"); it != root.end()) {
+    if (!it->is_number_integer() || it->get<int64_t>() < 1 ||
+        it->get<int64_t>() > kMaxDevices)
+      return reader.fail("devices", "expected an integer in [1, " +
+                                        std::to_string(kMaxDevices) +
+                                        "], got " + it->dump());
+    plan.devices = static_cast<int>(it->get<int64_t>());
+  }
   if (auto it = root.find("predicted_makespan_s");
       it != root.end() && !it->is_null()) {
     Result<double> value = reader.number(*it, "predicted_makespan_s");
@@ -498,6 +512,12 @@ Result<Plan> readPlan(const json &root, const Reader &reader) {
   }
   if (Status status = plan.verify(); !status)
     return Status::failure(reader.source() + ": " + status.message());
+  if (plan.devices && plan.graph.numDevicesUsed() > *plan.devices)
+    return reader.fail("devices", "the plan declares " +
+                                      std::to_string(*plan.devices) +
+                                      " device(s) but a task runs on device " +
+                                      std::to_string(
+                                          plan.graph.numDevicesUsed() - 1));
   return plan;
 }
 

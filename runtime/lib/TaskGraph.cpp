@@ -2,6 +2,8 @@
 
 #include "doppler/runtime/TaskGraph.h"
 
+#include "Doppler/Support/CheckedSize.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -80,6 +82,14 @@ uint64_t TaskGraph::byteSize(ValueId value) const {
 }
 
 Result<ValueId> TaskGraph::add(Task task) {
+  // Every builder ends here, so no task of any kind holds a size that
+  // wraps around: byteSize(), numElements() and the kernels' loops stay exact.
+  std::string problem = checkedSizeProblem(task.shape, elementSize(task.type));
+  if (!problem.empty())
+    return Status::failure(std::string(taskKindName(task.kind)) + " of shape " +
+                           shapeToString(task.shape) + " " +
+                           std::string(elementTypeName(task.type)) + " " +
+                           problem);
   ValueId id = size();
   for (ValueId input : task.inputs)
     if (std::find(task.uniqueInputs.begin(), task.uniqueInputs.end(), input) ==

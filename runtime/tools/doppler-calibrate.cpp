@@ -48,6 +48,7 @@
 #include "ArgParser.h"
 #include "RunSupport.h"
 
+#include "Doppler/Support/Limits.h"
 #include "Doppler/Support/NumberFormat.h"
 
 #include <nlohmann/json.hpp>
@@ -209,8 +210,26 @@ std::optional<int> parseArguments(int argc, char **argv, Options &options) {
       });
   if (std::optional<int> exitCode = parser.parse(argc, argv))
     return exitCode;
-  if (options.devices > 4096)
-    return fail("--devices is too large");
+  if (options.devices > kMaxDevices)
+    return fail("--devices " + std::to_string(options.devices) +
+                " is more than the limit of " + std::to_string(kMaxDevices));
+  // Sizes are capped so that every tensor the benchmarks allocate stays at
+  // most 1 GiB (f64): far above what calibration needs, and refused up front
+  // instead of failing an allocation (or running for days) later.
+  struct Cap {
+    const char *name;
+    int64_t value, limit;
+  };
+  for (const Cap &cap : {Cap{"--gemm-size", options.gemmSize, 8192},
+                         Cap{"--elementwise-elements", options.elementwise,
+                             int64_t(1) << 27},
+                         Cap{"--join-elements", options.joinElements,
+                             int64_t(1) << 27},
+                         Cap{"--transfer-bytes", options.transferBytes,
+                             int64_t(1) << 30}})
+    if (cap.value > cap.limit)
+      return fail(std::string(cap.name) + " " + std::to_string(cap.value) +
+                  " is more than the limit of " + std::to_string(cap.limit));
   return std::nullopt;
 }
 

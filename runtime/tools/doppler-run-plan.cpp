@@ -49,8 +49,8 @@ std::optional<int> parseArguments(int argc, char **argv, Options &opts) {
       "doppler-run-plan",
       {
           integerOption({"--devices"}, &opts.devices, "D",
-                        "devices to run on (default: those the plan uses)",
-                        "needs an integer"),
+                        "devices to run on (default: the plan's \"devices\")",
+                        "needs a positive integer", 1),
           integerOption({"--seed"}, &opts.seed, "S",
                         "seed of the random inputs (default 0)",
                         "needs an integer"),
@@ -135,8 +135,8 @@ int main(int argc, char **argv) {
   if (!plan)
     return fail(plan.message());
   int used = plan->graph.numDevicesUsed();
-  if (opts.devices == 0)
-    opts.devices = std::max(used, 1);
+  if (opts.devices == 0) // Not given (0 itself is refused when parsing).
+    opts.devices = plan->devices.value_or(std::max(used, 1));
   if (opts.devices < used)
     return fail("--devices " + std::to_string(opts.devices) +
                 " is too few: the plan uses device " +
@@ -154,10 +154,12 @@ int main(int argc, char **argv) {
       std::max<int64_t>(-1, std::min<int64_t>(opts.idleSpin, 1000000)));
   Executor executor(std::move(*created), options);
 
-  HostArguments arguments =
+  Result<HostArguments> arguments =
       makeSeededArguments(plan->arguments, static_cast<uint64_t>(opts.seed));
+  if (!arguments)
+    return fail(arguments.message());
   Result<Measurement> measured =
-      measure(executor, plan->graph, bindArguments(*plan, arguments),
+      measure(executor, plan->graph, bindArguments(*plan, *arguments),
               static_cast<int>(opts.repeat));
   if (!measured)
     return fail(measured.message());

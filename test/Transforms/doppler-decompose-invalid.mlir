@@ -34,6 +34,16 @@ func.func @beyond_extent(%x: tensor<3x8xf32>) -> tensor<3x8xf32> {
 
 // -----
 
+// Each count fits its extent, but the product (2^31 blocks) does not fit
+// the cap of 4096 blocks per einsum: refused before anything is built.
+func.func @too_many_blocks(%x: tensor<65536x65536xf32>) -> tensor<65536x65536xf32> {
+  // expected-error@+1 {{'doppler.parts' [32768, 65536] makes more than 4096 blocks (the product of its entries); at most 4096 blocks per einsum are possible}}
+  %y = doppler.einsum "ij->ij" join(exp) (%x) {doppler.parts = array<i64: 32768, 65536>} : (tensor<65536x65536xf32>) -> tensor<65536x65536xf32>
+  return %y : tensor<65536x65536xf32>
+}
+
+// -----
+
 // Entries below 1 and values that are not array<i64> are rejected by the
 // dialect before the pass runs.
 func.func @zero_parts(%x: tensor<8xf32>) -> tensor<8xf32> {

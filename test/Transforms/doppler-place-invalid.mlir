@@ -4,6 +4,7 @@
 // RUN: not doppler-opt %s --split-input-file --allow-unregistered-dialect --doppler-place="policy=clairvoyant" 2>&1 | FileCheck %s --check-prefix=POLICY
 // RUN: not doppler-opt %s --split-input-file --allow-unregistered-dialect --doppler-place="devices=-3" 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not doppler-opt %s --split-input-file --allow-unregistered-dialect --doppler-place="refine-seconds=-1" 2>&1 | FileCheck %s --check-prefix=BUDGET
+// RUN: not doppler-opt %s --split-input-file --allow-unregistered-dialect --doppler-place="devices=5000" 2>&1 | FileCheck %s --check-prefix=MANY
 // Errors about the IR are on the op, one per function:
 // RUN: doppler-opt %s --split-input-file --allow-unregistered-dialect --verify-diagnostics --doppler-place="devices=2 policy=critical-path"
 
@@ -16,6 +17,7 @@ module {
 // POLICY: error: doppler-place: unknown policy 'clairvoyant' (known: doppler, critical-path, join-aware, heft, round-robin, random, single, critical-path-reference)
 // NEG: error: doppler-place: devices must be at least 1, got -3
 // BUDGET: error: doppler-place: refinement budgets must not be negative
+// MANY: <unknown>:0: error: doppler-place: devices must be at most 4096, got 5000
 
 // -----
 

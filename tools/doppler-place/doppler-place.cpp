@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Doppler/Support/Limits.h"
 #include "Doppler/Analysis/GraphLoader.h"
 #include "Doppler/Placement/Analysis.h"
 #include "Doppler/Placement/AssignmentFile.h"
@@ -137,8 +138,8 @@ cl::opt<bool> shortHelp("h", cl::desc("Alias for --help"), cl::Hidden,
                         cl::cat(category));
 
 // Far beyond any real system; keeps per-device tables (devices x nodes in
-// the simulator) from exhausting memory on a typo.
-constexpr int64_t kMaxDevices = 4096;
+// the simulator) from exhausting memory on a typo. Shared with the passes.
+using ::doppler::kMaxDevices;
 
 /// The options, checked.
 struct Options {

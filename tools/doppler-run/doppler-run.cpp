@@ -28,6 +28,7 @@
 
 #include "RunSupport.h"
 
+#include "Doppler/Support/Limits.h"
 #include "Doppler/Dialect/DopplerDialect.h"
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Interpreter/Interpreter.h"
@@ -239,7 +240,13 @@ LogicalResult compareWithInterpreter(func::FuncOp function,
   if (plan && !given) {
     // The runtime's seeded arguments must be the interpreter's, bit for bit;
     // otherwise a match below would mean nothing.
-    rt::HostArguments args = rt::makeSeededArguments(plan->arguments, seed);
+    rt::Result<rt::HostArguments> seeded =
+        rt::makeSeededArguments(plan->arguments, seed);
+    if (!seeded) {
+      fail(seeded.message());
+      return failure();
+    }
+    const rt::HostArguments &args = *seeded;
     for (auto [i, input] : llvm::enumerate(*inputs)) {
       rt::HostTensor view;
       view.type = plan->arguments[i].type;
@@ -426,7 +433,8 @@ int writePlan(const rt::Plan &plan) {
 /// error.
 FailureOr<int> checkPlanOptions(func::FuncOp function, const rt::Plan &plan) {
   int used = plan.graph.numDevicesUsed();
-  int devices = numDevices ? numDevices.getValue() : std::max(used, 1);
+  int devices = numDevices.getNumOccurrences() ? numDevices.getValue()
+                                                : std::max(used, 1);
   if (devices < used) {
     fail("--devices " + llvm::Twine(devices) +
          " is too few: the program uses device " + llvm::Twine(used - 1) +
@@ -468,7 +476,11 @@ std::optional<int> runPlan(const rt::Plan &plan, int devices,
     for (const rt::HostTensor &tensor : *given)
       arguments.buffers.push_back(tensor.bytes);
   } else {
-    arguments = rt::makeSeededArguments(plan.arguments, seed);
+    rt::Result<rt::HostArguments> seeded =
+        rt::makeSeededArguments(plan.arguments, seed);
+    if (!seeded)
+      return fail(seeded.message());
+    arguments = std::move(*seeded);
   }
   rt::Result<rt::Measurement> measured = rt::measure(
       executor, plan.graph, rt::bindArguments(plan, arguments), repeat);
@@ -562,8 +574,11 @@ int main(int argc, char **argv) {
       "measured vs predicted makespan\n");
   if (backendName != "cpu" && backendName != "cuda")
     return fail("--backend must be cpu or cuda, not '" + backendName + "'");
-  if (numDevices < 0)
-    return fail("--devices must be >= 1");
+  if (numDevices.getNumOccurrences() &&
+      (numDevices < 1 || numDevices > ::doppler::kMaxDevices))
+    return fail("--devices must be in [1, " +
+                llvm::Twine(::doppler::kMaxDevices) + "], got " +
+                llvm::Twine(numDevices.getValue()));
   if (repeat < 1)
     return fail("--repeat must be >= 1");
   if (!(tolerance >= 0))

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Doppler/Support/Limits.h"
 #include "Doppler/Analysis/GraphLoader.h"
 #include "Doppler/Placement/AssignmentFile.h"
 #include "Doppler/Placement/Graph.h"
@@ -259,8 +260,9 @@ std::vector<int32_t> parseDevices(const std::string &text) {
     } else {
       hi = lo;
     }
-    if (*lo < 1 || *hi > 4096)
-      fail("--devices: counts must be in [1, 4096], got '" + part + "'");
+    if (*lo < 1 || *hi > doppler::kMaxDevices)
+      fail("--devices: counts must be in [1, " +
+           std::to_string(doppler::kMaxDevices) + "], got '" + part + "'");
     for (int64_t d = *lo; d <= *hi; ++d)
       if (std::find(devices.begin(), devices.end(), d) == devices.end())
         devices.push_back(static_cast<int32_t>(d));
@@ -285,6 +287,8 @@ struct Arguments {
   std::string devices;
   std::string stages, episodes, lr, epsilon, entropy;
   std::string output, init, checkpoint, log, architecture;
+  /// --architecture was given (its default is "slim").
+  bool architectureGiven = false;
   std::string compare, writeGenerated, oracle, bestPlacement;
   std::string function, system, backend;
   int64_t repeat = 1, warmup = 1;
@@ -341,6 +345,7 @@ Arguments readArguments() {
   readInt(seedOption, 0, args.seed);
   args.log = logOption;
   args.architecture = architectureOption;
+  args.architectureGiven = architectureOption.getNumOccurrences() > 0;
   args.lr = lrOption;
   args.epsilon = epsilonOption;
   args.entropy = entropyOption;
@@ -545,6 +550,10 @@ std::vector<StageOptions> readStages(const Arguments &args) {
     std::optional<int64_t> episodes = doppler::parseInt64(episodeTexts[i]);
     if (!episodes || *episodes < 0)
       fail("--episodes: '" + episodeTexts[i] + "' is not a count");
+    if (*episodes == 0)
+      fail("--episodes: stage " + std::to_string(i + 1) + " (" +
+           stageNames[i] + ") has 0 episodes; a stage must train at least "
+           "one (leave the stage out of --stages instead)");
     StageOptions s = StageOptions::defaults(*stage, *episodes);
     if (!lr.empty())
       s.learningRate = lr[i];
@@ -649,6 +658,11 @@ int train(const Arguments &args) {
   bool needsOracle = false;
   for (const StageOptions &stage : options.stages)
     needsOracle |= stage.stage == TrainingStage::RealRL;
+  // A model from --init keeps its own architecture: a different one given
+  // alongside would be silently ignored.
+  if (!args.init.empty() && args.architectureGiven)
+    fail("--architecture does not apply with --init (the model in '" +
+         args.init + "' keeps its own architecture); leave out one of them");
   std::string error;
   std::optional<ModelConfig> model = parseModelConfig(args.architecture, &error);
   if (!model)

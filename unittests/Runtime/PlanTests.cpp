@@ -56,7 +56,7 @@ std::vector<HostTensor> runPlan(const Plan &plan, uint64_t seed) {
   CpuBackendOptions options;
   options.numDevices = 2;
   Executor executor(std::move(*createCpuBackend(options)));
-  HostArguments arguments = makeSeededArguments(plan.arguments, seed);
+  HostArguments arguments = makeSeededArguments(plan.arguments, seed).value();
   Result<RunResult> run =
       executor.run(plan.graph, bindArguments(plan, arguments));
   EXPECT_TRUE(run.ok()) << run.message();
@@ -88,7 +88,7 @@ TEST(Plan, JsonRoundTripIsExactAndRunsTheSame) {
 
 TEST(Plan, ComputesWhatTheArgumentsImply) {
   Plan plan = makePlan();
-  HostArguments args = makeSeededArguments(plan.arguments, 3);
+  HostArguments args = makeSeededArguments(plan.arguments, 3).value();
   const float *a = reinterpret_cast<const float *>(args.buffers[0].data());
   const float *b = reinterpret_cast<const float *>(args.buffers[1].data());
   std::vector<HostTensor> out = runPlan(plan, 3);
@@ -107,7 +107,7 @@ TEST(Plan, SeedingMatchesTheInterpreterRecipe) {
   std::vector<PlanArgument> arguments = {{ElementType::F64, {3}},
                                          {ElementType::F32, {2, 2}},
                                          {ElementType::F16, {5}}};
-  HostArguments args = makeSeededArguments(arguments, 11);
+  HostArguments args = makeSeededArguments(arguments, 11).value();
   std::mt19937_64 generator(11);
   auto next = [&] {
     return 2.0 * (static_cast<double>(generator() >> 11) * 0x1.0p-53) - 1.0;

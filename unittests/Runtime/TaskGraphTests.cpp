@@ -92,6 +92,27 @@ TEST(TaskGraph, SliceAssembleFillDelayValidation) {
   EXPECT_TRUE(mentions(g.markOutput(99), "does not exist"));
 }
 
+TEST(TaskGraph, RefusesSizesPastTheCheckedCap) {
+  // Every builder ends in add(), which checks the element count and byte
+  // size with the shared helper: no task holds a size that wraps around.
+  TaskGraph g;
+  const int64_t big = int64_t(1) << 62;
+  EXPECT_TRUE(mentions(g.addInput(0, {big}).status(),
+                       "takes 1.84e+19 bytes, more than the limit of 2^62"));
+  EXPECT_TRUE(mentions(g.addInput(0, {big, 4}).status(),
+                       "has 1.84e+19 elements"));
+  EXPECT_TRUE(mentions(g.addFill(0, {INT64_MAX, 2}, 0.0).status(),
+                       "fill of shape [9223372036854775807, 2] f32 has"));
+  // An einsum whose operands fit but whose result does not.
+  ValueId a = *g.addInput(0, {int64_t(1) << 31, 4});
+  ValueId b = *g.addInput(0, {4, int64_t(1) << 31});
+  EXPECT_TRUE(mentions(g.addEinsum(0, "ij,jk->ik", JoinKind::Mul,
+                                   AggKind::Add, {a, b})
+                           .status(),
+                       "more than the limit of 2^62"));
+  EXPECT_EQ(g.size(), 2);
+}
+
 TEST(TaskGraph, VersionChangesOnEveryMutation) {
   TaskGraph g;
   uint64_t empty = g.version();

@@ -120,6 +120,10 @@ def DopplerPlacePass : Pass<"doppler-place"> {
            "Simulated-annealing refinement budget in seconds (0: none)">,
     Option<"refineEvaluations", "refine-evaluations", "int64_t", /*default=*/"0",
            "Refinement budget in simulator runs (deterministic per seed; 0: none)">,
+    Option<"systemDevices", "system-devices", "int", /*default=*/"0",
+           "Devices of the system description the costs came from (set by "
+           "doppler-pipeline; 0: unknown). Placing on more warns: the extra "
+           "devices have no description and take the costs of the others">,
   ];
   let statistics = [
     Statistic<"numPlaced", "ops-placed", "Ops given a device">,

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Doppler/Support/Limits.h"
 #include "Doppler/Placement/Learning/Trainer.h"
 
 #include "PolicyImpl.h"
@@ -139,9 +140,10 @@ bool TrainingSession::Impl::initialize(std::string *error) {
     return false;
   }
   for (int32_t d : options.deviceCounts)
-    if (d < 1 || d > 4096) {
+    if (d < 1 || d > ::doppler::kMaxDevices) {
       setError(error, "device count " + std::to_string(d) +
-                          " is out of range [1, 4096]");
+                          " is out of range [1, " +
+                          std::to_string(::doppler::kMaxDevices) + "]");
       return false;
     }
   if (options.stages.empty()) {

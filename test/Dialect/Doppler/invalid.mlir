@@ -405,3 +405,53 @@ func.func @unknown_attr(%x: tensor<4xf32>) {
   %0 = arith.negf %x {doppler.colour = 1} : tensor<4xf32>
   return
 }
+
+// -----
+
+// Sizes past the shared cap of 2^62 elements or bytes (CheckedSize.h) are
+// refused on every doppler op, naming the type, before any cost is computed.
+func.func @einsum_elements_overflow(%x: tensor<9223372036854775807x2xf32>) {
+  // expected-error @+1 {{operand 0 of type 'tensor<9223372036854775807x2xf32>' has 1.84e+19 elements, more than the limit of 2^62 (4.61e+18)}}
+  %0 = doppler.einsum "ij->ij" join(relu) (%x) : (tensor<9223372036854775807x2xf32>) -> tensor<9223372036854775807x2xf32>
+  return
+}
+
+// -----
+
+func.func @einsum_bytes_overflow(%x: tensor<2305843009213693952xf64>) {
+  // expected-error @+1 {{operand 0 of type 'tensor<2305843009213693952xf64>' takes 1.84e+19 bytes, more than the limit of 2^62 (4.61e+18)}}
+  %0 = doppler.einsum "i->i" join(relu) (%x) : (tensor<2305843009213693952xf64>) -> tensor<2305843009213693952xf64>
+  return
+}
+
+// -----
+
+func.func @einsum_space_overflow(%a: tensor<2097152x2097152xf32>, %b: tensor<2097152x2097152xf32>) {
+  // expected-error @+1 {{spec 'ij,jk->ik' iterates over 9.22e+18 points, more than the limit of 2^62 (4.61e+18)}}
+  %0 = doppler.einsum "ij,jk->ik" join(mul) agg(add) (%a, %b) : (tensor<2097152x2097152xf32>, tensor<2097152x2097152xf32>) -> tensor<2097152x2097152xf32>
+  return
+}
+
+// -----
+
+func.func @slice_overflow(%x: tensor<4611686018427387904x4xf32>) {
+  // expected-error @+1 {{input of type 'tensor<4611686018427387904x4xf32>' has 1.84e+19 elements}}
+  %0 = doppler.slice %x [0, 0] : tensor<4611686018427387904x4xf32> to tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @assemble_overflow(%a: tensor<4611686018427387904x2xf32>, %b: tensor<4611686018427387904x2xf32>) {
+  // expected-error @+1 {{result of type 'tensor<4611686018427387904x4xf32>' has 1.84e+19 elements}}
+  %0 = doppler.assemble [1, 2] (%a, %b) : tensor<4611686018427387904x2xf32>, tensor<4611686018427387904x2xf32> -> tensor<4611686018427387904x4xf32>
+  return
+}
+
+// -----
+
+func.func @fill_overflow() {
+  // expected-error @+1 {{result of type 'tensor<4611686018427387904xf32>' takes 1.84e+19 bytes}}
+  %0 = doppler.fill 0.0 : tensor<4611686018427387904xf32>
+  return
+}

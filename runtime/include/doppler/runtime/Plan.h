@@ -77,6 +77,10 @@ struct Plan {
   std::vector<ValueId> results;
   /// The placement's predicted makespan in seconds, when known.
   std::optional<double> predictedMakespan;
+  /// The device count a plan file declares (its "devices" field, checked
+  /// to be in [1, kMaxDevices] and to cover every task's device); unset for
+  /// a plan built in memory, where the devices used are the count.
+  std::optional<int> devices;
 
   /// Declares argument `arguments.size()` and returns its index.
   int64_t addArgument(ElementType type, Shape shape);
@@ -101,8 +105,9 @@ Result<Plan> loadPlan(const std::string &path);
 struct HostArguments {
   std::vector<std::vector<unsigned char>> buffers;
 };
-HostArguments makeSeededArguments(const std::vector<PlanArgument> &arguments,
-                                  uint64_t seed);
+/// Fails (instead of throwing std::bad_alloc) when the host cannot hold them.
+Result<HostArguments>
+makeSeededArguments(const std::vector<PlanArgument> &arguments, uint64_t seed);
 /// Binds every graph input of `plan` to its argument's buffer.
 InputBindings bindArguments(const Plan &plan, const HostArguments &arguments);
 

@@ -1,0 +1,26 @@
+//===- Limits.h - Caps on counts a user can type --------------*- C++ -*-===//
+//
+// The largest counts every layer accepts, in one place so that the tools,
+// the passes and the runtime refuse the same inputs with the same number.
+// Each is far beyond any real use and small enough that the tables sized by
+// it (devices x nodes in the simulator, a thread per device in the CPU
+// runtime) cannot exhaust memory on a typo.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_SUPPORT_LIMITS_H
+#define DOPPLER_SUPPORT_LIMITS_H
+
+#include <cstdint>
+
+namespace doppler {
+
+/// Devices of a placement, a system, a plan or a runtime backend.
+constexpr int64_t kMaxDevices = 4096;
+
+/// Seconds of the CPU runtime's emulated link latency (an hour): longer
+/// would not be a latency but a hang.
+constexpr double kMaxLinkLatencySeconds = 3600;
+
+} // namespace doppler
+
+#endif // DOPPLER_SUPPORT_LIMITS_H
