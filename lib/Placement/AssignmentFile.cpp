@@ -3,6 +3,7 @@
 #include "Doppler/Placement/AssignmentFile.h"
 
 #include "Doppler/Support/ErrorString.h"
+#include "Doppler/Support/ReadFile.h"
 
 #include <cctype>
 #include <cerrno>
@@ -15,14 +16,14 @@
 namespace doppler::placement {
 namespace {
 
-bool readFile(const std::string &path, std::string *text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
+/// False with `*error` set when the file cannot be read or is over the
+/// input size cap.
+bool readFile(const std::string &path, std::string *text, std::string *error) {
+  std::optional<std::string> contents = readFileCapped(path, error);
+  if (!contents)
     return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  *text = buffer.str();
-  return !in.bad();
+  *text = std::move(*contents);
+  return true;
 }
 
 bool isSpace(char ch) { return std::isspace(static_cast<unsigned char>(ch)); }
@@ -90,9 +91,12 @@ std::optional<std::vector<DeviceId>> readAssignmentFile(const std::string &path,
                                                         int32_t numNodes,
                                                         int32_t numDevices,
                                                         std::string *error) {
-  std::string text;
-  if (!readFile(path, &text)) {
-    setError(error, "cannot read assignment file '" + path + "'");
+  std::string text, readError;
+  if (!readFile(path, &text, &readError)) {
+    // Keep the established wording for files that cannot be opened.
+    setError(error, readError.rfind("cannot ", 0) == 0
+                        ? "cannot read assignment file '" + path + "'"
+                        : "assignment file: " + readError);
     return std::nullopt;
   }
   std::optional<std::vector<DeviceId>> ids =

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Doppler/Placement/Graph.h"
+#include "Doppler/Support/ReadFile.h"
 
 #include <charconv>
 #include <fstream>
@@ -270,7 +271,9 @@ doppler::placement::readReferenceGraph(const std::string &path,
       *error = path + ": cannot open file";
     return std::nullopt;
   }
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  return parseReferenceGraph(contents.str(), path, error);
+  file.close();
+  std::optional<std::string> contents = readFileCapped(path, error);
+  if (!contents)
+    return std::nullopt;
+  return parseReferenceGraph(*contents, path, error);
 }

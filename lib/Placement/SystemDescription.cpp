@@ -3,6 +3,7 @@
 #include "Doppler/Placement/SystemDescription.h"
 
 #include "Doppler/Support/ErrorString.h"
+#include "Doppler/Support/ReadFile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -408,9 +409,11 @@ SystemDescription::load(const std::string &presetOrPath, std::string *error) {
     setError(error, presetError + "; no file '" + presetOrPath + "' either");
     return std::nullopt;
   }
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  return parseJson(buffer.str(), presetOrPath, error);
+  file.close();
+  std::optional<std::string> text = readFileCapped(presetOrPath, error);
+  if (!text)
+    return std::nullopt;
+  return parseJson(*text, presetOrPath, error);
 }
 
 std::optional<SystemDescription>

@@ -3,6 +3,7 @@
 #include "JsonReader.h"
 
 #include "Doppler/Support/Limits.h"
+#include "Doppler/Support/ReadFile.h"
 
 #include <algorithm>
 
@@ -553,14 +554,11 @@ Result<json> detail::parseJson(const std::string &text,
 }
 
 Result<std::string> detail::readFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::failure("cannot open '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad())
-    return Status::failure("cannot read '" + path + "'");
-  return text.str();
+  std::string error;
+  std::optional<std::string> text = readFileCapped(path, &error);
+  if (!text)
+    return Status::failure(error);
+  return std::move(*text);
 }
 
 Result<Plan> planFromJson(const std::string &text, const std::string &source) {

@@ -1,9 +1,13 @@
-//===- CheckedSizeTest.cpp - Checked element counts and byte sizes --------===//
+//===- CheckedSizeTest.cpp - Checked sizes and capped file reads ----------===//
 
 #include "Doppler/Support/CheckedSize.h"
 #include "Doppler/Support/EinsumSpec.h"
+#include "Doppler/Support/ReadFile.h"
 
+#include <cstdio>
+#include <fstream>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 using namespace doppler;
 
@@ -75,6 +79,58 @@ TEST(CheckedSize, WorkEstimatesStayPositivePastInt64) {
   EinsumWork work =
       estimateEinsumWork(spec, *sizes, JoinKind::Mul, true, 4);
   EXPECT_DOUBLE_EQ(work.flops, 2.0 * 0x1p93);
+}
+
+/// A file of `bytes` bytes under the test's temporary directory.
+std::string makeFile(const std::string &name, size_t bytes) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream out(path, std::ios::binary);
+  out << std::string(bytes, 'x');
+  return path;
+}
+
+TEST(ReadFile, ReadsUpToTheLimit) {
+  std::string path = makeFile("capped-exact.txt", 1000);
+  std::string error;
+  std::optional<std::string> text = readFileCapped(path, &error, 1000);
+  ASSERT_TRUE(text) << error;
+  EXPECT_EQ(text->size(), 1000u);
+  std::remove(path.c_str());
+}
+
+TEST(ReadFile, RefusesALargerFile) {
+  std::string path = makeFile("capped-over.txt", 1001);
+  std::string error;
+  EXPECT_FALSE(readFileCapped(path, &error, 1000));
+  EXPECT_EQ(error, "'" + path +
+                       "' is larger than 1000 bytes (the input size limit; "
+                       "DOPPLER_MAX_INPUT_BYTES raises it)");
+  std::remove(path.c_str());
+}
+
+TEST(ReadFile, StopsOnAnEndlessFile) {
+  std::string error;
+  EXPECT_FALSE(readFileCapped("/dev/zero", &error, 1 << 20));
+  EXPECT_NE(error.find("is larger than 1048576 bytes"), std::string::npos);
+}
+
+TEST(ReadFile, ReportsAMissingFile) {
+  std::string error;
+  EXPECT_FALSE(readFileCapped("/nonexistent/doppler-input", &error));
+  EXPECT_EQ(error, "cannot open '/nonexistent/doppler-input'");
+}
+
+TEST(ReadFile, TheLimitComesFromTheEnvironment) {
+  ASSERT_EQ(unsetenv("DOPPLER_MAX_INPUT_BYTES"), 0);
+  EXPECT_EQ(maxInputFileBytes(), kDefaultMaxInputBytes);
+  ASSERT_EQ(setenv("DOPPLER_MAX_INPUT_BYTES", "4096", 1), 0);
+  EXPECT_EQ(maxInputFileBytes(), 4096);
+  // Not a positive count: the default, not 0 (which would refuse every file).
+  ASSERT_EQ(setenv("DOPPLER_MAX_INPUT_BYTES", "0", 1), 0);
+  EXPECT_EQ(maxInputFileBytes(), kDefaultMaxInputBytes);
+  ASSERT_EQ(setenv("DOPPLER_MAX_INPUT_BYTES", "lots", 1), 0);
+  EXPECT_EQ(maxInputFileBytes(), kDefaultMaxInputBytes);
+  ASSERT_EQ(unsetenv("DOPPLER_MAX_INPUT_BYTES"), 0);
 }
 
 } // namespace
