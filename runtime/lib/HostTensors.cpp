@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -71,13 +72,23 @@ makeSeededArguments(const std::vector<PlanArgument> &arguments, uint64_t seed) {
                              tensorTypeString(arg.type, arg.shape) + " " +
                              checkedSizeProblem(arg.shape, elementSize(arg.type)));
     int64_t count = numElements(arg.shape);
+    // LLVM tools (doppler-run) install a new-handler that aborts instead of
+    // throwing std::bad_alloc, so a size the host cannot hold is first
+    // probed with malloc, which reports failure as null.
+    auto cannotAllocate = [&] {
+      return Status::failure("cannot allocate " + std::to_string(*size) +
+                             " bytes on the host for an argument of type " +
+                             tensorTypeString(arg.type, arg.shape));
+    };
+    void *probe = std::malloc(static_cast<size_t>(*size));
+    if (!probe && *size > 0)
+      return cannotAllocate();
+    std::free(probe);
     std::vector<unsigned char> bytes;
     try {
       bytes.resize(static_cast<size_t>(*size));
     } catch (const std::bad_alloc &) {
-      return Status::failure("cannot allocate " + std::to_string(*size) +
-                             " bytes on the host for an argument of type " +
-                             tensorTypeString(arg.type, arg.shape));
+      return cannotAllocate();
     }
     for (int64_t i = 0; i < count; ++i) {
       double unit = static_cast<double>(generator() >> 11) * 0x1.0p-53;
