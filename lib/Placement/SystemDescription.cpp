@@ -3,6 +3,7 @@
 #include "Doppler/Placement/SystemDescription.h"
 
 #include "Doppler/Support/ErrorString.h"
+#include "Doppler/Support/Limits.h"
 #include "Doppler/Support/ReadFile.h"
 
 #include <nlohmann/json.hpp>
@@ -180,8 +181,9 @@ std::optional<FieldError> parseDevice(const json &entry,
   if (entry.contains("count")) {
     if (!entry["count"].is_number_integer() ||
         entry["count"].get<int64_t>() < 1 ||
-        entry["count"].get<int64_t>() > 65536)
-      return fail(where + ".count", "expected an integer in [1, 65536]");
+        entry["count"].get<int64_t>() > kMaxDevices)
+      return fail(where + ".count", "expected an integer in [1, " +
+                                        std::to_string(kMaxDevices) + "]");
     count = entry["count"].get<int64_t>();
   }
   if (!entry.contains("peak_flops") || !entry["peak_flops"].is_object() ||
@@ -379,6 +381,12 @@ SystemDescription::parseJson(const std::string &text,
     if (std::optional<FieldError> problem =
             parseDevice(entry, where, device, count))
       return fail(problem->field, problem->message);
+    // The links are a D x D table: the total, not only each entry, is
+    // capped (4096 devices: 256 MiB of links).
+    if (static_cast<int64_t>(system.devices_.size()) + count > kMaxDevices)
+      return fail(where + ".count",
+                  "the system would have more than " +
+                      std::to_string(kMaxDevices) + " devices");
     for (int64_t c = 0; c < count; ++c) {
       system.devices_.push_back(device);
       if (count > 1)

@@ -191,7 +191,14 @@ TEST(SystemDescription, ErrorsNameTheField) {
             0u);
   EXPECT_EQ(jsonError(R"({"devices": [{"count": 0, "peak_flops": {"f32": 1},
               "memory_bytes": 1, "memory_bandwidth": 1}], "links": {"bandwidth": 1}})"),
-            "sys.json: devices[0].count: expected an integer in [1, 65536]");
+            "sys.json: devices[0].count: expected an integer in [1, 4096]");
+  // Each entry within the cap, the total over it: the D x D link table
+  // would not fit (65536 devices: 68 GB).
+  EXPECT_EQ(jsonError(R"({"devices": [{"count": 4096, "peak_flops": {"f32": 1},
+              "memory_bytes": 1, "memory_bandwidth": 1}, {"peak_flops": {"f32": 1},
+              "memory_bytes": 1, "memory_bandwidth": 1}], "links": {"bandwidth": 1}})"),
+            "sys.json: devices[1].count: the system would have more than 4096 "
+            "devices");
   EXPECT_EQ(jsonError(R"({"devices": [{"peak_flops": {"f32": 1}, "memory_bytes": 1,
               "memory_bandwidth": 1}]})")
                 .rfind("sys.json: links: missing", 0),
