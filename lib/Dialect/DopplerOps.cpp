@@ -141,10 +141,9 @@ double tensorBytes(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor || !tensor.hasStaticShape())
     return 0;
-  double elements = 1;
-  for (int64_t extent : tensor.getShape())
-    elements *= static_cast<double>(extent);
-  return elements * elementBytes(tensor);
+  return ::doppler::approximateElementCount(tensor.getShape().data(),
+                                           tensor.getShape().size()) *
+         elementBytes(tensor);
 }
 
 std::string shapeString(ArrayRef<int64_t> shape) {

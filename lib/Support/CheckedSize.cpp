@@ -39,6 +39,13 @@ std::optional<int64_t> checkedElementCount(const int64_t *extents,
   return count;
 }
 
+double approximateElementCount(const int64_t *extents, size_t rank) {
+  double count = 1;
+  for (size_t d = 0; d < rank; ++d)
+    count *= static_cast<double>(extents[d]);
+  return count;
+}
+
 std::optional<int64_t> checkedByteSize(int64_t count, int64_t elementBytes) {
   if (count < 0 || elementBytes < 0)
     return std::nullopt;
@@ -63,9 +70,7 @@ std::string checkedSizeProblem(const int64_t *extents, size_t rank,
     if (extents[d] < 0)
       return "has a negative extent (" + std::to_string(extents[d]) + ")";
   std::optional<int64_t> count = checkedElementCount(extents, rank);
-  double elements = 1;
-  for (size_t d = 0; d < rank; ++d)
-    elements *= static_cast<double>(extents[d]);
+  double elements = approximateElementCount(extents, rank);
   if (!count)
     return "has " + approximate(elements) + " elements, more than the limit of " +
            checkedSizeLimitText();

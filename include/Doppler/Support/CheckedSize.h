@@ -40,6 +40,11 @@ checkedElementCount(const std::vector<int64_t> &shape) {
   return checkedElementCount(shape.data(), shape.size());
 }
 
+/// The product of `extents` in doubles: never wraps, exact up to 2^53 and
+/// within a rounding error beyond. For costs of shapes no verifier checked
+/// (types of other dialects' ops); negative extents count as given.
+double approximateElementCount(const int64_t *extents, size_t rank);
+
 /// `count * elementBytes`, or nullopt when either is negative or the product
 /// exceeds kMaxCheckedSize.
 std::optional<int64_t> checkedByteSize(int64_t count, int64_t elementBytes);

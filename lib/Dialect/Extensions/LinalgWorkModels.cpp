@@ -2,6 +2,7 @@
 
 #include "Doppler/Dialect/LinalgWorkModels.h"
 #include "Doppler/Dialect/DopplerInterfaces.h"
+#include "Doppler/Support/CheckedSize.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -25,7 +26,11 @@ double bytesOf(Type type) {
     return elementBytes;
   if (!shaped.hasStaticShape())
     return 0;
-  return static_cast<double>(shaped.getNumElements()) * elementBytes;
+  // In doubles: getNumElements() wraps past int64_t, and no verifier of
+  // these dialects bounds the shape.
+  return ::doppler::approximateElementCount(shaped.getShape().data(),
+                                            shaped.getShape().size()) *
+         elementBytes;
 }
 
 double resultBytes(Operation *op) {
@@ -83,8 +88,10 @@ struct SoftmaxWorkModel
                                             linalg::SoftmaxOp> {
   double getFlops(Operation *op) const {
     auto type = cast<ShapedType>(cast<linalg::SoftmaxOp>(op).getInput().getType());
-    return type.hasStaticShape() ? 5.0 * static_cast<double>(type.getNumElements())
-                                 : 0;
+    return type.hasStaticShape()
+               ? 5.0 * ::doppler::approximateElementCount(
+                           type.getShape().data(), type.getShape().size())
+               : 0;
   }
   double getBytesRead(Operation *op) const {
     return bytesOf(cast<linalg::SoftmaxOp>(op).getInput().getType());
