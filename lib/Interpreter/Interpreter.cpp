@@ -1,6 +1,7 @@
 //===- Interpreter.cpp - Reference interpreter of doppler functions -------===//
 
 #include "Doppler/Interpreter/Interpreter.h"
+#include "Doppler/Support/CheckedSize.h"
 
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Support/EinsumSpec.h"
@@ -168,9 +169,10 @@ FailureOr<RankedTensorType> requireHostType(Operation *op, Type type,
     return op->emitOpError()
            << what << " has element type " << tensor.getElementType()
            << "; the interpreter runs float tensors only";
-  double elements = 1;
-  for (int64_t extent : tensor.getShape())
-    elements *= static_cast<double>(extent);
+  // The same count as every layer's (never wrapped); the interpreter's own
+  // cap on it is far lower than the 2^62 the verifier allows.
+  double elements = ::doppler::approximateElementCount(
+      tensor.getShape().data(), tensor.getShape().size());
   if (elements > kMaxElements)
     return op->emitOpError()
            << what << " of type " << type << " has " << countString(elements)

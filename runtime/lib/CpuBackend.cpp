@@ -301,10 +301,10 @@ createCpuBackend(const CpuBackendOptions &options) {
                            formatShortest(options.linkBandwidth));
   if (!(options.linkLatency >= 0) || !std::isfinite(options.linkLatency))
     return Status::failure("link latency must be finite and >= 0");
-  if (options.linkLatency > kMaxLinkLatencySeconds)
+  if (options.linkLatency > kMaxEmulatedSeconds)
     return Status::failure("link latency " + formatShortest(options.linkLatency) +
                            " s is more than the limit of " +
-                           formatShortest(kMaxLinkLatencySeconds) + " s");
+                           formatShortest(kMaxEmulatedSeconds) + " s");
   return std::unique_ptr<Backend>(std::make_unique<CpuBackend>(options));
 }
 

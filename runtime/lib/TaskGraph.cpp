@@ -3,6 +3,8 @@
 #include "doppler/runtime/TaskGraph.h"
 
 #include "Doppler/Support/CheckedSize.h"
+#include "Doppler/Support/Limits.h"
+#include "Doppler/Support/NumberFormat.h"
 
 #include <algorithm>
 #include <atomic>
@@ -328,6 +330,10 @@ Result<ValueId> TaskGraph::addDelay(int device, double seconds,
     return status.withContext("delay");
   if (!(seconds >= 0) || !std::isfinite(seconds))
     return Status::failure("delay: duration must be finite and >= 0");
+  if (seconds > kMaxEmulatedSeconds)
+    return Status::failure("delay: duration " + formatShortest(seconds) +
+                           " s is more than the limit of " +
+                           formatShortest(kMaxEmulatedSeconds) + " s");
   if (Status status = checkShape(shape); !status)
     return status.withContext("delay");
   for (size_t i = 0; i < inputs.size(); ++i)

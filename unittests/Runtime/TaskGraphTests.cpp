@@ -89,6 +89,8 @@ TEST(TaskGraph, SliceAssembleFillDelayValidation) {
                        "expected [3, 6]"));
   EXPECT_TRUE(mentions(g.addFill(0, {2, -1}, 0.0).status(), "negative"));
   EXPECT_TRUE(mentions(g.addDelay(0, -1.0).status(), ">= 0"));
+  EXPECT_TRUE(mentions(g.addDelay(0, 1e308).status(),
+                       "duration 1e+308 s is more than the limit of 3600 s"));
   EXPECT_TRUE(mentions(g.markOutput(99), "does not exist"));
 }
 

@@ -17,9 +17,9 @@ namespace doppler {
 /// Devices of a placement, a system, a plan or a runtime backend.
 constexpr int64_t kMaxDevices = 4096;
 
-/// Seconds of the CPU runtime's emulated link latency (an hour): longer
-/// would not be a latency but a hang.
-constexpr double kMaxLinkLatencySeconds = 3600;
+/// Seconds of any wait the runtime emulates, a link latency or a delay task
+/// (an hour): longer would not be a cost model but a hang.
+constexpr double kMaxEmulatedSeconds = 3600;
 
 } // namespace doppler
 
