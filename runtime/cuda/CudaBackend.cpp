@@ -19,6 +19,7 @@
 
 #include "CudaKernels.h"
 #include "CudaResources.h"
+#include "Doppler/Support/Limits.h"
 
 #include <algorithm>
 #include <chrono>
@@ -576,6 +577,13 @@ createCudaBackend(const CudaBackendOptions &options) {
   if (options.numDevices < 0)
     return Status::failure("the CUDA backend needs a device count >= 0 (0: "
                            "one per GPU), got " +
+                           std::to_string(options.numDevices));
+  // Virtual devices share GPUs round-robin, each with its own streams and
+  // events: the same cap as the CPU backend's.
+  if (options.numDevices > kMaxDevices)
+    return Status::failure("the CUDA backend runs at most " +
+                           std::to_string(kMaxDevices) +
+                           " virtual devices, got " +
                            std::to_string(options.numDevices));
   if (options.spinMicroseconds < 0)
     return Status::failure("spinMicroseconds must be >= 0");
