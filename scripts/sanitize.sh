@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Builds the MLIR-free test binaries with sanitizers and runs them.
+#   scripts/sanitize.sh [address|thread]     (default: address)
+# address: ASan + UBSan into build-asan/, runs DopplerSupportTests,
+#          DopplerPlacementTests, DopplerRuntimeTests, DopplerPlanTests and
+#          doppler-run-plan on plans.
+# thread:  TSan into build-tsan/, runs the runtime ones (the executor is
+#          multi-threaded): DopplerRuntimeTests, DopplerPlanTests,
+#          doppler-run-plan.
+# Any finding fails its binary (halt_on_error, no UBSan recovery). LibTorch
+# and CUDA are off; prebuilt libraries (GoogleTest, nlohmann_json headers
+# aside) are not instrumented. Ends with one line
+# "sanitize (KIND): N passed, M failed" and a non-zero status on failure.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+kind=${1:-address}
+case $kind in
+  address) build=${DOPPLER_SANITIZE_BUILD_DIR:-$root/build-asan}; sanitize="address;undefined"
+           tests=(DopplerSupportTests DopplerPlacementTests DopplerRuntimeTests DopplerPlanTests) ;;
+  thread)  build=${DOPPLER_SANITIZE_BUILD_DIR:-$root/build-tsan}; sanitize="thread"
+           tests=(DopplerRuntimeTests DopplerPlanTests) ;;
+  *) echo "usage: $0 [address|thread]" >&2; exit 2 ;;
+esac
+
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
+
+if [[ ! -f $build/build.ninja ]]; then
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "-DDOPPLER_SANITIZE=$sanitize" -DDOPPLER_BUILD_BENCHMARKS=OFF \
+    -DDOPPLER_ENABLE_CUDA=OFF -DDOPPLER_ENABLE_TORCH=OFF \
+    >"$build.configure.log" 2>&1 || {
+      tail -n 40 "$build.configure.log"; echo "sanitize ($kind): 0 passed, 1 failed (configure failed)"; exit 1; }
+fi
+if ! ninja -C "$build" "${tests[@]}" doppler-run-plan >"$build.log" 2>&1; then
+  tail -n 60 "$build.log"; echo "sanitize ($kind): 0 passed, 1 failed (build failed)"; exit 1
+fi
+
+passed=0; failed=0; failures=()
+run() {  # run NAME COMMAND...: one pass or fail, the output kept on failure
+  local name=$1; shift
+  local log; log=$(mktemp)
+  if "$@" >"$log" 2>&1; then
+    passed=$((passed + 1)); echo "PASS $name"
+  else
+    failed=$((failed + 1)); failures+=("$name"); echo "FAIL $name"; tail -n 80 "$log"
+  fi
+  rm -f "$log"
+}
+for t in "${tests[@]}"; do
+  run "$t" "$build/unittests/$t" --gtest_brief=1
+done
+# doppler-run-plan on a checked-in plan (41 tasks, 2 devices), on more
+# devices with the priority order, and with its JSON report and trace.
+tmp=$(mktemp -d)
+plan=$root/test/Runtime/Inputs/chain.plan.json
+run "doppler-run-plan chain" "$build/bin/doppler-run-plan" "$plan" --seed 9 --repeat 2
+run "doppler-run-plan chain --devices 6 --order priority" \
+  "$build/bin/doppler-run-plan" "$plan" --seed 9 --repeat 2 --devices 6 --order priority
+run "doppler-run-plan chain --json" "$build/bin/doppler-run-plan" "$plan" --json \
+  --trace "$tmp/trace.json" --write-outputs "$tmp/out.json"
+# A bigger plan (a LLaMA block, 568 tasks on 4 devices) when the main build
+# has the MLIR tools to export one.
+main_bin=${DOPPLER_BUILD_DIR:-$root/build}/bin
+if [[ -x $main_bin/doppler-run && -x $main_bin/doppler-opt ]] &&
+   python3 "$root/examples/generate_examples.py" llama --seq 16 --d-model 32 --heads 4 --ffn 48 >"$tmp/llama.mlir" 2>/dev/null &&
+   "$main_bin/doppler-opt" "$tmp/llama.mlir" --doppler-pipeline="devices=4" -o "$tmp/llama.placed.mlir" 2>/dev/null &&
+   "$main_bin/doppler-run" "$tmp/llama.placed.mlir" --export-plan "$tmp/llama.plan.json" >/dev/null 2>&1; then
+  run "doppler-run-plan llama" "$build/bin/doppler-run-plan" "$tmp/llama.plan.json" --seed 9 --repeat 3
+fi
+rm -rf "$tmp"
+
+(( failed > 0 )) && echo "failed: ${failures[*]}"
+echo "sanitize ($kind): $passed passed, $failed failed"
+(( failed == 0 ))
