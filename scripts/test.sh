@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: the lit regression tests and the
 # GoogleTest suites (lit runs both), then the Python frontend's pytest suite
-# (python/tests). Ends with one line "tests: N passed, M failed[, K
-# skipped]" (both suites together) and a non-zero status if anything failed.
+# (python/tests) and the MLIR-free tests under ASan+UBSan
+# (scripts/sanitize.sh address). Ends with one line "tests: N passed, M failed[, K
+# skipped]" (all of them together) and a non-zero status if anything failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DOPPLER_BUILD_DIR:-$root/build}
@@ -51,6 +52,21 @@ failed=$(( failed + ${py_failed:-0} + ${py_errors:-0} ))
 skipped=$(( skipped + ${py_skipped:-0} ))
 if (( pytest_status != 0 && ${py_failed:-0} + ${py_errors:-0} == 0 )); then failed=$(( failed + 1 )); fi
 if (( pytest_status != 0 )); then status=1; fi
+
+# The MLIR-free tests again under ASan+UBSan (scripts/sanitize.sh, its own
+# build in build-asan/: about 4.5 minutes from scratch on 2 cores, seconds
+# afterwards). Each binary it runs counts as one test; a finding fails it.
+# DOPPLER_SKIP_SANITIZE=1 leaves it out.
+if [[ ${DOPPLER_SKIP_SANITIZE:-} != 1 ]]; then
+  DOPPLER_BUILD_DIR="$build" bash "$root/scripts/sanitize.sh" address 2>&1 | tee "$log"
+  sanitize_status=${PIPESTATUS[0]}
+  san_passed=$(sed -nE 's/^sanitize \(address\): ([0-9]+) passed.*/\1/p' "$log")
+  san_failed=$(sed -nE 's/^sanitize \(address\): [0-9]+ passed, ([0-9]+) failed.*/\1/p' "$log")
+  passed=$(( passed + ${san_passed:-0} ))
+  failed=$(( failed + ${san_failed:-0} ))
+  if (( sanitize_status != 0 && ${san_failed:-0} == 0 )); then failed=$(( failed + 1 )); fi
+  if (( sanitize_status != 0 )); then status=1; fi
+fi
 rm -f "$log"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 exit "$status"
