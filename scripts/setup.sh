@@ -9,6 +9,8 @@ packages=(
   libtorch-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev nlohmann-json3-dev pybind11-dev
+  libsleef-dev libblis-dev libdnnl-dev
+  clang-22 libclang-rt-22-dev
   python3-torch python3-pytest python3-numpy
 )
 
