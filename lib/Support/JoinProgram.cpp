@@ -2,6 +2,7 @@
 
 #include "Doppler/Support/JoinProgram.h"
 
+#include "Doppler/Support/CheckedSize.h"
 #include "Doppler/Support/ErrorString.h"
 #include "Doppler/Support/NumberFormat.h"
 #include "Doppler/Support/ParseNumber.h"
@@ -307,6 +308,53 @@ bool JoinProgram::operator==(const JoinProgram &other) const {
       return false;
   }
   return true;
+}
+
+std::optional<EinsumSignature>
+checkFusedSignature(const EinsumSpec &spec, std::string_view programText,
+                    const std::vector<std::vector<int64_t>> &inputShapes,
+                    JoinProgram *program, std::string *error) {
+  const std::string contracted = spec.contractedIndices();
+  if (!contracted.empty()) {
+    setError(error, "spec '" + spec.str() + "' contracts index(es) '" +
+                        contracted + "': a fused op is elementwise");
+    return std::nullopt;
+  }
+  std::optional<IndexSizes> sizes = inferIndexSizes(spec, inputShapes, error);
+  if (!sizes)
+    return std::nullopt;
+  std::string programError;
+  std::optional<JoinProgram> parsed =
+      JoinProgram::parse(programText, spec.numInputs(), &programError);
+  if (!parsed) {
+    setError(error, "invalid join program: " + programError);
+    return std::nullopt;
+  }
+  if (!checkedElementCount(sizes->sizes)) {
+    setError(error, "spec '" + spec.str() +
+                        "' iterates over more points than the limit of " +
+                        checkedSizeLimitText());
+    return std::nullopt;
+  }
+  if (program)
+    *program = std::move(*parsed);
+  EinsumSignature signature;
+  signature.outputShape = outputShape(spec, *sizes);
+  signature.sizes = std::move(*sizes);
+  return signature;
+}
+
+EinsumWork estimateFusedWork(const EinsumSpec &spec, const IndexSizes &sizes,
+                             const JoinProgram &program,
+                             unsigned elementBytes) {
+  // The byte counts are an einsum's; only the flops differ.
+  EinsumWork work = estimateEinsumWork(spec, sizes, JoinKind::Identity,
+                                       /*hasAggregation=*/false, elementBytes);
+  double points = 1;
+  for (int64_t s : sizes.sizes)
+    points *= static_cast<double>(s);
+  work.flops = points * program.flopsPerElement();
+  return work;
 }
 
 } // namespace doppler

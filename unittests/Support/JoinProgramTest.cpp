@@ -136,3 +136,43 @@ TEST(JoinProgram, InlinesAProducer) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(JoinProgram, FusedSignature) {
+  auto spec = EinsumSpec::parse("bh,h->bh");
+  ASSERT_TRUE(spec);
+  std::string error;
+  JoinProgram program;
+  auto signature = checkFusedSignature(*spec, "add(in0, in1); gelu(s0)",
+                                       {{4, 8}, {8}}, &program, &error);
+  ASSERT_TRUE(signature) << error;
+  EXPECT_EQ(signature->outputShape, (std::vector<int64_t>{4, 8}));
+  EXPECT_EQ(program.steps.size(), 2u);
+  EinsumWork work = estimateFusedWork(*spec, signature->sizes, program, 4);
+  EXPECT_EQ(work.flops, 32.0 * program.flopsPerElement());
+  EXPECT_EQ(work.bytesRead, (32.0 + 8.0) * 4);
+  EXPECT_EQ(work.bytesWritten, 32.0 * 4);
+
+  EXPECT_FALSE(checkFusedSignature(*spec, "add(in0, in1)", {{4, 8}, {9}},
+                                   nullptr, &error));
+  EXPECT_NE(error.find("index 'h'"), std::string::npos) << error;
+  EXPECT_FALSE(
+      checkFusedSignature(*spec, "exp(in0)", {{4, 8}, {8}}, nullptr, &error));
+  EXPECT_EQ(error, "invalid join program: input in1 is never read");
+  auto contracting = EinsumSpec::parse("ij,jk->ik");
+  ASSERT_TRUE(contracting);
+  EXPECT_FALSE(checkFusedSignature(*contracting, "mul(in0, in1)",
+                                   {{2, 3}, {3, 4}}, nullptr, &error));
+  EXPECT_EQ(error, "spec 'ij,jk->ik' contracts index(es) 'j': a fused op is "
+                   "elementwise");
+  auto huge = EinsumSpec::parse("ij->ij");
+  ASSERT_TRUE(huge);
+  EXPECT_FALSE(checkFusedSignature(*huge, "exp(in0)",
+                                   {{int64_t(1) << 40, int64_t(1) << 40}},
+                                   nullptr, &error));
+  EXPECT_NE(error.find("more points than the limit"), std::string::npos)
+      << error;
+}
+
+} // namespace

@@ -93,6 +93,26 @@ struct JoinProgram {
   bool operator==(const JoinProgram &other) const;
 };
 
+/// The signature check of a fused elementwise op (the dialect's verifier,
+/// the runtime's task graph): the spec contracts no index (every input index
+/// is an output index, so the op is elementwise up to broadcasting), the
+/// operands bind the indices consistently (inferIndexSizes), the program
+/// parses for that many inputs, and the iteration space is within the
+/// checked-size limit. On success `*program` (if given) holds the parsed
+/// program. The first problem is a one-line message in `*error`.
+std::optional<EinsumSignature>
+checkFusedSignature(const EinsumSpec &spec, std::string_view programText,
+                    const std::vector<std::vector<int64_t>> &inputShapes,
+                    JoinProgram *program = nullptr,
+                    std::string *error = nullptr);
+
+/// Work of a fused op: per point, the program's flops; bytes as for an
+/// einsum (each input read once, the output written once): the
+/// intermediate results stay in registers.
+EinsumWork estimateFusedWork(const EinsumSpec &spec, const IndexSizes &sizes,
+                             const JoinProgram &program,
+                             unsigned elementBytes);
+
 } // namespace doppler
 
 #endif // DOPPLER_SUPPORT_JOINPROGRAM_H
