@@ -267,6 +267,83 @@ double EinsumOp::getBytesRead() {
 double EinsumOp::getBytesWritten() { return tensorBytes(getType()); }
 
 //===----------------------------------------------------------------------===//
+// FusedOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FusedOp::verify() {
+  std::string error;
+  std::optional<::doppler::EinsumSpec> spec =
+      ::doppler::EinsumSpec::parse(getSpec().str(), &error);
+  if (!spec)
+    return emitOpError() << "invalid spec: " << error;
+
+  for (auto [i, input] : llvm::enumerate(getInputs()))
+    if (failed(requireStatic(*this, input.getType(), "operand " + Twine(i))))
+      return failure();
+  if (failed(requireStatic(*this, getOutput().getType(), "result")))
+    return failure();
+
+  Type resultElement = getOutput().getType().getElementType();
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    Type element = cast<RankedTensorType>(input.getType()).getElementType();
+    if (element != resultElement)
+      return emitOpError() << "operand " << i << " has element type "
+                           << element << " but the result has "
+                           << resultElement;
+  }
+
+  std::vector<std::vector<int64_t>> shapes;
+  for (Value input : getInputs())
+    shapes.push_back(
+        toVector(cast<RankedTensorType>(input.getType()).getShape()));
+  std::optional<::doppler::EinsumSignature> signature =
+      ::doppler::checkFusedSignature(*spec, getProgram(), shapes,
+                                     /*program=*/nullptr, &error);
+  if (!signature)
+    return emitOpError() << error;
+
+  const std::vector<int64_t> &expected = signature->outputShape;
+  ArrayRef<int64_t> actual = getOutput().getType().getShape();
+  if (ArrayRef<int64_t>(expected) != actual)
+    return emitOpError() << "result shape " << shapeString(actual)
+                         << " differs from " << shapeString(expected)
+                         << ", the shape spec '" << getSpec() << "' implies";
+  return success();
+}
+
+::doppler::EinsumSpec FusedOp::getParsedSpec() {
+  return *::doppler::EinsumSpec::parse(getSpec().str());
+}
+
+::doppler::IndexSizes FusedOp::getIndexSizes() {
+  std::vector<std::vector<int64_t>> shapes;
+  for (Value input : getInputs())
+    shapes.push_back(
+        toVector(cast<RankedTensorType>(input.getType()).getShape()));
+  return *::doppler::inferIndexSizes(getParsedSpec(), shapes);
+}
+
+::doppler::JoinProgram FusedOp::getParsedProgram() {
+  return *::doppler::JoinProgram::parse(getProgram(), getInputs().size());
+}
+
+double FusedOp::getFlops() {
+  return ::doppler::estimateFusedWork(getParsedSpec(), getIndexSizes(),
+                                      getParsedProgram(),
+                                      elementBytes(getType()))
+      .flops;
+}
+
+double FusedOp::getBytesRead() {
+  double bytes = 0;
+  for (Value input : getInputs())
+    bytes += tensorBytes(input.getType());
+  return bytes;
+}
+
+double FusedOp::getBytesWritten() { return tensorBytes(getType()); }
+
+//===----------------------------------------------------------------------===//
 // SliceOp
 //===----------------------------------------------------------------------===//
 

@@ -8,6 +8,7 @@
 #include "Doppler/Dialect/DopplerInterfaces.h"
 #include "Doppler/Dialect/DopplerTypes.h"
 #include "Doppler/Support/EinsumSpec.h"
+#include "Doppler/Support/JoinProgram.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"

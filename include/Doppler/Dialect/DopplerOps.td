@@ -69,6 +69,58 @@ def Doppler_EinsumOp : Doppler_Op<"einsum", [
 }
 
 //===----------------------------------------------------------------------===//
+// fused
+//===----------------------------------------------------------------------===//
+
+def Doppler_FusedOp : Doppler_Op<"fused", [
+    Pure, DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
+  let summary = "a chain of elementwise joins applied as one op";
+  let description = [{
+    What `doppler-fuse-elementwise` makes of a producer-consumer chain of
+    elementwise einsums: for every point of the output's index space, the
+    *join program* is applied to one element of each input (broadcast along
+    the indices an input lacks, as in an einsum) and its last step is the
+    output element. The intermediate values never exist as tensors, so the
+    op reads its inputs and writes its output once; the cost model, the
+    simulator and the placement see one op, and the runtime runs one kernel.
+
+    ```mlir
+    // Bias add then GELU.
+    %y = doppler.fused "bh,h->bh" "add(in0, in1); gelu(s0)" (%x, %b)
+        : (tensor<512x4096xf32>, tensor<4096xf32>) -> tensor<512x4096xf32>
+    // SwiGLU's gate: silu(g) * u.
+    %z = doppler.fused "ij,ij->ij" "silu(in0); mul(s0, in1)" (%g, %u)
+        : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32>
+    ```
+
+    The program's text: steps separated by `;`, each `join(operands)` with
+    operands `inN` (input N) or `sN` (step N's result), and the scalar of
+    `scale`/`shift` last (`scale(s0, 0.5)`); every input and every step but
+    the last is read. Rules the verifier enforces: the spec parses and
+    contracts no index; one operand per input term with matching rank; an
+    index has one extent everywhere; the result shape is the one the spec
+    implies; the program is valid for that many inputs (at most 64 steps);
+    all element types agree; shapes are static.
+  }];
+  let arguments = (ins StrAttr:$spec, StrAttr:$program,
+                   Variadic<Doppler_FloatTensor>:$inputs);
+  let results = (outs Doppler_FloatTensor:$output);
+  let assemblyFormat = [{
+    $spec $program ` ` `(` $inputs `)` attr-dict `:`
+    functional-type($inputs, $output)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The parsed spec. Only call on a verified op.
+    ::doppler::EinsumSpec getParsedSpec();
+    /// Index extents. Only call on a verified op.
+    ::doppler::IndexSizes getIndexSizes();
+    /// The parsed join program. Only call on a verified op.
+    ::doppler::JoinProgram getParsedProgram();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Decomposition glue
 //===----------------------------------------------------------------------===//
 

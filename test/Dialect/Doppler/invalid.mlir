@@ -455,3 +455,59 @@ func.func @fill_overflow() {
   %0 = doppler.fill 0.0 : tensor<4611686018427387904xf32>
   return
 }
+
+// -----
+
+func.func @fused_contracts(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'doppler.fused' op spec 'ij,jk->ik' contracts index(es) 'j': a fused op is elementwise}}
+  %0 = doppler.fused "ij,jk->ik" "mul(in0, in1)" (%a, %b) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @fused_bad_program(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'doppler.fused' op invalid join program: step s1: operand s1 is not an earlier step}}
+  %0 = doppler.fused "i->i" "exp(in0); add(s0, s1)" (%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @fused_unread_input(%x: tensor<4xf32>, %y: tensor<4xf32>) {
+  // expected-error @+1 {{'doppler.fused' op invalid join program: input in1 is never read}}
+  %0 = doppler.fused "i,i->i" "exp(in0)" (%x, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @fused_unknown_join(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'doppler.fused' op invalid join program: step s0: unknown join 'erf'}}
+  %0 = doppler.fused "i->i" "erf(in0)" (%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @fused_extents(%x: tensor<4x8xf32>, %b: tensor<9xf32>) {
+  // expected-error @+1 {{'doppler.fused' op index 'h'}}
+  %0 = doppler.fused "bh,h->bh" "add(in0, in1)" (%x, %b) : (tensor<4x8xf32>, tensor<9xf32>) -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @fused_result_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{'doppler.fused' op result shape 8x4 differs from 4x8, the shape spec 'ij->ij' implies}}
+  %0 = doppler.fused "ij->ij" "exp(in0)" (%x) : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @fused_element_types(%x: tensor<4xf32>, %y: tensor<4xf64>) {
+  // expected-error @+1 {{'doppler.fused' op operand 1 has element type 'f64' but the result has 'f32'}}
+  %0 = doppler.fused "i,i->i" "add(in0, in1)" (%x, %y) : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xf32>
+  return
+}
