@@ -261,4 +261,50 @@ def DopplerDecomposePass : Pass<"doppler-decompose"> {
   let dependentDialects = ["::mlir::doppler::DopplerDialect"];
 }
 
+def DopplerFuseElementwisePass : Pass<"doppler-fuse-elementwise"> {
+  let summary = "Merge producer-consumer chains of elementwise ops into doppler.fused";
+  let description = [{
+    Repeatedly merges a producer into its consumer when both are
+    elementwise (a `doppler.einsum` without aggregation whose spec contracts
+    nothing, or a `doppler.fused`), the producer's result has exactly one use
+    (that consumer), both are in the same block, both carry the same
+    `doppler.device` or neither does (so the pass is safe before and after
+    placement), the consumer does not broadcast the producer's result (that
+    would recompute the producer's joins at every point of the broadcast:
+    a row-wise rsqrt stays its own op), and the merged join program has at
+    most `max-steps` steps.
+    The merged op is a `doppler.fused` that never materialises the
+    intermediate tensor: the runtime runs one kernel, and the cost model,
+    simulator and placement see one op. A lone einsum is left as it is.
+
+    Indices are renamed, not assumed: the producer's output term maps
+    position by position onto the term its consumer reads it with, and the
+    producer's input terms are renamed through that map. The merged op's
+    spec is the consumer's output term with the merged input terms; an
+    operand read with the same term by both ops is read once. The merged op
+    keeps the consumer's discardable attributes (e.g. `doppler.device`)
+    except costs, schedule times and `doppler.parts`, which no longer hold.
+
+    ```mlir
+    // doppler-opt --doppler-fuse-elementwise
+    %0 = doppler.einsum "bh,h->bh" join(add) (%x, %b)
+        : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    %1 = doppler.einsum "bh->bh" join(gelu) (%0)
+        : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    // becomes
+    %1 = doppler.fused "bh,h->bh" "add(in0, in1); gelu(s0)" (%x, %b)
+        : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    ```
+  }];
+  let options = [
+    Option<"maxSteps", "max-steps", "int64_t", /*default=*/"16",
+           "Most join steps a merged op may have (1 to 64); longer chains "
+           "are split into several fused ops">,
+  ];
+  let statistics = [
+    Statistic<"numMerges", "merges", "Producers merged into their consumer">,
+  ];
+  let dependentDialects = ["::mlir::doppler::DopplerDialect"];
+}
+
 #endif // DOPPLER_TRANSFORMS_PASSES_TD
