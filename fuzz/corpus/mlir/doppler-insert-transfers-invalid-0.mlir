@@ -1,0 +1,5 @@
+func.func @unplaced(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %x = doppler.einsum "i->i" join(exp) (%a) {doppler.device = #doppler.device<0>} : (tensor<4xf32>) -> tensor<4xf32>
+  %y = doppler.einsum "i->i" join(neg) (%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

@@ -1,0 +1,9 @@
+// doppler-verify-transfers accepts explicit moves and same-device uses, and
+// arguments read on any device; it changes nothing.
+
+func.func @moved(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %x = doppler.einsum "i->i" join(exp) (%a) {doppler.device = #doppler.device<0>} : (tensor<4xf32>) -> tensor<4xf32>
+  %t = doppler.transfer %x from <0> to <1> {doppler.device = #doppler.device<1>} : tensor<4xf32>
+  %y = doppler.einsum "i,i->i" join(add) (%t, %a) {doppler.device = #doppler.device<1>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}

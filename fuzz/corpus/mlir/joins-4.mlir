@@ -1,0 +1,4 @@
+func.func @join_sqrt(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = doppler.einsum "ij->ij" join(sqrt) (%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of fuzz/ with clang-22 (ASan + UBSan, Doppler's
+# code instrumented for coverage) into build-fuzz/ and fuzzes them.
+#   scripts/fuzz.sh TARGET SECONDS [libFuzzer args...]
+#       TARGET: mlir, graph, system, plan, model, or all (each in turn)
+#   scripts/fuzz.sh smoke [SECONDS]
+#       the MLIR-free targets (graph, system, plan, model), SECONDS each
+#       (default 20): what CI runs
+# Each run starts from a copy of fuzz/corpus/TARGET (build-fuzz/corpus/TARGET
+# keeps what it grows between runs) and runs at nice 19 with -max_len (per
+# target), -rss_limit_mb=2048, -timeout=10. Crashes, leaks, timeouts and
+# out-of-memory inputs are saved under build-fuzz/crashes/TARGET/. Prints one
+# line per target, "fuzz TARGET: N executions in S s, K crashes", then
+# "fuzz: N executions, K crashes"; exits non-zero on a crash or a failed
+# build. DOPPLER_FUZZ_BUILD_DIR overrides build-fuzz/, DOPPLER_FUZZ_JOBS the
+# build's parallelism (default 2); DOPPLER_FUZZ_SKIP_BUILD=1 skips the build.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${DOPPLER_FUZZ_BUILD_DIR:-$root/build-fuzz}
+jobs=${DOPPLER_FUZZ_JOBS:-2}
+all_targets=(mlir graph system plan model)
+smoke_targets=(graph system plan model)
+
+usage() {
+  echo "usage: $0 {mlir|graph|system|plan|model|all} SECONDS [libFuzzer args...]" >&2
+  echo "       $0 smoke [SECONDS]" >&2
+  exit 2
+}
+(( $# >= 1 )) || usage
+case $1 in
+  smoke) targets=("${smoke_targets[@]}"); seconds=${2:-20}; shift $(( $# >= 2 ? 2 : 1 )) ;;
+  all) targets=("${all_targets[@]}"); seconds=${2:-}; shift 2 || usage ;;
+  mlir|graph|system|plan|model) targets=("$1"); seconds=${2:-}; shift 2 || usage ;;
+  *) usage ;;
+esac
+[[ $seconds =~ ^[0-9]+$ ]] || usage
+extra=("$@")
+
+max_len() {
+  case $1 in
+    mlir) echo 8192 ;;
+    model) echo 32768 ;;
+    *) echo 16384 ;;
+  esac
+}
+
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/work} CCACHE_NOHASHDIR=1
+if [[ ! -f $build/build.ninja ]]; then
+  launcher=()
+  command -v ccache >/dev/null &&
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  nice -n 19 cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 "${launcher[@]}" \
+    -DCMAKE_C_FLAGS=-gline-tables-only -DCMAKE_CXX_FLAGS=-gline-tables-only \
+    -DDOPPLER_FUZZ=ON "-DDOPPLER_SANITIZE=address;undefined" \
+    -DDOPPLER_BUILD_BENCHMARKS=OFF -DDOPPLER_ENABLE_CUDA=OFF \
+    >"$build.configure.log" 2>&1 || {
+      tail -n 40 "$build.configure.log"; echo "fuzz: configure failed"; exit 1; }
+fi
+binaries=()
+for t in "${targets[@]}"; do binaries+=("doppler-fuzz-$t"); done
+# One build at a time in the build tree (runs of this script may overlap);
+# DOPPLER_FUZZ_SKIP_BUILD=1 runs the binaries as they are.
+if [[ ${DOPPLER_FUZZ_SKIP_BUILD:-} != 1 ]] && ! flock "$build/.build.lock" nice -n 19 ninja -C "$build" -j "$jobs" "${binaries[@]}" >"$build.log" 2>&1; then
+  tail -n 60 "$build.log"; echo "fuzz: build failed"; exit 1
+fi
+
+# halt_on_error: the first finding is the crash; leaks are findings too.
+export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:allocator_may_return_null=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+total_runs=0; total_crashes=0
+for t in "${targets[@]}"; do
+  corpus=$build/corpus/$t; crashes=$build/crashes/$t
+  mkdir -p "$corpus" "$crashes"
+  cp -n "$root/fuzz/corpus/$t"/* "$corpus/" 2>/dev/null
+  before=$(find "$crashes" -type f | wc -l)
+  log=$build/fuzz-$t.log
+  start=$(date +%s)
+  nice -n 19 "$build/bin/doppler-fuzz-$t" "$corpus" -max_total_time="$seconds" \
+    -max_len="$(max_len "$t")" -rss_limit_mb=2048 -timeout=10 \
+    -artifact_prefix="$crashes/" -print_final_stats=1 "${extra[@]}" >"$log" 2>&1
+  status=$?
+  elapsed=$(( $(date +%s) - start ))
+  runs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+).*/\1/p' "$log" | tail -n 1)
+  if [[ -z $runs ]]; then  # killed before its final stats: the last status line
+    runs=$(sed -nE 's/^#([0-9]+).*/\1/p' "$log" | tail -n 1)
+  fi
+  runs=${runs:-0}
+  found=$(( $(find "$crashes" -type f | wc -l) - before ))
+  if (( status != 0 && found == 0 )); then found=1; fi
+  total_runs=$(( total_runs + runs )); total_crashes=$(( total_crashes + found ))
+  echo "fuzz $t: $runs executions in $elapsed s, $found crashes (log $log)"
+  if (( found > 0 )); then
+    grep -m 3 -E "ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|==ERROR" "$log" | sed 's/^/  /'
+    ls -t "$crashes" | head -n 3 | sed "s|^|  saved: $crashes/|"
+  fi
+done
+echo "fuzz: $total_runs executions, $total_crashes crashes"
+(( total_crashes == 0 ))
