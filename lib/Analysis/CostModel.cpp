@@ -4,6 +4,7 @@
 #include "Doppler/Analysis/PlacementGraph.h"
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Support/CheckedSize.h"
+#include "Doppler/Support/JoinProgram.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -84,7 +85,17 @@ CostCounts mlir::doppler::annotateCosts(Operation *root,
         // A mul-add contraction runs as a GEMM, whose rate is peak_flops;
         // any other einsum applies its join once per point of its
         // iteration space, at the device's rate for that join if listed.
-        if (einsum && !isGemm(einsum))
+        if (auto fused = dyn_cast<FusedOp>(op)) {
+          // A fused op applies every step's join once per point: each step
+          // is charged at the device's rate for its join, and the steps'
+          // sum overlaps with the one pass over memory.
+          std::vector<::doppler::JoinKind> joins;
+          for (const ::doppler::JoinStep &step : fused.getParsedProgram().steps)
+            joins.push_back(step.join);
+          compute = system.computeCost(
+              0, flops, bytes, elementTypeName(&op), joins,
+              static_cast<double>(fused.getIndexSizes().iterationSpace()));
+        } else if (einsum && !isGemm(einsum))
           compute = system.computeCost(
               0, flops, bytes, elementTypeName(&op),
               toSupport(einsum.getJoin()),

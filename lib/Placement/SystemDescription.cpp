@@ -457,15 +457,35 @@ double SystemDescription::computeCost(DeviceId d, double flops,
                                       const std::string &elementType,
                                       JoinKind join,
                                       double joinApplications) const {
+  return computeCost(d, flops, bytesMoved, elementType,
+                     std::vector<JoinKind>{join}, joinApplications);
+}
+
+double SystemDescription::computeCost(DeviceId d, double flops,
+                                      double bytesMoved,
+                                      const std::string &elementType,
+                                      const std::vector<JoinKind> &joins,
+                                      double points) const {
   const DeviceDescription &device = devices_[d];
-  double throughput = device.throughputOf(join);
-  if (throughput <= 0 || joinApplications <= 0)
+  // The listed joins' own FLOPs give way to their measured rates; the rest
+  // (unlisted joins, an aggregation) still run at peak. Memory traffic
+  // overlaps both.
+  double listedFlops = 0, listedSeconds = 0;
+  bool anyListed = false;
+  if (points > 0)
+    for (JoinKind join : joins) {
+      double throughput = device.throughputOf(join);
+      if (throughput <= 0)
+        continue;
+      anyListed = true;
+      listedFlops += points * joinFlops(join);
+      listedSeconds += points / throughput;
+    }
+  if (!anyListed)
     return computeCost(d, flops, bytesMoved, elementType);
-  // The join's own FLOPs give way to its measured rate; the rest (an
-  // aggregation) still runs at peak. Memory traffic overlaps both.
-  double otherFlops = std::max(0.0, flops - joinApplications * joinFlops(join));
+  double otherFlops = std::max(0.0, flops - listedFlops);
   double seconds = std::max(otherFlops / device.peakFor(elementType) +
-                                joinApplications / throughput,
+                                listedSeconds,
                             bytesMoved / device.memoryBandwidth) +
                    device.launchOverhead;
   return seconds * kCostUnitsPerSecond;

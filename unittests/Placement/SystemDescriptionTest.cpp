@@ -121,6 +121,55 @@ TEST(SystemDescription, JoinThroughputReplacesTheJoinsFlops) {
   EXPECT_DOUBLE_EQ(again->device(0).throughputOf(doppler::JoinKind::Silu), 5e7);
 }
 
+TEST(SystemDescription, FusedKernelsPayEveryStepsJoin) {
+  const char *text = R"({
+    "devices": [{"peak_flops": {"f32": 1e11}, "memory_bytes": 1e9,
+                 "memory_bandwidth": 1e10, "launch_overhead": 1e-6,
+                 "join_throughput": {"exp": 1e8, "gelu": 2e7}}],
+    "links": {"bandwidth": 1e9}
+  })";
+  std::string error;
+  auto system = SystemDescription::parseJson(text, "sys.json", &error);
+  ASSERT_TRUE(system) << error;
+  using doppler::JoinKind;
+  double points = 1 << 20, bytes = 12.0 * points;
+  // add (unlisted: 1 FLOP at peak) then gelu (listed) then exp (listed):
+  // points / 2e7 + points / 1e8 + points / 1e11 seconds, above the memory
+  // time of reading two inputs and writing one output.
+  double flops = points * (doppler::joinFlops(JoinKind::Add) +
+                           doppler::joinFlops(JoinKind::Gelu) +
+                           doppler::joinFlops(JoinKind::Exp));
+  std::vector<JoinKind> steps{JoinKind::Add, JoinKind::Gelu, JoinKind::Exp};
+  double fused = system->computeCost(0, flops, bytes, "f32", steps, points);
+  EXPECT_NEAR(fused,
+              (points / 2e7 + points / 1e8 + points / 1e11 + 1e-6) * 1e6,
+              1e-6);
+  // Cheaper than the three kernels it replaces, each of which moves its
+  // own operands through memory and pays a launch.
+  double apart =
+      system->computeCost(0, points, bytes, "f32", JoinKind::Add, points) +
+      system->computeCost(0, points * doppler::joinFlops(JoinKind::Gelu),
+                          8 * points, "f32", JoinKind::Gelu, points) +
+      system->computeCost(0, points * doppler::joinFlops(JoinKind::Exp),
+                          8 * points, "f32", JoinKind::Exp, points);
+  EXPECT_LT(fused, apart);
+  // A repeated join is paid once per step.
+  double twice = system->computeCost(0, 2 * points * 1, 8 * points, "f32",
+                                     {JoinKind::Exp, JoinKind::Exp}, points);
+  EXPECT_NEAR(twice, (2 * points / 1e8 + 1e-6) * 1e6, 1e-6);
+  // One step is the single-join overload; no listed join is the roofline.
+  EXPECT_DOUBLE_EQ(
+      system->computeCost(0, points, bytes, "f32", {JoinKind::Exp}, points),
+      system->computeCost(0, points, bytes, "f32", JoinKind::Exp, points));
+  EXPECT_DOUBLE_EQ(system->computeCost(0, 3 * points, 100 * points, "f32",
+                                       {JoinKind::Add, JoinKind::Mul}, points),
+                   system->computeCost(0, 3 * points, 100 * points, "f32"));
+  // Memory bound: the listed joins overlap with the traffic.
+  double memoryBound = system->computeCost(0, points, 1e4 * points, "f32",
+                                           {JoinKind::Exp}, points);
+  EXPECT_NEAR(memoryBound, (1e4 * points / 1e10 + 1e-6) * 1e6, 1e-6);
+}
+
 TEST(SystemDescription, FilesWithoutJoinThroughputCostAsBefore) {
   const char *text = R"({
     "devices": [{"peak_flops": {"f32": 1e11}, "memory_bytes": 1e9,

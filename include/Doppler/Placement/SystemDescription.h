@@ -104,6 +104,16 @@ public:
   double computeCost(DeviceId d, double flops, double bytesMoved,
                      const std::string &elementType, JoinKind join,
                      double joinApplications) const;
+  /// The same for a fused elementwise kernel that applies every join of
+  /// `joins` (one entry per step, repeats counted) once at each of `points`
+  /// points, `flops` including joinFlops of every step per point (as
+  /// estimateFusedWork counts them). Each listed join costs points /
+  /// throughput seconds, the others' FLOPs run at peak; the sum overlaps
+  /// with the memory time of `bytesMoved`. One join equals the overload
+  /// above.
+  double computeCost(DeviceId d, double flops, double bytesMoved,
+                     const std::string &elementType,
+                     const std::vector<JoinKind> &joins, double points) const;
   /// Time to move `bytes` from `from` to `to`, in cost units: latency +
   /// bytes / bandwidth. (The slowest link when from == to is meaningless;
   /// callers use it for "to any other device": see averageTransferCost.)

@@ -53,7 +53,10 @@ def DopplerAnnotateCostsPass : Pass<"doppler-annotate-costs"> {
 
     - compute: a roofline, max(FLOPs / peak FLOP/s for the result's element
       type, bytes read and written / memory bandwidth), plus the device's
-      kernel launch overhead (device 0 of the system);
+      kernel launch overhead (device 0 of the system); joins the system
+      lists a throughput for are charged at that rate instead of as FLOPs,
+      once per point for an einsum and once per point and step for a
+      `doppler.fused` op;
     - transfer: moving the op's results over the slowest link leaving
       device 0: latency + bytes / bandwidth.
 
