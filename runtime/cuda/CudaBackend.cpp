@@ -154,6 +154,9 @@ public:
         plan =
             planFill(numElements(task.shape), task.type, task.scalar, limits);
         break;
+      case TaskKind::Fused:
+        plan = Status::failure("fused tasks are not supported on CUDA yet");
+        break;
       case TaskKind::Input:
       case TaskKind::Transfer:
       case TaskKind::Delay:
@@ -391,6 +394,7 @@ private:
     const Task &task = *launch.task;
     switch (task.kind) {
     case TaskKind::Einsum:
+    case TaskKind::Fused:
     case TaskKind::Slice:
     case TaskKind::Assemble:
     case TaskKind::Fill: {

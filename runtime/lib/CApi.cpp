@@ -153,6 +153,21 @@ DopplerRtValue dopplerRtGraphAddEinsum(DopplerRtGraph *graph, int32_t device,
   });
 }
 
+DopplerRtValue dopplerRtGraphAddFused(DopplerRtGraph *graph, int32_t device,
+                                      const char *spec, const char *program,
+                                      const DopplerRtValue *inputs,
+                                      int32_t numInputs) {
+  return buildValue(graph, [&](TaskGraph &g) -> Result<ValueId> {
+    if (!spec || !program)
+      return Status::failure("fused needs a spec and a program");
+    Result<std::vector<int64_t>> operands =
+        toVector(inputs, numInputs, "inputs");
+    if (!operands)
+      return operands.status();
+    return g.addFused(device, spec, program, std::move(*operands));
+  });
+}
+
 DopplerRtValue dopplerRtGraphAddTransfer(DopplerRtGraph *graph,
                                          DopplerRtValue input, int32_t device) {
   return buildValue(graph,

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -112,9 +113,11 @@ uint64_t automaticCacheBytes(int numDevices) {
   return std::max(share, kFloor);
 }
 
-/// Einsum kernels of one graph, indexed by ValueId (empty for other tasks).
+/// Einsum and fused kernels of one graph, indexed by ValueId (empty for
+/// other tasks).
 struct CpuPreparedGraph : PreparedGraph {
   std::vector<std::optional<cpu::EinsumKernel>> kernels;
+  std::vector<std::optional<cpu::FusedKernel>> fused;
 };
 
 class CpuBackend final : public Backend {
@@ -165,13 +168,22 @@ public:
   prepare(const TaskGraph &graph) override {
     auto prepared = std::make_unique<CpuPreparedGraph>();
     prepared->kernels.resize(graph.size());
+    prepared->fused.resize(graph.size());
     for (ValueId id = 0; id < graph.size(); ++id) {
       const Task &task = graph.task(id);
-      if (task.kind != TaskKind::Einsum)
+      if (task.kind != TaskKind::Einsum && task.kind != TaskKind::Fused)
         continue;
       std::vector<Shape> shapes;
       for (ValueId input : task.inputs)
         shapes.push_back(graph.task(input).shape);
+      if (task.kind == TaskKind::Fused) {
+        Result<cpu::FusedKernel> kernel = cpu::FusedKernel::create(
+            task.spec, task.program.str(), shapes, task.type);
+        if (!kernel)
+          return kernel.status().withContext(graph.describe(id));
+        prepared->fused[id] = std::move(*kernel);
+        continue;
+      }
       Result<cpu::EinsumKernel> kernel =
           cpu::EinsumKernel::create(task.spec, task.join, task.aggregation,
                                     task.scalar, shapes, task.type);
@@ -221,6 +233,27 @@ public:
       const void *inputs[2] = {launch.inputs[0].data,
                                task.inputs.size() > 1 ? launch.inputs[1].data
                                                       : nullptr};
+      kernel->run(inputs, launch.output.data);
+      return Status();
+    }
+    case TaskKind::Fused: {
+      auto *prepared = static_cast<CpuPreparedGraph *>(launch.prepared);
+      const std::optional<cpu::FusedKernel> &kernel =
+          prepared->fused[launch.id];
+      if (!kernel)
+        return Status::failure("fused task was not prepared");
+      // Operand pointers on the stack for the usual few inputs: a launch
+      // allocates nothing.
+      constexpr size_t kInline = 8;
+      std::array<const void *, kInline> inlined;
+      std::vector<const void *> spilled;
+      const void **inputs = inlined.data();
+      if (task.inputs.size() > kInline) {
+        spilled.resize(task.inputs.size());
+        inputs = spilled.data();
+      }
+      for (size_t i = 0; i < task.inputs.size(); ++i)
+        inputs[i] = launch.inputs[i].data;
       kernel->run(inputs, launch.output.data);
       return Status();
     }

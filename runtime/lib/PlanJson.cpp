@@ -49,6 +49,10 @@ json taskToJson(const TaskGraph &graph, ValueId id,
     if (joinTakesScalar(task.join))
       entry["scalar"] = task.scalar;
     break;
+  case TaskKind::Fused:
+    entry["spec"] = task.spec.str();
+    entry["program"] = task.program.str();
+    break;
   case TaskKind::Transfer:
     if (task.seconds >= 0)
       entry["seconds"] = task.seconds;
@@ -131,7 +135,7 @@ namespace {
 std::optional<TaskKind> parseTaskKind(const std::string &name) {
   for (TaskKind kind :
        {TaskKind::Input, TaskKind::Einsum, TaskKind::Transfer, TaskKind::Fill,
-        TaskKind::Slice, TaskKind::Assemble, TaskKind::Delay})
+        TaskKind::Slice, TaskKind::Assemble, TaskKind::Delay, TaskKind::Fused})
     if (taskKindName(kind) == name)
       return kind;
   return std::nullopt;
@@ -229,6 +233,17 @@ Result<ValueId> buildEinsumTask(const Reader &reader, const json &entry,
                                     header.inputs, scalar));
 }
 
+/// A fused task: spec and program (JoinProgram's text).
+Result<ValueId> buildFusedTask(const Reader &reader, const json &entry,
+                               const std::string &where,
+                               const TaskHeader &header, Plan &plan) {
+  DOPPLER_READ(spec, string, "spec");
+  DOPPLER_READ(program, string, "program");
+  return named(reader, where,
+               plan.graph.addFused(header.device, *spec, *program,
+                                   header.inputs));
+}
+
 /// A transfer task (one input): optional fixed seconds.
 Result<ValueId> buildTransferTask(const Reader &reader, const json &entry,
                                   const std::string &where,
@@ -323,6 +338,8 @@ Result<ValueId> buildTask(const Reader &reader, const json &entry,
   }
   case TaskKind::Einsum:
     return buildEinsumTask(reader, entry, where, header, plan);
+  case TaskKind::Fused:
+    return buildFusedTask(reader, entry, where, header, plan);
   case TaskKind::Transfer:
     if (Status status = needInputs(1); !status)
       return status;

@@ -53,6 +53,8 @@ std::string_view taskKindName(TaskKind kind) {
     return "assemble";
   case TaskKind::Delay:
     return "delay";
+  case TaskKind::Fused:
+    return "fused";
   }
   return "?";
 }
@@ -155,21 +157,13 @@ Result<ValueId> TaskGraph::addEinsum(int device, std::string_view specText,
   if (!joinTakesScalar(join))
     scalar = 0;
 
-  std::vector<Shape> shapes;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (Status status = checkOnDevice(inputs[i], device, i); !status)
-      return status.withContext(context);
-    shapes.push_back(tasks_[inputs[i]].shape);
-  }
-  ElementType type = tasks_[inputs[0]].type;
-  for (size_t i = 1; i < inputs.size(); ++i)
-    if (tasks_[inputs[i]].type != type)
-      return Status::failure(
-          context + ": operands have different element types (" +
-          std::string(elementTypeName(type)) + " and " +
-          std::string(elementTypeName(tasks_[inputs[i]].type)) + ")");
+  ElementType type = ElementType::F32;
+  Result<std::vector<Shape>> shapes =
+      operandShapes(inputs, device, context, type);
+  if (!shapes)
+    return shapes.status();
   Result<EinsumSignature> signature =
-      checkRuntimeEinsum(*spec, join, aggregation, scalar, shapes);
+      checkRuntimeEinsum(*spec, join, aggregation, scalar, *shapes);
   if (!signature)
     return signature.status().withContext(context);
 
@@ -185,6 +179,63 @@ Result<ValueId> TaskGraph::addEinsum(int device, std::string_view specText,
   // "reduces something".
   task.aggregation = task.spec.contracts() ? aggregation : std::nullopt;
   task.scalar = scalar;
+  return add(std::move(task));
+}
+
+Result<std::vector<Shape>>
+TaskGraph::operandShapes(const std::vector<ValueId> &inputs, int device,
+                         const std::string &context, ElementType &type) const {
+  std::vector<Shape> shapes;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (Status status = checkOnDevice(inputs[i], device, i); !status)
+      return status.withContext(context);
+    shapes.push_back(tasks_[inputs[i]].shape);
+  }
+  if (inputs.empty())
+    return shapes;
+  type = tasks_[inputs[0]].type;
+  for (size_t i = 1; i < inputs.size(); ++i)
+    if (tasks_[inputs[i]].type != type)
+      return Status::failure(
+          context + ": operands have different element types (" +
+          std::string(elementTypeName(type)) + " and " +
+          std::string(elementTypeName(tasks_[inputs[i]].type)) + ")");
+  return shapes;
+}
+
+Result<ValueId> TaskGraph::addFused(int device, std::string_view specText,
+                                    std::string_view programText,
+                                    std::vector<ValueId> inputs) {
+  std::string context = "fused '" + std::string(specText) + "'";
+  if (Status status = checkDevice(device); !status)
+    return status.withContext(context);
+  std::string error;
+  std::optional<EinsumSpec> spec = EinsumSpec::parse(specText, &error);
+  if (!spec)
+    return Status::failure(error);
+  if (inputs.size() != spec->numInputs())
+    return Status::failure(context + ": expects " +
+                           std::to_string(spec->numInputs()) +
+                           " operand(s), got " + std::to_string(inputs.size()));
+  ElementType type = ElementType::F32;
+  Result<std::vector<Shape>> shapes =
+      operandShapes(inputs, device, context, type);
+  if (!shapes)
+    return shapes.status();
+  JoinProgram program;
+  std::optional<EinsumSignature> signature =
+      checkFusedSignature(*spec, programText, *shapes, &program, &error);
+  if (!signature)
+    return Status::failure(context + ": " + error);
+
+  Task task;
+  task.kind = TaskKind::Fused;
+  task.device = device;
+  task.type = type;
+  task.shape = std::move(signature->outputShape);
+  task.inputs = std::move(inputs);
+  task.spec = std::move(*spec);
+  task.program = std::move(program);
   return add(std::move(task));
 }
 
@@ -388,6 +439,9 @@ std::string TaskGraph::describe(ValueId value) const {
     text += " " + task.spec.str() + " " + std::string(joinKindName(task.join));
     if (task.aggregation)
       text += "/" + std::string(aggKindName(*task.aggregation));
+    break;
+  case TaskKind::Fused:
+    text += " " + task.spec.str() + " " + task.program.str();
     break;
   case TaskKind::Transfer:
     text += " " + std::to_string(tasks_[task.inputs[0]].device) + "->" +

@@ -64,6 +64,14 @@ DopplerRtValue dopplerRtGraphAddEinsum(DopplerRtGraph *graph, int32_t device,
                                        const char *aggregation, double scalar,
                                        const DopplerRtValue *inputs,
                                        int32_t numInputs);
+/* A fused elementwise chain: `spec` an elementwise einsum spec (broadcasts
+ * allowed, e.g. "bh,h->bh"), `program` a join program such as
+ * "add(in0, in1); gelu(s0)" (steps over inputs inN and earlier results sN;
+ * see TaskGraph::addFused). */
+DopplerRtValue dopplerRtGraphAddFused(DopplerRtGraph *graph, int32_t device,
+                                      const char *spec, const char *program,
+                                      const DopplerRtValue *inputs,
+                                      int32_t numInputs);
 DopplerRtValue dopplerRtGraphAddTransfer(DopplerRtGraph *graph,
                                          DopplerRtValue input, int32_t device);
 DopplerRtValue dopplerRtGraphAddFill(DopplerRtGraph *graph, int32_t device,

@@ -4,6 +4,8 @@
 // runs them on each virtual device's worker thread. Exposed so that tests
 // and benchmarks can call them without an executor.
 //
+// Fused elementwise chains have their own kernel (FusedKernel, CpuFused.cpp).
+//
 // Einsums take one of two paths, chosen once when the kernel is built:
 //  - contraction: join mul + aggregation add over two inputs with at least
 //    one index shared by both inputs and absent from the output. Indices
@@ -27,6 +29,7 @@
 
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace doppler::runtime::cpu {
@@ -54,6 +57,40 @@ private:
   explicit EinsumKernel(std::shared_ptr<const EinsumPlan> plan)
       : plan_(std::move(plan)) {}
   std::shared_ptr<const EinsumPlan> plan_;
+};
+
+struct FusedPlan;
+
+/// A fused elementwise chain (TaskGraph::addFused) bound to input shapes
+/// and an element type (f32 or f64). The output is walked in chunks of at
+/// most 512 elements along its merged innermost dimension (several whole
+/// rows when rows are shorter); each input's chunk is read in place when it
+/// is contiguous, as one value when it is broadcast along the chunk, and
+/// gathered otherwise; every step of the program then runs over the chunk
+/// with the vectorised span joins (CpuJoins.h), into per-thread chunk
+/// buffers reused by later steps, and the last step writes the output.
+/// Each step rounds to the element type, as the chain of einsums it
+/// replaces does, so results match that chain within the joins' accuracy
+/// (CpuJoins.h); against JoinProgram::evaluate (double) the tests bound the
+/// difference by 1e-6 * max(1, |reference|) in f32 and 1e-12 in f64.
+class FusedKernel {
+public:
+  static Result<FusedKernel> create(const EinsumSpec &spec,
+                                    std::string_view program,
+                                    const std::vector<Shape> &inputShapes,
+                                    ElementType type);
+
+  /// `inputs` has one pointer per spec input; buffers are dense row-major
+  /// and the output must not overlap an input. Allocation-free once the
+  /// calling thread's chunk buffers have grown to the program's needs.
+  void run(const void *const *inputs, void *output) const;
+
+  const Shape &outputShape() const;
+
+private:
+  explicit FusedKernel(std::shared_ptr<const FusedPlan> plan)
+      : plan_(std::move(plan)) {}
+  std::shared_ptr<const FusedPlan> plan_;
 };
 
 /// Sets `count` elements of `out` to `value`.

@@ -27,6 +27,9 @@
 //      {"id": 5, "kind": "einsum", "device": 1, "inputs": [0, 3],
 //       "spec": "bi,ih->bh", "join": "mul", "aggregation": "add",
 //       "scalar": 0.5 /* scale and shift only */, "type": ..., "shape": ...},
+//      {"id": 6, "kind": "fused", "device": 1, "inputs": [5, 2],
+//       "spec": "bh,h->bh", /* elementwise */ "program":
+//       "add(in0, in1); gelu(s0)" /* JoinProgram.h's text */, ...},
 //      {"kind": "transfer", "inputs": [5], "seconds": 1e-6 /* optional:
 //       a fixed duration */}, {"kind": "fill", "value": 0.0},
 //      {"kind": "slice", "inputs": [0], "offsets": [0, 16], "shape": [16, 16]},

@@ -19,6 +19,7 @@
 #include "doppler/runtime/Types.h"
 
 #include "Doppler/Support/EinsumSpec.h"
+#include "Doppler/Support/JoinProgram.h"
 
 #include <cstdint>
 #include <map>
@@ -41,6 +42,7 @@ enum class TaskKind : uint8_t {
   Slice,    ///< A static box of the input.
   Assemble, ///< A row-major grid of blocks concatenated into one tensor.
   Delay,    ///< Opaque: busies its device for a fixed time (cost-only graphs).
+  Fused,    ///< out[o] = PROGRAM(in0[..], in1[..], ...): an elementwise chain.
 };
 std::string_view taskKindName(TaskKind kind);
 
@@ -60,8 +62,10 @@ struct Task {
   /// Free-form name shown in traces (e.g. the MLIR op it came from).
   std::string label;
 
-  // Einsum.
+  // Einsum and fused (an elementwise spec).
   EinsumSpec spec;
+  /// Fused: the join program applied per element (JoinProgram.h).
+  JoinProgram program;
   JoinKind join = JoinKind::Identity;
   std::optional<AggKind> aggregation;
   /// Einsum: the join's scalar (scale/shift). Fill: the value.
@@ -102,6 +106,16 @@ public:
   Result<ValueId> addEinsum(int device, std::string_view spec, JoinKind join,
                             std::optional<AggKind> aggregation,
                             std::vector<ValueId> inputs, double scalar = 0);
+
+  /// A fused elementwise chain over any number of inputs: for every point
+  /// of `spec`'s output (an elementwise spec, broadcasts allowed, e.g.
+  /// "bh,h->bh"), `program` (JoinProgram's text, e.g. "add(in0, in1);
+  /// gelu(s0)") applied to one element of each input. Checked by
+  /// checkFusedSignature; every input must live on `device` and share one
+  /// element type (f32 or f64).
+  Result<ValueId> addFused(int device, std::string_view spec,
+                           std::string_view program,
+                           std::vector<ValueId> inputs);
 
   /// A copy of `input` on `device`. `fixedSeconds` >= 0 makes the copy take
   /// that long regardless of size (cost-only graphs).
@@ -152,8 +166,9 @@ public:
   uint64_t byteSize(ValueId value) const;
   /// One more than the largest device id used (0 for an empty graph).
   int numDevicesUsed() const { return numDevicesUsed_; }
-  /// Short description for messages and traces: "einsum ij,jk->ik mul/add"
-  /// or the label when one was set.
+  /// Short description for messages and traces: "einsum ij,jk->ik mul/add",
+  /// "fused bh,h->bh add(in0, in1); gelu(s0)", or the label when one was
+  /// set.
   std::string describe(ValueId value) const;
   /// Changes on every mutation; lets executors cache per-graph plans.
   uint64_t version() const { return version_; }
@@ -162,6 +177,12 @@ private:
   Result<ValueId> add(Task task);
   Status checkValue(ValueId value, const char *role) const;
   Status checkOnDevice(ValueId value, int device, size_t operand) const;
+  /// The shapes of `inputs`, all on `device` and of one element type
+  /// (returned in `type`); errors are prefixed with `context`.
+  Result<std::vector<Shape>> operandShapes(const std::vector<ValueId> &inputs,
+                                           int device,
+                                           const std::string &context,
+                                           ElementType &type) const;
 
   std::vector<Task> tasks_;
   std::vector<std::vector<ValueId>> consumers_;
