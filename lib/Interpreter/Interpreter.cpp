@@ -5,6 +5,7 @@
 
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Support/EinsumSpec.h"
+#include "Doppler/Support/JoinProgram.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/DenseMap.h"
@@ -252,6 +253,52 @@ HostTensor evalEinsum(EinsumOp op, ArrayRef<const HostTensor *> inputs,
   return result;
 }
 
+/// Evaluates a fused elementwise op: at every output point, its join
+/// program on one element of each input (broadcast along the indices an
+/// input lacks, as in an einsum), in double; like an einsum's result, only
+/// the output is rounded to the element type (the intermediate steps never
+/// exist as tensors).
+HostTensor evalFused(FusedOp op, ArrayRef<const HostTensor *> inputs,
+                     RankedTensorType resultType) {
+  ::doppler::EinsumSpec spec = op.getParsedSpec();
+  ::doppler::IndexSizes sizes = op.getIndexSizes();
+  ::doppler::JoinProgram program = op.getParsedProgram();
+
+  const std::string &order = spec.output;
+  int64_t numDims = order.size();
+  SmallVector<int64_t> extents;
+  for (char index : order)
+    extents.push_back(sizes.sizeOf(index));
+  unsigned numInputs = inputs.size();
+  SmallVector<SmallVector<int64_t>> strides(numInputs,
+                                            SmallVector<int64_t>(numDims, 0));
+  for (unsigned t = 0; t < numInputs; ++t) {
+    SmallVector<int64_t> inputStrides = stridesOf(inputs[t]->shape);
+    for (auto [d, index] : llvm::enumerate(spec.inputs[t]))
+      strides[t][order.find(index)] = inputStrides[d];
+  }
+
+  HostTensor result = makeTensor(resultType);
+  SmallVector<int64_t> offsets(numInputs, 0), counter(numDims, 0);
+  SmallVector<double> values(numInputs, 0.0);
+  for (double &out : result.data) {
+    for (unsigned t = 0; t < numInputs; ++t)
+      values[t] = inputs[t]->data[offsets[t]];
+    out = program.evaluate(values.data());
+    for (int64_t d = numDims - 1; d >= 0; --d) {
+      for (unsigned t = 0; t < numInputs; ++t)
+        offsets[t] += strides[t][d];
+      if (++counter[d] < extents[d])
+        break;
+      for (unsigned t = 0; t < numInputs; ++t)
+        offsets[t] -= strides[t][d] * extents[d];
+      counter[d] = 0;
+    }
+  }
+  Rounder(result.elementType).apply(result.data);
+  return result;
+}
+
 HostTensor evalSlice(SliceOp op, const HostTensor &input,
                      RankedTensorType resultType) {
   HostTensor result = makeTensor(resultType);
@@ -325,7 +372,7 @@ namespace {
 /// Runs one op of a straight-line doppler function on its operands' values.
 FailureOr<HostTensor> evaluateOp(Operation *op,
                                  ArrayRef<const HostTensor *> operands) {
-  if (isa<EinsumOp, SliceOp, AssembleOp, FillOp, TransferOp>(op)) {
+  if (isa<EinsumOp, FusedOp, SliceOp, AssembleOp, FillOp, TransferOp>(op)) {
     // Check up front that all operands and results are host tensors.
     for (auto [i, operand] : llvm::enumerate(op->getOperands()))
       if (failed(requireHostType(op, operand.getType(), "operand " + Twine(i))))
@@ -344,6 +391,18 @@ FailureOr<HostTensor> evaluateOp(Operation *op,
           return op->emitOpError() << "visits " << countString(points)
                                    << " points, too many for the interpreter";
         return evalEinsum(einsum, operands, *type);
+      })
+      .Case([&](FusedOp fused) -> FailureOr<HostTensor> {
+        auto type = requireHostType(op, fused.getType(), "result");
+        if (failed(type))
+          return failure();
+        double points = 1;
+        for (int64_t extent : fused.getIndexSizes().sizes)
+          points *= static_cast<double>(extent);
+        if (points > kMaxPoints)
+          return op->emitOpError() << "visits " << countString(points)
+                                   << " points, too many for the interpreter";
+        return evalFused(fused, operands, *type);
       })
       .Case([&](SliceOp slice) -> FailureOr<HostTensor> {
         auto type = requireHostType(op, slice.getType(), "result");

@@ -4,7 +4,9 @@
 // einsum per block), aggregates partial blocks where a contracted index is
 // split, and glues differently partitioned producers and consumers together
 // with doppler.slice / doppler.assemble. See the pass description in
-// Passes.td for the partitioning heuristic.
+// Passes.td for the partitioning heuristic. A doppler.fused op is
+// decomposed exactly like an elementwise einsum (its spec contracts
+// nothing): every "einsum" below means either op.
 //
 // Decomposition is one forward sweep in program order. When an einsum is
 // decomposed, its result is replaced by an assemble of its output blocks;
@@ -144,7 +146,7 @@ std::optional<Tiling> tilingOf(Value value, unsigned depth = 0) {
       return cuts;
     }
   }
-  if (!value.getDefiningOp<EinsumOp>())
+  if (!isa_and_present<EinsumOp, FusedOp>(value.getDefiningOp()))
     return std::nullopt;
   Tiling whole(rank);
   for (int64_t d = 0; d < rank; ++d)
@@ -174,6 +176,39 @@ double alignedFraction(ArrayRef<int64_t> consumer, ArrayRef<int64_t> producer) {
   return static_cast<double>(aligned) / static_cast<double>(extent);
 }
 
+//===----------------------------------------------------------------------===//
+// The ops decomposed: einsums and fused elementwise ops
+//===----------------------------------------------------------------------===//
+
+/// A doppler.fused op is decomposed like an elementwise einsum: blocks of
+/// its output index space, inputs sliced by their terms. Both ops have a
+/// spec, index sizes and inputs; these read them from either.
+bool isDecomposable(Operation *op) { return isa<EinsumOp, FusedOp>(op); }
+
+::doppler::EinsumSpec parsedSpecOf(Operation *op) {
+  if (auto fused = dyn_cast<FusedOp>(op))
+    return fused.getParsedSpec();
+  return cast<EinsumOp>(op).getParsedSpec();
+}
+
+::doppler::IndexSizes indexSizesOf(Operation *op) {
+  if (auto fused = dyn_cast<FusedOp>(op))
+    return fused.getIndexSizes();
+  return cast<EinsumOp>(op).getIndexSizes();
+}
+
+StringRef specTextOf(Operation *op) {
+  if (auto fused = dyn_cast<FusedOp>(op))
+    return fused.getSpec();
+  return cast<EinsumOp>(op).getSpec();
+}
+
+OperandRange inputsOf(Operation *op) {
+  if (auto fused = dyn_cast<FusedOp>(op))
+    return fused.getInputs();
+  return cast<EinsumOp>(op).getInputs();
+}
+
 /// What the cost model needs to know about one einsum.
 struct EinsumShape {
   ::doppler::EinsumSpec spec;
@@ -187,10 +222,10 @@ struct EinsumShape {
   double outputElements = 1;
 };
 
-EinsumShape describe(EinsumOp op) {
+EinsumShape describe(Operation *op) {
   EinsumShape shape;
-  shape.spec = op.getParsedSpec();
-  ::doppler::IndexSizes sizes = op.getIndexSizes();
+  shape.spec = parsedSpecOf(op);
+  ::doppler::IndexSizes sizes = indexSizesOf(op);
   shape.indices = sizes.indices;
   shape.extents.assign(sizes.sizes.begin(), sizes.sizes.end());
   for (auto [t, term] : llvm::enumerate(shape.spec.inputs)) {
@@ -202,7 +237,7 @@ EinsumShape describe(EinsumOp op) {
     }
     shape.inputDims.push_back(std::move(dims));
     shape.inputElements.push_back(elements);
-    shape.inputTilings.push_back(tilingOf(op.getInputs()[t]));
+    shape.inputTilings.push_back(tilingOf(inputsOf(op)[t]));
   }
   for (char index : shape.spec.output) {
     shape.outputDims.push_back(shape.indices.find(index));
@@ -332,16 +367,16 @@ public:
   Decomposer(MLIRContext *context, int64_t blocks, int64_t minPoints)
       : builder(context), blocks(blocks), minPoints(minPoints) {}
 
-  void run(ArrayRef<EinsumOp> einsums);
+  void run(ArrayRef<Operation *> ops);
   const Counters &getCounters() const { return counters; }
 
 private:
-  SmallVector<int64_t> partsFor(EinsumOp op, const EinsumShape &shape);
-  void decompose(EinsumOp op, const EinsumShape &shape,
+  SmallVector<int64_t> partsFor(Operation *op, const EinsumShape &shape);
+  void decompose(Operation *op, const EinsumShape &shape,
                  ArrayRef<int64_t> parts);
   Value getRegion(Value value, ArrayRef<int64_t> lo, ArrayRef<int64_t> hi,
                   Location loc, unsigned depth = 0);
-  Value aggregate(EinsumOp op, SmallVector<Value> partials,
+  Value aggregate(Operation *op, SmallVector<Value> partials,
                   ArrayRef<NamedAttribute> attrs);
   void noteGlue(Operation *op) {
     created.insert(op);
@@ -360,7 +395,7 @@ private:
   llvm::SetVector<Operation *> worklist;
 };
 
-SmallVector<int64_t> Decomposer::partsFor(EinsumOp op,
+SmallVector<int64_t> Decomposer::partsFor(Operation *op,
                                           const EinsumShape &shape) {
   if (auto explicitParts = op->getAttrOfType<DenseI64ArrayAttr>(kPartsAttr))
     return SmallVector<int64_t>(explicitParts.asArrayRef());
@@ -372,8 +407,8 @@ SmallVector<int64_t> Decomposer::partsFor(EinsumOp op,
   return choosePartition(shape, blocks);
 }
 
-void Decomposer::run(ArrayRef<EinsumOp> einsums) {
-  for (EinsumOp op : einsums) {
+void Decomposer::run(ArrayRef<Operation *> ops) {
+  for (Operation *op : ops) {
     EinsumShape shape = describe(op);
     SmallVector<int64_t> parts = partsFor(op, shape);
     if (llvm::all_of(parts, [](int64_t p) { return p == 1; })) {
@@ -482,18 +517,20 @@ Value Decomposer::getRegion(Value value, ArrayRef<int64_t> lo,
 }
 
 /// Combines partial blocks pairwise, as a balanced tree of binary einsums
-/// whose join is the aggregation.
-Value Decomposer::aggregate(EinsumOp op, SmallVector<Value> partials,
+/// whose join is the aggregation. Only einsums that contract have more
+/// than one partial block.
+Value Decomposer::aggregate(Operation *op, SmallVector<Value> partials,
                             ArrayRef<NamedAttribute> attrs) {
   if (partials.size() == 1)
     return partials.front();
-  std::string term = op.getParsedSpec().output;
+  auto einsum = cast<EinsumOp>(op);
+  std::string term = einsum.getParsedSpec().output;
   std::string spec = term + "," + term + "->" + term;
-  JoinKind join = aggregationJoin(*op.getAggregation());
+  JoinKind join = aggregationJoin(*einsum.getAggregation());
   while (partials.size() > 1) {
     SmallVector<Value> next;
     for (size_t i = 0; i + 1 < partials.size(); i += 2) {
-      auto sum = EinsumOp::create(builder, op.getLoc(), partials[i].getType(),
+      auto sum = EinsumOp::create(builder, op->getLoc(), partials[i].getType(),
                                   spec, join, /*aggregation=*/nullptr,
                                   /*scalar=*/nullptr,
                                   ValueRange{partials[i], partials[i + 1]});
@@ -509,11 +546,11 @@ Value Decomposer::aggregate(EinsumOp op, SmallVector<Value> partials,
   return partials.front();
 }
 
-void Decomposer::decompose(EinsumOp op, const EinsumShape &shape,
+void Decomposer::decompose(Operation *op, const EinsumShape &shape,
                            ArrayRef<int64_t> parts) {
   builder.setInsertionPoint(op);
-  Location loc = op.getLoc();
-  auto resultType = cast<RankedTensorType>(op.getType());
+  Location loc = op->getLoc();
+  auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
 
   SmallVector<NamedAttribute> kept;
   for (NamedAttribute attr : op->getDiscardableAttrs())
@@ -559,13 +596,13 @@ void Decomposer::decompose(EinsumOp op, const EinsumShape &shape,
           lo.push_back(cuts[i][coord[i]]);
           hi.push_back(cuts[i][coord[i] + 1]);
         }
-        operands.push_back(getRegion(op.getInputs()[t], lo, hi, loc));
+        operands.push_back(getRegion(inputsOf(op)[t], lo, hi, loc));
       }
       SmallVector<int64_t> blockShape;
       for (unsigned i : shape.outputDims)
         blockShape.push_back(cuts[i][coord[i] + 1] - cuts[i][coord[i]]);
-      // A clone keeps the spec, join, scalar, aggregation and the
-      // discardable attributes that still hold.
+      // A clone keeps the spec, join (or join program), scalar,
+      // aggregation and the discardable attributes that still hold.
       Operation *block = builder.clone(*op);
       block->setOperands(operands);
       block->getResult(0).setType(
@@ -592,15 +629,15 @@ void Decomposer::decompose(EinsumOp op, const EinsumShape &shape,
   }
   // Glue that fed the op may now be dead, and glue that used its result
   // may become dead once its own users are decomposed.
-  for (Value input : op.getInputs())
+  for (Value input : inputsOf(op))
     if (Operation *def = input.getDefiningOp();
         isa_and_present<SliceOp, AssembleOp>(def))
       worklist.insert(def);
   for (Operation *user : op->getUsers())
     if (isa<SliceOp, AssembleOp>(user))
       worklist.insert(user);
-  op.getResult().replaceAllUsesWith(whole);
-  op.erase();
+  op->getResult(0).replaceAllUsesWith(whole);
+  op->erase();
 }
 
 void Decomposer::eraseDeadGlue() {
@@ -630,21 +667,21 @@ void Decomposer::eraseDeadGlue() {
 /// verifier already guarantees static shapes, and the dialect's attribute
 /// verifier that `doppler.parts` is an array of counts >= 1; what is left is
 /// how the counts fit this einsum.
-LogicalResult verifyInput(EinsumOp op) {
+LogicalResult verifyInput(Operation *op) {
   auto parts = op->getAttrOfType<DenseI64ArrayAttr>(kPartsAttr);
   if (!parts)
     return success();
-  ::doppler::IndexSizes sizes = op.getIndexSizes();
+  ::doppler::IndexSizes sizes = indexSizesOf(op);
   if (parts.size() != static_cast<int64_t>(sizes.indices.size()))
-    return op.emitOpError()
+    return op->emitOpError()
            << "'" << kPartsAttr << "' has " << parts.size()
-           << " entries but spec '" << op.getSpec() << "' has "
+           << " entries but spec '" << specTextOf(op) << "' has "
            << sizes.indices.size() << " indices ('" << sizes.indices
            << "'); give one partition count per index, in that order";
   for (auto [i, count] : llvm::enumerate(parts.asArrayRef())) {
     int64_t extent = sizes.sizes[i];
     if (count > std::max<int64_t>(extent, 1))
-      return op.emitOpError()
+      return op->emitOpError()
              << "'" << kPartsAttr << "' splits index '" << sizes.indices[i]
              << "' of extent " << extent << " into " << count
              << " parts; between 1 and " << std::max<int64_t>(extent, 1)
@@ -655,7 +692,7 @@ LogicalResult verifyInput(EinsumOp op) {
   int64_t blocks = 1;
   for (int64_t count : parts.asArrayRef()) {
     if (count > kMaxParts / blocks)
-      return op.emitOpError()
+      return op->emitOpError()
              << "'" << kPartsAttr << "' [" << parts.asArrayRef()
              << "] makes more than " << kMaxParts
              << " blocks (the product of its entries); at most " << kMaxParts
@@ -687,15 +724,16 @@ public:
 
     // Program order: producers come before their consumers, so each einsum
     // sees its producers' partitions.
-    SmallVector<EinsumOp> einsums;
+    SmallVector<Operation *> einsums;
     bool valid = true;
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (auto einsum = dyn_cast<EinsumOp>(op)) {
-        valid &= succeeded(verifyInput(einsum));
-        einsums.push_back(einsum);
+      if (isDecomposable(op)) {
+        valid &= succeeded(verifyInput(op));
+        einsums.push_back(op);
       } else if (op->hasAttr(kPartsAttr)) {
         op->emitWarning() << "'" << kPartsAttr
-                          << "' is only read on doppler.einsum ops; ignored";
+                          << "' is only read on doppler.einsum and "
+                             "doppler.fused ops; ignored";
       }
     });
     if (!valid)

@@ -107,3 +107,19 @@ func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %p = doppler.einsum "ij,i->ij" join(div) (%e, %z) : (tensor<4x8xf32>, tensor<4xf32>) -> tensor<4x8xf32>
   return %p : tensor<4x8xf32>
 }
+
+// A fused op applies its program per element, broadcasting like an einsum:
+// ((2 + b_j) * 0.5)^2 with b = 3 for j < 2 and 1 after: 6.25 and 2.25,
+// so rows sum to 2 * 6.25 + 3 * 2.25 = 19.25 and the 4 rows to 77; l2 is
+// sqrt(4 * (2 * 6.25^2 + 3 * 2.25^2)) = sqrt(373.25).
+// FUSED: output 0: tensor<4x5xf32> sum 77 l2 19.3196791
+// RUN: doppler-interpret %s --function fused | FileCheck %s --check-prefix=FUSED
+func.func @fused() -> tensor<4x5xf32> {
+  %x = doppler.fill 2.0 : tensor<4x5xf32>
+  %three = doppler.fill 3.0 : tensor<2xf32>
+  %one = doppler.fill 1.0 : tensor<3xf32>
+  %b = doppler.assemble [2] (%three, %one) : tensor<2xf32>, tensor<3xf32> -> tensor<5xf32>
+  %y = doppler.fused "ij,j->ij" "add(in0, in1); scale(s0, 0.5); square(s1)" (%x, %b)
+      : (tensor<4x5xf32>, tensor<5xf32>) -> tensor<4x5xf32>
+  return %y : tensor<4x5xf32>
+}

@@ -65,7 +65,16 @@ func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 // The attribute means nothing on other ops: a warning, and the pass goes on.
 func.func @parts_elsewhere(%x: tensor<8xf32>) -> tensor<4xf32> {
-  // expected-warning@+1 {{'doppler.parts' is only read on doppler.einsum ops; ignored}}
+  // expected-warning@+1 {{'doppler.parts' is only read on doppler.einsum and doppler.fused ops; ignored}}
   %y = doppler.slice %x [0] {doppler.parts = array<i64: 2>} : tensor<8xf32> to tensor<4xf32>
   return %y : tensor<4xf32>
+}
+
+// -----
+
+// A fused op's doppler.parts is checked like an einsum's.
+func.func @fused_parts(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error@+1 {{'doppler.parts' has 1 entries but spec 'ij->ij' has 2 indices ('ij'); give one partition count per index, in that order}}
+  %y = doppler.fused "ij->ij" "exp(in0); neg(s0)" (%x) {doppler.parts = array<i64: 2>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
 }

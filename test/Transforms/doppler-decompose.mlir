@@ -214,3 +214,24 @@ func.func @matching(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %d = doppler.einsum "ij,i->ij" join(sub) (%x, %m) : (tensor<8x16xf32>, tensor<8xf32>) -> tensor<8x16xf32>
   return %d : tensor<8x16xf32>
 }
+
+// -----
+
+// A fused op is split like an elementwise einsum: blocks of its output
+// index space (h in 2 here), each input sliced by its term, the program and
+// device kept, the parts consumed.
+// CHECK-LABEL: func.func @fused
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[B:.*]]: tensor<8xf32>)
+// CHECK-NEXT: %[[X0:.*]] = doppler.slice %[[X]] [0, 0] : tensor<4x8xf32> to tensor<4x4xf32>
+// CHECK-NEXT: %[[B0:.*]] = doppler.slice %[[B]] [0] : tensor<8xf32> to tensor<4xf32>
+// CHECK-NEXT: %[[Y0:.*]] = doppler.fused "bh,h->bh" "add(in0, in1); gelu(s0)" (%[[X0]], %[[B0]]) {doppler.device = #doppler.device<1>} : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4x4xf32>
+// CHECK-NEXT: %[[X1:.*]] = doppler.slice %[[X]] [0, 4]
+// CHECK-NEXT: %[[B1:.*]] = doppler.slice %[[B]] [4]
+// CHECK-NEXT: %[[Y1:.*]] = doppler.fused "bh,h->bh" "add(in0, in1); gelu(s0)" (%[[X1]], %[[B1]]) {doppler.device = #doppler.device<1>}
+// CHECK-NEXT: %[[Y:.*]] = doppler.assemble [1, 2] (%[[Y0]], %[[Y1]]) {doppler.device = #doppler.device<1>}
+// CHECK-NEXT: return %[[Y]]
+func.func @fused(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %y = doppler.fused "bh,h->bh" "add(in0, in1); gelu(s0)" (%x, %b) {doppler.parts = array<i64: 1, 2>, doppler.device = #doppler.device<1>}
+      : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}

@@ -191,7 +191,9 @@ def DopplerDecomposePass : Pass<"doppler-decompose"> {
   let summary = "Split every einsum into blocks (EinDecomp-style tensor-relational decomposition)";
   let description = [{
     Every `doppler.einsum` gets a partition count per index and becomes one
-    block einsum per block of its iteration space. Extents need not divide:
+    block einsum per block of its iteration space. A `doppler.fused` op is
+    decomposed the same way as an elementwise einsum (blocks of its output
+    index space, each input sliced by its term). Extents need not divide:
     10 in 4 parts gives blocks of 3, 3, 2, 2. Where a contracted index is
     split, the partial blocks of each output block are combined by a
     balanced tree of binary einsums whose join is the aggregation (add ->
