@@ -4,8 +4,8 @@
 // use across devices goes through a `doppler.transfer`, as after
 // `doppler-pipeline`) to the tasks of the runtime:
 //
-//   doppler.einsum / slice / assemble / fill  ->  a task of the same kind on
-//                                                 the op's device
+//   doppler.einsum / fused / slice /          ->  a task of the same kind on
+//     assemble / fill                             the op's device
 //   doppler.transfer %x from <a> to <b>       ->  a transfer task to b
 //   doppler.task (cost-only)                  ->  a delay task of its compute
 //                                                 cost (microseconds), only
@@ -93,6 +93,10 @@ public:
   virtual FailureOr<TaskRef> addEinsum(EinsumOp op, int device,
                                        ArrayRef<TaskRef> inputs,
                                        std::string &error) = 0;
+  /// A fused elementwise chain (its spec and join program as on the op).
+  virtual FailureOr<TaskRef> addFused(FusedOp op, int device,
+                                      ArrayRef<TaskRef> inputs,
+                                      std::string &error) = 0;
   virtual FailureOr<TaskRef> addSlice(SliceOp op, int device, TaskRef input,
                                       RankedTensorType result,
                                       std::string &error) = 0;

@@ -220,6 +220,18 @@ public:
          e.constI32(builder, loc, inputs.size())}));
   }
 
+  FailureOr<TaskRef> addFused(FusedOp fused, int, ArrayRef<TaskRef> inputs,
+                              std::string &) override {
+    auto addFused = e.declare(
+        "dopplerRtGraphAddFused", e.i64,
+        {e.ptrType, e.i32, e.ptrType, e.ptrType, e.ptrType, e.i32});
+    return task(checkedCall(
+        addFused, {graph, taskDevice, e.string(builder, loc, fused.getSpec()),
+                   e.string(builder, loc, fused.getProgram()),
+                   operandList(inputs),
+                   e.constI32(builder, loc, inputs.size())}));
+  }
+
   FailureOr<TaskRef> addSlice(SliceOp slice, int, TaskRef input,
                               RankedTensorType result,
                               std::string &) override {
@@ -353,7 +365,8 @@ LogicalResult FunctionLowering::begin(
     argumentTypes.push_back(type);
     argumentCodes.push_back(static_cast<int32_t>(element));
   }
-  // The longest operand list (einsum inputs, assemble blocks, delay inputs).
+  // The longest operand list (einsum and fused inputs, assemble blocks, delay
+  // inputs).
   int64_t longest = 1;
   for (Operation &op : function.getFunctionBody().front())
     longest = std::max<int64_t>(longest, op.getNumOperands());

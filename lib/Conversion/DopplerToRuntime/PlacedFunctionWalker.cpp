@@ -234,6 +234,8 @@ LogicalResult PlacedFunctionWalker::visitTensorOp(Operation &op, int device) {
   std::string error;
   if (auto einsum = dyn_cast<EinsumOp>(op))
     return define(&op, sink.addEinsum(einsum, device, inputs, error), error);
+  if (auto fused = dyn_cast<FusedOp>(op))
+    return define(&op, sink.addFused(fused, device, inputs, error), error);
   if (auto slice = dyn_cast<SliceOp>(op))
     return define(&op,
                   sink.addSlice(slice, device, inputs[0], *resultType, error),

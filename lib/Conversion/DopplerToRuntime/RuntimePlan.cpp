@@ -104,6 +104,14 @@ public:
                   error);
   }
 
+  FailureOr<TaskRef> addFused(FusedOp fused, int device,
+                              ArrayRef<TaskRef> inputs,
+                              std::string &error) override {
+    return answer(plan.graph.addFused(device, fused.getSpec().str(),
+                                      fused.getProgram().str(), toIds(inputs)),
+                  error);
+  }
+
   FailureOr<TaskRef> addSlice(SliceOp slice, int device, TaskRef input,
                               RankedTensorType result,
                               std::string &error) override {

@@ -34,10 +34,11 @@ mlir::doppler::requireStaticTensor(Type type, Operation *op,
 FailureOr<int> mlir::doppler::getRuntimeDevice(Operation &op) {
   if (op.hasTrait<OpTrait::IsTerminator>())
     return op.emitOpError() << "is not supported by the runtime";
-  if (!isa<EinsumOp, SliceOp, AssembleOp, FillOp, TransferOp, TaskOp>(op))
+  if (!isa<EinsumOp, FusedOp, SliceOp, AssembleOp, FillOp, TransferOp,
+           TaskOp>(op))
     return op.emitOpError()
            << "is not supported by the runtime (it runs doppler.einsum, "
-              "doppler.slice, doppler.assemble, doppler.fill, "
+              "doppler.fused, doppler.slice, doppler.assemble, doppler.fill, "
               "doppler.transfer, and doppler.task as a delay)";
   int64_t device = getDevice(&op);
   if (device < 0)
