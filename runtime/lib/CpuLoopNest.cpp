@@ -2,6 +2,8 @@
 
 #include "CpuLoopNest.h"
 
+#include "CpuJoins.h"
+
 #include "doppler/runtime/CpuKernels.h"
 
 #include <algorithm>
@@ -17,95 +19,6 @@ namespace doppler::runtime::cpu::detail {
 namespace {
 
 //===----------------------------------------------------------------------===//
-// Scalar functions, specialised per join/aggregation at compile time. They
-// follow applyJoin/applyAgg in EinsumSpec.cpp (same formulas, same
-// std::max/std::min argument order, so NaN handling matches too).
-//===----------------------------------------------------------------------===//
-
-/// std::exp, but past the bounds where the result is exactly 0 or +inf it
-/// returns that value directly: glibc reaches it through an error-reporting
-/// path (errno) about twice as slow, so a softmax whose masked or far-off
-/// logits underflow would run at half the speed that doppler-calibrate
-/// measures. Same results, NaN included.
-template <typename T> inline T boundedExp(T x) {
-  constexpr bool isFloat = std::is_same_v<T, float>;
-  // expf underflows to 0 below about -103.97 and overflows above 88.73;
-  // exp (double) below -745.14 and above 709.79.
-  constexpr T kZeroBelow = isFloat ? T(-104) : T(-746);
-  constexpr T kInfAbove = isFloat ? T(89) : T(710);
-  if (x < kZeroBelow)
-    return T(0);
-  if (x > kInfAbove)
-    return std::numeric_limits<T>::infinity();
-  return std::exp(x);
-}
-
-template <JoinKind J, typename T> inline T joinValue(T a, T b, T scalar) {
-  (void)b, (void)scalar;
-  if constexpr (J == JoinKind::Identity)
-    return a;
-  else if constexpr (J == JoinKind::Add)
-    return a + b;
-  else if constexpr (J == JoinKind::Sub)
-    return a - b;
-  else if constexpr (J == JoinKind::Mul)
-    return a * b;
-  else if constexpr (J == JoinKind::Div)
-    return a / b;
-  else if constexpr (J == JoinKind::Max)
-    return std::max(a, b);
-  else if constexpr (J == JoinKind::Min)
-    return std::min(a, b);
-  else if constexpr (J == JoinKind::Pow)
-    return std::pow(a, b);
-  else if constexpr (J == JoinKind::Neg)
-    return -a;
-  else if constexpr (J == JoinKind::Exp)
-    return boundedExp(a);
-  else if constexpr (J == JoinKind::Log)
-    return std::log(a);
-  else if constexpr (J == JoinKind::Sqrt)
-    return std::sqrt(a);
-  else if constexpr (J == JoinKind::Rsqrt)
-    return T(1) / std::sqrt(a);
-  else if constexpr (J == JoinKind::Reciprocal)
-    return T(1) / a;
-  else if constexpr (J == JoinKind::Abs)
-    return std::fabs(a);
-  else if constexpr (J == JoinKind::Relu)
-    return a > T(0) ? a : T(0);
-  else if constexpr (J == JoinKind::Silu)
-    return a / (T(1) + boundedExp(-a));
-  else if constexpr (J == JoinKind::Gelu)
-    return T(0.5) * a *
-           (T(1) +
-            std::tanh(T(0.7978845608028654) * (a + T(0.044715) * a * a * a)));
-  else if constexpr (J == JoinKind::Tanh)
-    return std::tanh(a);
-  else if constexpr (J == JoinKind::Sigmoid)
-    return T(1) / (T(1) + boundedExp(-a));
-  else if constexpr (J == JoinKind::Square)
-    return a * a;
-  else if constexpr (J == JoinKind::Scale)
-    return a * scalar;
-  else if constexpr (J == JoinKind::Shift)
-    return a + scalar;
-  else
-    return a;
-}
-
-template <AggKind A, typename T> inline T aggValue(T acc, T value) {
-  if constexpr (A == AggKind::Add)
-    return acc + value;
-  else if constexpr (A == AggKind::Mul)
-    return acc * value;
-  else if constexpr (A == AggKind::Max)
-    return std::max(acc, value);
-  else
-    return std::min(acc, value);
-}
-
-//===----------------------------------------------------------------------===//
 // Innermost loops. One instantiation per (type, join, mode, aggregation),
 // picked once when a kernel is built; the loop nest calls it through a
 // function pointer once per innermost run.
@@ -118,6 +31,14 @@ enum class InnerMode : uint8_t {
 };
 
 
+/// Elements per chunk of the accumulating, reducing and gathering loops:
+/// their join values go through a stack buffer that stays in L1.
+constexpr int64_t kChunk = 512;
+
+/// Below this many elements an exact join (bit-identical either way) runs
+/// the scalar loop: the vector kernels' call and tail cost more.
+constexpr int64_t kMinVectorElements = 16;
+
 template <typename T, JoinKind J, InnerMode M, AggKind A>
 void innerLoop(void *outPtr, const void *aPtr, const void *bPtr, int64_t n,
                int64_t so, int64_t sa, int64_t sb, double scalarValue) {
@@ -125,15 +46,77 @@ void innerLoop(void *outPtr, const void *aPtr, const void *bPtr, int64_t n,
   const T *a = static_cast<const T *>(aPtr);
   const T *b = static_cast<const T *>(bPtr);
   const T scalar = static_cast<T>(scalarValue);
+
+  // Unit-stride and broadcast operands: the vector span kernels (CpuJoins),
+  // picked once per instantiation. A broadcast operand is read at *a / *b.
+  const bool outOk = M == InnerMode::Reduce ? so == 0 : so == 1;
+  SpanOperands ops = SpanOperands::Contiguous;
+  bool spans = outOk && (n >= kMinVectorElements || !isExactJoin(J));
+  if (sa == 1 && sb == 0)
+    ops = SpanOperands::BroadcastB;
+  else if (sa == 0 && sb == 1)
+    ops = SpanOperands::BroadcastA;
+  else if (sa != 1 || sb != 1)
+    spans = false;
+  if (spans) {
+    static const JoinSpanFn<T> kernels[kNumSpanOperands] = {
+        joinSpanKernel<T>(J, SpanOperands::Contiguous),
+        joinSpanKernel<T>(J, SpanOperands::BroadcastB),
+        joinSpanKernel<T>(J, SpanOperands::BroadcastA)};
+    const JoinSpanFn<T> join = kernels[static_cast<unsigned>(ops)];
+    if constexpr (M == InnerMode::Write) {
+      join(a, b, scalar, out, n);
+    } else {
+      static const AccumulateSpanFn<T> accumulate =
+          accumulateSpanKernel<T>(A);
+      static const ReduceSpanFn<T> reduce = reduceSpanKernel<T>(A);
+      T values[kChunk];
+      T acc = M == InnerMode::Reduce ? *out : T(0);
+      for (int64_t i = 0; i < n; i += kChunk) {
+        int64_t count = std::min(kChunk, n - i);
+        join(ops == SpanOperands::BroadcastA ? a : a + i,
+             ops == SpanOperands::BroadcastB ? b : b + i, scalar, values,
+             count);
+        if constexpr (M == InnerMode::Reduce)
+          acc = reduce(acc, values, count);
+        else
+          accumulate(out + i, values, count);
+      }
+      if constexpr (M == InnerMode::Reduce)
+        *out = acc;
+    }
+    return;
+  }
+
+  if constexpr (!isExactJoin(J)) {
+    // Strided operands of a join that calls SLEEF in the span kernels:
+    // gather them, so that every layout gives the same values (and vector
+    // speed for the function itself).
+    static const JoinSpanFn<T> join =
+        joinSpanKernel<T>(J, SpanOperands::Contiguous);
+    T xs[kChunk], ys[kChunk], values[kChunk];
+    for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+      int64_t count = std::min(kChunk, n - i0);
+      for (int64_t i = 0; i < count; ++i) {
+        xs[i] = a[(i0 + i) * sa];
+        ys[i] = b[(i0 + i) * sb];
+      }
+      join(xs, ys, scalar, values, count);
+      for (int64_t i = 0; i < count; ++i) {
+        T &o = out[(i0 + i) * so];
+        if constexpr (M == InnerMode::Write)
+          o = values[i];
+        else
+          o = aggValue<A>(o, values[i]);
+      }
+    }
+    return;
+  }
+
   if constexpr (M == InnerMode::Reduce) {
     T acc = *out;
-    if (sa == 1 && sb == 1) {
-      for (int64_t i = 0; i < n; ++i)
-        acc = aggValue<A>(acc, joinValue<J>(a[i], b[i], scalar));
-    } else {
-      for (int64_t i = 0; i < n; ++i)
-        acc = aggValue<A>(acc, joinValue<J>(a[i * sa], b[i * sb], scalar));
-    }
+    for (int64_t i = 0; i < n; ++i)
+      acc = aggValue<A>(acc, joinValue<J>(a[i * sa], b[i * sb], scalar));
     *out = acc;
   } else {
     auto step = [&](T &o, T x, T y) {
@@ -142,8 +125,9 @@ void innerLoop(void *outPtr, const void *aPtr, const void *bPtr, int64_t n,
       else
         o = aggValue<A>(o, joinValue<J>(x, y, scalar));
     };
-    // Unit-stride and broadcast cases get their own loops so the compiler
-    // can vectorise them; the general case handles the rest.
+    // Short runs of exact joins: unit-stride and broadcast cases get their
+    // own loops so the compiler can vectorise them; the general case
+    // handles the rest.
     if (so == 1 && sa == 1 && sb == 1) {
       for (int64_t i = 0; i < n; ++i)
         step(out[i], a[i], b[i]);
