@@ -114,6 +114,13 @@ struct GemmLimits {
   int64_t maxLeadingDim = INT_MAX;
   /// Largest batch count (cuBLAS takes an int; the CPU loops).
   int64_t maxBatch = INT64_MAX;
+  /// When C's row or column indices are not one strided dimension of the
+  /// output (e.g. "sd,dhe->hse": h sits outside s), the outer indices of
+  /// that group may join the batch (the operand without them is reread,
+  /// batch stride 0) instead of C going through scratch and a permutation,
+  /// provided the rest of the group still spans at least this many elements
+  /// and neither operand needs a copy. 0: never.
+  int64_t minSplitExtent = 0;
 };
 
 /// The GEMM plan for a mul/add contraction of two inputs (the caller checks
