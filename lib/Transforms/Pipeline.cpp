@@ -36,6 +36,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "model",
       llvm::cl::desc("Learned policy: model file (default: embedded)"),
       llvm::cl::init("")};
+  Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Merge chains of elementwise ops on one device into "
+                     "doppler.fused ops (doppler-fuse-elementwise) before "
+                     "placement"),
+      llvm::cl::init(false)};
   Option<uint64_t> seed{*this, "seed", llvm::cl::desc("Seed"),
                         llvm::cl::init(0)};
   Option<double> refineSeconds{
@@ -59,8 +65,15 @@ void buildDopplerPipeline(OpPassManager &pm, const PipelineOptions &options) {
     decompose.parts = options.parts;
     pm.addPass(createDopplerDecomposePass(decompose));
     pm.addPass(createCanonicalizerPass());
-    pm.addPass(createDopplerAnnotateCostsPass(costs));
   }
+  // After decomposition, so that a chain split into blocks fuses block by
+  // block (matching grids connect block to block, without glue) and the
+  // decomposition heuristic still sees each einsum's own shape; before
+  // placement, so that the policy and the simulator see the fused ops.
+  if (options.fuse)
+    pm.addPass(createDopplerFuseElementwisePass());
+  if (options.parts > 1 || options.fuse)
+    pm.addPass(createDopplerAnnotateCostsPass(costs));
   DopplerPlacePassOptions place;
   place.devices = options.devices;
   place.policy = options.policy;
@@ -87,6 +100,7 @@ void buildDopplerPipeline(OpPassManager &pm, const PipelineOptions &options) {
 void mlir::doppler::registerDopplerPipeline() {
   PassPipelineRegistration<PipelineOptions>(
       "doppler-pipeline",
-      "Annotate costs, decompose, re-cost, place, insert transfers, simulate",
+      "Annotate costs, decompose, fuse, re-cost, place, insert transfers, "
+      "simulate",
       buildDopplerPipeline);
 }

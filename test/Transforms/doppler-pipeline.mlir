@@ -13,6 +13,20 @@
 // RUN: diff %t.a %t.b
 // Without decomposition (parts=1) the ops stay whole.
 // RUN: doppler-opt %t.mlir --doppler-pipeline="devices=2 parts=1" 2>&1 >/dev/null | FileCheck %s --check-prefix=WHOLE
+// With fuse=true, elementwise chains (RMSNorm's pieces, RoPE, softmax,
+// SwiGLU's gate) become doppler.fused ops block by block after
+// decomposition; they are costed, placed and simulated like any op, and the
+// result is unchanged within 1e-6 relative. fuse=false keeps every einsum.
+// RUN: doppler-opt %t.mlir --doppler-pipeline="devices=4 parts=4 system=cpu4 fuse=true" -o %t.fused.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: doppler-opt %t.fused.mlir --doppler-verify-transfers -o /dev/null
+// RUN: FileCheck %s --check-prefix=FUSED < %t.fused.mlir
+// RUN: doppler-interpret %t.fused.mlir --compare %t.mlir --tolerance 1e-6 | FileCheck %s --check-prefix=SAME
+// RUN: doppler-opt %t.mlir --doppler-pipeline="devices=2 parts=4 fuse=false" 2>/dev/null | FileCheck %s --check-prefix=UNFUSED
+// FUSED-LABEL: func.func @llama_block
+// FUSED: doppler.fused "sf,sf->sf" "silu(in0); mul(s0, in1)" ({{.*}}) {doppler.compute_cost = {{.*}}, doppler.device = #doppler.device<{{[0-3]}}>, doppler.end = {{.*}}, doppler.start = {{.*}}, doppler.transfer_cost =
+// UNFUSED-LABEL: func.func @llama_block
+// UNFUSED-NOT: doppler.fused
+// UNFUSED: return
 
 // REMARK: remark: placed {{[0-9]+}} ops on 4 devices with doppler (greedy, embedded model): predicted makespan
 // CHECK-LABEL: func.func @llama_block
