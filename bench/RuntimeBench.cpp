@@ -10,10 +10,17 @@
 // GEMM: one matmul einsum task run through the executor against a direct
 // cblas_sgemm call of the same size.
 //
+// Joins: the vectorised span kernels (CpuJoins, SLEEF) against the scalar
+// std:: loop over 1M floats.
+//
 // Repetitions default to 5 with medians reported; a summary of ratios
 // follows the table.
 //
 //===----------------------------------------------------------------------===//
+
+// The span API is internal to the runtime (runtime/lib); reached by path so
+// that the benchmark needs no include directory of its own.
+#include "../runtime/lib/CpuJoins.h"
 
 #include "doppler/runtime/CpuBackend.h"
 #include "doppler/runtime/CpuKernels.h"
@@ -27,6 +34,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -316,6 +324,69 @@ void BM_BaselineMemcpy(benchmark::State &state) {
 BENCHMARK(BM_BaselineMemcpy)->UseRealTime();
 
 //===----------------------------------------------------------------------===//
+// Joins: the vector span kernels (SLEEF) against the scalar std:: loop the
+// loop nest ran before, alternating within every iteration so background
+// load hits both alike. 1M f32 elements (in L2/L3 on the benchmark hosts).
+//===----------------------------------------------------------------------===//
+
+template <JoinKind J>
+void scalarJoinLoop(const float *a, const float *b, float *out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = cpu::detail::joinValue<J>(a[i], b[i], 0.5f);
+}
+
+struct JoinBenchCase {
+  JoinKind join;
+  void (*scalar)(const float *, const float *, float *, int64_t);
+};
+
+const JoinBenchCase kJoinBenchCases[] = {
+    {JoinKind::Gelu, &scalarJoinLoop<JoinKind::Gelu>},
+    {JoinKind::Exp, &scalarJoinLoop<JoinKind::Exp>},
+    {JoinKind::Tanh, &scalarJoinLoop<JoinKind::Tanh>},
+    {JoinKind::Silu, &scalarJoinLoop<JoinKind::Silu>},
+    {JoinKind::Add, &scalarJoinLoop<JoinKind::Add>},
+};
+
+void BM_JoinVectorVsScalar(benchmark::State &state) {
+  using Clock = std::chrono::steady_clock;
+  const JoinBenchCase &c = kJoinBenchCases[state.range(0)];
+  state.SetLabel(std::string(joinKindName(c.join)));
+  const int64_t n = int64_t(1) << 20;
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-4, 4);
+  std::vector<float> a(n), b(n), out(n);
+  for (int64_t i = 0; i < n; ++i) {
+    a[i] = dist(rng);
+    b[i] = dist(rng);
+  }
+  double vectorSeconds = 0, scalarSeconds = 0;
+  bool vectorFirst = true; // Alternates: the second run finds warmer caches.
+  for (auto _ : state) {
+    for (bool vector : {vectorFirst, !vectorFirst}) {
+      Clock::time_point start = Clock::now();
+      if (vector)
+        cpu::applyJoinSpan(c.join, a.data(), b.data(), 0.5f, out.data(), n);
+      else
+        c.scalar(a.data(), b.data(), out.data(), n);
+      benchmark::DoNotOptimize(out.data());
+      double seconds =
+          std::chrono::duration<double>(Clock::now() - start).count();
+      (vector ? vectorSeconds : scalarSeconds) += seconds;
+    }
+    vectorFirst = !vectorFirst;
+  }
+  double iterations = static_cast<double>(state.iterations());
+  state.counters["vector_ms"] = vectorSeconds / iterations * 1e3;
+  state.counters["scalar_ms"] = scalarSeconds / iterations * 1e3;
+  state.counters["speedup"] = scalarSeconds / vectorSeconds;
+}
+BENCHMARK(BM_JoinVectorVsScalar)
+    ->DenseRange(0, std::size(kJoinBenchCases) - 1)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+//===----------------------------------------------------------------------===//
 // Reporting: the usual table, then ratios of medians.
 //===----------------------------------------------------------------------===//
 
@@ -335,6 +406,8 @@ public:
         perHopSeconds_[name] = perHopIt->second.value;
       if (name.rfind("BM_GemmTaskVsDirect", 0) == 0)
         gemm_[name] = run.counters;
+      if (name.rfind("BM_JoinVectorVsScalar", 0) == 0)
+        joins_[name + " " + run.report_label] = run.counters;
     }
   }
 
@@ -372,11 +445,21 @@ public:
                   name.c_str(), value("run_ms"), value("task_ms"),
                   value("direct_ms"), value("run_ratio"), value("task_ratio"));
     }
+    for (const auto &[name, counters] : joins_) {
+      auto value = [&](const char *key) {
+        auto it = counters.find(key);
+        return it == counters.end() ? 0.0 : it->second.value;
+      };
+      std::printf("  %-44s vector %.3f ms, scalar std:: %.3f ms: "
+                  "scalar/vector %.2f\n",
+                  name.c_str(), value("vector_ms"), value("scalar_ms"),
+                  value("speedup"));
+    }
   }
 
 private:
   std::map<std::string, double> perTaskSeconds_, perHopSeconds_;
-  std::map<std::string, benchmark::UserCounters> gemm_;
+  std::map<std::string, benchmark::UserCounters> gemm_, joins_;
 };
 
 bool hasFlag(int argc, char **argv, const char *prefix) {

@@ -23,6 +23,7 @@
 #include <sleef.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -444,8 +445,12 @@ template <typename T> const KernelTable<T> &kernelTable() {
 
 bool vectorJoinsAvailable() {
 #if DOPPLER_CPU_JOINS_AVX2
-  // Checks the OS saves the AVX state too.
+  // __builtin_cpu_supports checks the OS saves the AVX state too.
+  // DOPPLER_CPU_JOINS=scalar forces the fallback (to test or compare it).
   static const bool available = [] {
+    const char *choice = std::getenv("DOPPLER_CPU_JOINS");
+    if (choice && std::strcmp(choice, "scalar") == 0)
+      return false;
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   }();

@@ -191,7 +191,8 @@ template <typename T> JoinSpanFn<T> joinSpanKernel(JoinKind, SpanOperands);
 template <typename T> AccumulateSpanFn<T> accumulateSpanKernel(AggKind);
 template <typename T> ReduceSpanFn<T> reduceSpanKernel(AggKind);
 
-/// Whether the vector (AVX2+FMA) kernels are in use on this CPU.
+/// Whether the vector (AVX2+FMA) kernels are in use on this CPU (and not
+/// turned off with DOPPLER_CPU_JOINS=scalar in the environment).
 bool vectorJoinsAvailable();
 
 } // namespace detail
