@@ -20,8 +20,9 @@ It prints the medians over the rounds (PyTorch T threads beside Doppler on
 D = T devices) and fails (exit 1) when Doppler's outputs differ from
 PyTorch's by more than --tolerance (relative, ||out - ref|| / ||ref||).
 
-    /usr/bin/python3 bench/torch_compare.py            # about 10 minutes on 2 cores
+    /usr/bin/python3 bench/torch_compare.py            # 9 minutes on a busy 2-core VM
     /usr/bin/python3 bench/torch_compare.py --quick    # smoke run, test sizes
+    /usr/bin/python3 bench/torch_compare.py --calibrate  # predictions for this host
 
 Use /usr/bin/python3: Debian's python3-torch is only visible to it.
 """
@@ -168,6 +169,13 @@ def doppler_tool(name):
     return find_tool(name)
 
 
+def calibrate(devices, path):
+    """A system description measured here with `devices` devices busy at once
+    (doppler-calibrate), so that predictions are for this host."""
+    subprocess.run([doppler_tool("doppler-calibrate"), "--devices", str(devices),
+                    "--gemm-size", "512", "-o", path], check=True, stdout=subprocess.DEVNULL)
+
+
 def place(source, placed, devices, system):
     subprocess.run([doppler_tool("doppler-opt"), source,
                     f"--doppler-pipeline=system={system} devices={devices} policy=doppler",
@@ -186,6 +194,26 @@ def doppler_run(placed, devices, arguments, outputs=None):
     return json.loads(done.stdout)
 
 
+def write_arguments(program, path):
+    """doppler.api.write_arguments, faster for large weights: finite tensors
+    go to json as one list each instead of element by element (half the
+    time on the MLP's 8.4 million weights). The file is the same."""
+    import torch
+    from doppler.api import _tensor_json
+
+    entries = []
+    for argument in program.arguments:
+        tensor = argument.tensor.detach().cpu().contiguous()
+        if tensor.dtype in (torch.float32, torch.float64) and bool(tensor.isfinite().all()):
+            entries.append({"type": "f32" if tensor.dtype == torch.float32 else "f64",
+                            "shape": list(tensor.shape),
+                            "data": tensor.reshape(-1).double().tolist()})
+        else:
+            entries.append(_tensor_json(tensor))
+    with open(path, "w") as f:
+        json.dump({"format": "doppler-outputs", "version": 1, "outputs": entries}, f)
+
+
 # -- Driver ---------------------------------------------------------------------
 
 
@@ -193,7 +221,7 @@ def compare_function(name, args, tmp):
     """Measures one function; returns (table rows, largest output error)."""
     import torch
     import doppler
-    from doppler.api import read_outputs, write_arguments
+    from doppler.api import read_outputs
 
     module, inputs = build_function(name, args.quick)
     with torch.no_grad():
@@ -209,7 +237,7 @@ def compare_function(name, args, tmp):
     placed = {}
     for devices in args.devices:
         placed[devices] = os.path.join(tmp, f"{name}.d{devices}.mlir")
-        place(source, placed[devices], devices, args.system)
+        place(source, placed[devices], devices, args.systems[devices])
 
     # Doppler's outputs against PyTorch's, on every device count.
     worst = 0.0
@@ -256,9 +284,10 @@ def fmt(value, spec):
     return format(value, spec) if value is not None else "-"
 
 
-def print_table(rows, runs):
+def print_table(rows, runs, load):
     print(f"\nMedians of {runs} interleaved runs; PyTorch on T threads beside Doppler on "
-          f"D = T devices\n")
+          f"D = T devices; load average {load[0]:.1f} at the start, {load[1]:.1f} at the end "
+          f"on {os.cpu_count()} CPUs (other processes slow both sides)\n")
     header = (f"{'function':<9} {'T=D':>3} {'PyTorch ms':>11} {'Doppler ms':>11} "
               f"{'Doppler/PyTorch':>16} {'predicted ms':>13} {'measured/predicted':>19}")
     print(header)
@@ -293,6 +322,9 @@ def main():
     parser.add_argument("--system", default="cpu4",
                         help="system description for the placement (a name or a JSON file, "
                              "e.g. from doppler-calibrate; default cpu4)")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="place with a system description measured here per device count "
+                             "(doppler-calibrate --devices D) instead of --system")
     parser.add_argument("--tolerance", type=float, default=1e-4,
                         help="largest accepted relative error of Doppler's outputs")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
@@ -314,14 +346,21 @@ def main():
         parser.error("--runs must be at least 1")
 
     rows, failures = [], []
+    load_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="doppler-torch-compare-") as tmp:
+        args.systems = {d: args.system for d in args.devices}
+        if args.calibrate:
+            for devices in args.devices:
+                print(f"calibrating {devices} device(s)", flush=True)
+                args.systems[devices] = os.path.join(tmp, f"cpu{devices}.json")
+                calibrate(devices, args.systems[devices])
         for name in functions:
             print(f"{name}:", flush=True)
             function_rows, error = compare_function(name, args, tmp)
             rows += function_rows
             if not error <= args.tolerance:
                 failures.append(f"{name}: relative error {error:.3g} > {args.tolerance:g}")
-    print_table(rows, args.runs)
+    print_table(rows, args.runs, (load_start, os.getloadavg()[0]))
     for failure in failures:
         print(f"error: Doppler's outputs differ from PyTorch's: {failure}", file=sys.stderr)
     return 1 if failures else 0
