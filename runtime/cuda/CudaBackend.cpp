@@ -154,9 +154,14 @@ public:
         plan =
             planFill(numElements(task.shape), task.type, task.scalar, limits);
         break;
-      case TaskKind::Fused:
-        plan = Status::failure("fused tasks are not supported on CUDA yet");
+      case TaskKind::Fused: {
+        std::vector<Shape> shapes;
+        for (ValueId input : task.inputs)
+          shapes.push_back(graph.task(input).shape);
+        plan = planFused(task.spec, task.program.str(), shapes, task.type,
+                         limits);
         break;
+      }
       case TaskKind::Input:
       case TaskKind::Transfer:
       case TaskKind::Delay:
@@ -473,7 +478,14 @@ private:
       else if (const auto *fill = std::get_if<FillStep>(&step))
         status =
             DOPPLER_CUDA_CHECK(launchFill(*fill, address(fill->dst), stream));
-      else if (const auto *gemm = std::get_if<GemmStep>(&step))
+      else if (const auto *fused = std::get_if<FusedStep>(&step)) {
+        const void *inputs[kMaxFusedInputs] = {};
+        for (int k = 0; k < fused->numInputs; ++k)
+          inputs[k] = address(fused->in[k]);
+        status = DOPPLER_CUDA_CHECK(launchFused(*fused, plan.type,
+                                                address(fused->out), inputs,
+                                                stream));
+      } else if (const auto *gemm = std::get_if<GemmStep>(&step))
         status = runGemm(*gemm, plan.type, address(gemm->a), address(gemm->b),
                          address(gemm->c), worker);
       if (!status)

@@ -38,6 +38,19 @@ __global__ void __launch_bounds__(kBlockSize)
     mapElement<T, Index>(p, out, in0, in1, i);
 }
 
+/// A fused elementwise chain: the program is interpreted per element from
+/// the parameter space (uniform across the launch, so no divergence).
+template <typename T, typename Index>
+__global__ void __launch_bounds__(kBlockSize)
+    fusedKernel(const FusedParams p, const FusedInputs<T> inputs,
+                T *__restrict__ out) {
+  const Index count = static_cast<Index>(p.count);
+  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < count; i += stride)
+    fusedElement<T, Index>(p, out, inputs, i);
+}
+
 /// Group 1 or 32: each thread (lane) folds every Group-th point of its work
 /// item; warp shuffles combine the lanes. Work items are uniform per warp,
 /// so every shuffle has all 32 lanes.
@@ -198,6 +211,22 @@ void enqueueMapTyped(const MapStep &step, void *out, const void *in0,
     mapKernel<T, uint32_t><<<grid, block, 0, stream>>>(step.params, o, a, b);
 }
 
+template <typename T>
+void enqueueFusedTyped(const FusedStep &step, void *out,
+                       const void *const *inputs, cudaStream_t stream) {
+  FusedInputs<T> typed;
+  for (int k = 0; k < step.numInputs; ++k)
+    typed.in[k] = static_cast<const T *>(inputs[k]);
+  T *o = static_cast<T *>(out);
+  dim3 grid(step.launch.blocks), block(kBlockSize);
+  if (step.wide)
+    fusedKernel<T, uint64_t>
+        <<<grid, block, 0, stream>>>(*step.params, typed, o);
+  else
+    fusedKernel<T, uint32_t>
+        <<<grid, block, 0, stream>>>(*step.params, typed, o);
+}
+
 template <typename Word>
 void enqueueCopyTyped(const CopyStep &step, void *dst, const void *src,
                       cudaStream_t stream) {
@@ -230,6 +259,21 @@ cudaError_t launchMap(const MapStep &step, ElementType type, void *out,
     enqueueMapTyped<double>(step, out, in0, in1, stream);
   else if (type == ElementType::F32)
     enqueueMapTyped<float>(step, out, in0, in1, stream);
+  else
+    return cudaErrorInvalidValue;
+  return cudaGetLastError();
+}
+
+cudaError_t launchFused(const FusedStep &step, ElementType type, void *out,
+                        const void *const *inputs, cudaStream_t stream) {
+  if (step.launch.blocks == 0)
+    return cudaSuccess;
+  if (!step.params || step.numInputs > kMaxFusedInputs)
+    return cudaErrorInvalidValue;
+  if (type == ElementType::F64)
+    enqueueFusedTyped<double>(step, out, inputs, stream);
+  else if (type == ElementType::F32)
+    enqueueFusedTyped<float>(step, out, inputs, stream);
   else
     return cudaErrorInvalidValue;
   return cudaGetLastError();

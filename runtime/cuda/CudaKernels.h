@@ -19,6 +19,9 @@ cudaError_t launchMap(const MapStep &step, ElementType type, void *out,
                       const void *in0, const void *in1, cudaStream_t stream);
 cudaError_t launchReduce(const ReduceStep &step, ElementType type, void *out,
                          const void *in0, const void *in1, cudaStream_t stream);
+/// `inputs`: step.numInputs pointers, offsets applied.
+cudaError_t launchFused(const FusedStep &step, ElementType type, void *out,
+                        const void *const *inputs, cudaStream_t stream);
 /// Contiguous copies become cudaMemcpyAsync.
 cudaError_t launchCopy(const CopyStep &step, void *dst, const void *src,
                        cudaStream_t stream);

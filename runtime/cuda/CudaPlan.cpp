@@ -6,6 +6,8 @@
 
 #include "doppler/runtime/TaskGraph.h"
 
+#include "Doppler/Support/JoinProgram.h"
+
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -547,6 +549,113 @@ Result<KernelPlan> planEinsum(const EinsumSpec &spec, JoinKind join,
   return plan;
 }
 
+Result<KernelPlan> planFused(const EinsumSpec &spec, std::string_view program,
+                             const std::vector<Shape> &inputShapes,
+                             ElementType type, const DeviceLimits &limits) {
+  static_assert(kMaxFusedSteps == static_cast<int>(kMaxJoinProgramSteps),
+                "a fused step holds every program the dialect accepts");
+  if (type != ElementType::F32 && type != ElementType::F64)
+    return Status::failure("fused on " + std::string(elementTypeName(type)) +
+                           " is not supported on CUDA (f32, f64 only)");
+  if (spec.numInputs() > static_cast<size_t>(kMaxFusedInputs))
+    return Status::failure("a fused op of " +
+                           std::to_string(spec.numInputs()) +
+                           " inputs; the CUDA kernel takes at most " +
+                           std::to_string(kMaxFusedInputs));
+  JoinProgram parsed;
+  std::string error;
+  std::optional<EinsumSignature> signature =
+      checkFusedSignature(spec, program, inputShapes, &parsed, &error);
+  if (!signature)
+    return Status::failure(error);
+  const IndexSizes &sizes = signature->sizes;
+  const int numInputs = static_cast<int>(spec.numInputs());
+
+  // The output's dimensions in its own order (so point i is output element
+  // i), extent-1 ones dropped, neighbours merged where every input and the
+  // output walk them as one.
+  struct FusedDim {
+    int64_t extent;
+    std::vector<int64_t> strides; // Output, then each input.
+  };
+  std::vector<OperandLayout> layouts = {
+      denseLayout(spec.output, sizes.indices, sizes.sizes)};
+  for (const std::string &term : spec.inputs)
+    layouts.push_back(denseLayout(term, sizes.indices, sizes.sizes));
+  std::vector<FusedDim> dims;
+  int64_t count = 1;
+  for (char index : spec.output) {
+    FusedDim dim{sizes.sizes[sizes.indices.find(index)], {}};
+    count *= dim.extent;
+    if (dim.extent == 1)
+      continue;
+    for (const OperandLayout &layout : layouts)
+      dim.strides.push_back(layout.strideOf(index));
+    if (!dims.empty()) {
+      FusedDim &prev = dims.back();
+      bool merges = true;
+      for (size_t slot = 0; slot < layouts.size(); ++slot)
+        merges &= prev.strides[slot] == dim.strides[slot] * dim.extent;
+      if (merges) {
+        prev.extent *= dim.extent;
+        prev.strides = dim.strides;
+        continue;
+      }
+    }
+    dims.push_back(std::move(dim));
+  }
+  KernelPlan plan;
+  plan.type = type;
+  if (count == 0)
+    return plan;
+  if (dims.size() > static_cast<size_t>(kMaxDims))
+    return Status::failure("the fused op needs " + std::to_string(dims.size()) +
+                           " dimensions after merging; the CUDA kernels take "
+                           "at most " +
+                           std::to_string(kMaxDims));
+
+  auto params = std::make_shared<FusedParams>();
+  params->rank = static_cast<int>(dims.size());
+  params->count = count;
+  params->numInputs = numInputs;
+  params->numSteps = static_cast<int>(parsed.steps.size());
+  uint64_t largest = static_cast<uint64_t>(count);
+  for (int d = 0; d < params->rank; ++d)
+    params->extent[d] = dims[d].extent;
+  for (int k = 0; k < numInputs; ++k) {
+    uint64_t reach = 1;
+    for (int d = 0; d < params->rank; ++d) {
+      params->stride[k][d] = dims[d].strides[k + 1];
+      reach += static_cast<uint64_t>(dims[d].extent - 1) *
+               static_cast<uint64_t>(dims[d].strides[k + 1]);
+    }
+    largest = std::max(largest, reach);
+  }
+  auto code = [](const JoinOperand &operand) {
+    return static_cast<uint8_t>(operand.isStep ? kMaxFusedInputs + operand.index
+                                               : operand.index);
+  };
+  for (size_t j = 0; j < parsed.steps.size(); ++j) {
+    const JoinStep &step = parsed.steps[j];
+    FusedStepCode &out = params->steps[j];
+    out.join = step.join;
+    out.a = code(step.operands[0]);
+    out.b = step.operands.size() > 1 ? code(step.operands[1]) : out.a;
+    out.scalar = step.scalar;
+  }
+
+  FusedStep step;
+  step.params = std::move(params);
+  step.out = BufferRef::output();
+  step.numInputs = numInputs;
+  for (int k = 0; k < numInputs; ++k)
+    step.in[k] = BufferRef::input(k);
+  step.wide = needsWideIndex({largest});
+  step.launch = gridFor(count, limits);
+  plan.steps.push_back(std::move(step));
+  return plan;
+}
+
 Result<KernelPlan> planSlice(const Shape &inShape,
                              const std::vector<int64_t> &offsets,
                              const Shape &outShape, ElementType type,
@@ -665,6 +774,12 @@ std::string describeStep(const Step &step) {
     }
     std::string operator()(const FillStep &s) const {
       return "fill of " + std::to_string(s.count) + " elements";
+    }
+    std::string operator()(const FusedStep &s) const {
+      return "fused elementwise chain of " +
+             std::to_string(s.params ? s.params->numSteps : 0) +
+             " step(s) over " +
+             std::to_string(s.params ? s.params->count : 0) + " elements";
     }
   };
   return std::visit(Describer(), step);

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace doppler::runtime::cuda {
@@ -43,6 +44,11 @@ Result<KernelPlan> planEinsum(const EinsumSpec &spec, JoinKind join,
                               std::optional<AggKind> aggregation, double scalar,
                               const std::vector<Shape> &inputShapes,
                               ElementType type, const DeviceLimits &limits);
+/// A fused elementwise chain (TaskGraph::addFused): one kernel that
+/// interprets `program` per element. At most kMaxFusedInputs inputs.
+Result<KernelPlan> planFused(const EinsumSpec &spec, std::string_view program,
+                             const std::vector<Shape> &inputShapes,
+                             ElementType type, const DeviceLimits &limits);
 /// input[offsets : offsets + outShape] into the dense output.
 Result<KernelPlan> planSlice(const Shape &inShape,
                              const std::vector<int64_t> &offsets,

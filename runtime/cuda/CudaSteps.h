@@ -14,6 +14,7 @@
 #include "doppler/runtime/Types.h"
 
 #include <cstdint>
+#include <memory>
 #include <variant>
 
 namespace doppler::runtime::cuda {
@@ -101,7 +102,20 @@ struct FillStep {
   LaunchConfig launch;
 };
 
-using Step = std::variant<MapStep, ReduceStep, CopyStep, GemmStep, FillStep>;
+/// out = program(inputs) elementwise (a fused task). The parameters are
+/// shared, not inline: they are several times a MapStep's size and every
+/// Step would otherwise carry that much.
+struct FusedStep {
+  std::shared_ptr<const FusedParams> params;
+  BufferRef out;
+  int numInputs = 0;
+  BufferRef in[kMaxFusedInputs];
+  bool wide = false;
+  LaunchConfig launch;
+};
+
+using Step = std::variant<MapStep, ReduceStep, CopyStep, GemmStep, FillStep,
+                          FusedStep>;
 
 } // namespace doppler::runtime::cuda
 

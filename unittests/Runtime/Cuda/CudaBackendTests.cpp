@@ -107,6 +107,54 @@ TEST(CudaBackend, DeferredCompletionMatchesTheReference) {
     checkEinsumOnGpu<float>(executor, c);
 }
 
+/// Runs every fused case on the GPU (one task, virtual device 0) and as
+/// part of a two-device graph, and compares with JoinProgram::evaluate
+/// within tol * max(1, |reference|), as the CPU kernel's tests do.
+template <typename T> void checkFusedOnGpu(Executor &executor, int devices) {
+  ElementType type =
+      std::is_same_v<T, double> ? ElementType::F64 : ElementType::F32;
+  for (const FusedCase &c : fusedCases()) {
+    SCOPED_TRACE(c.name());
+    TaskGraph graph;
+    std::vector<ValueId> ids, operands;
+    std::vector<std::vector<double>> inputs = fusedInputs(c, 9);
+    std::vector<std::vector<T>> typed;
+    InputBindings bindings;
+    for (size_t i = 0; i < c.shapes.size(); ++i) {
+      // With two devices every other input lives on device 1 and moves.
+      int home = devices > 1 ? static_cast<int>(i % 2) : 0;
+      ids.push_back(*graph.addInput(home, c.shapes[i], type));
+      operands.push_back(*graph.onDevice(ids.back(), 0));
+      typed.push_back(cast<T>(inputs[i]));
+    }
+    for (size_t i = 0; i < ids.size(); ++i)
+      bindings[ids[i]] = typed[i].data();
+    Result<ValueId> out = graph.addFused(0, c.spec, c.program, operands);
+    ASSERT_TRUE(out) << out.message();
+    ASSERT_TRUE(graph.markOutput(*out));
+    Result<RunResult> run = executor.run(graph, bindings);
+    ASSERT_TRUE(run) << run.message();
+    std::vector<double> expected = referenceFused(c, inputs);
+    const HostTensor &tensor = run->outputs.at(*out);
+    ASSERT_EQ(tensor.bytes.size(), expected.size() * sizeof(T));
+    EXPECT_EQ(fusedMismatches(reinterpret_cast<const T *>(tensor.bytes.data()),
+                              expected,
+                              std::is_same_v<T, double> ? 1e-12 : 1e-6),
+              0);
+  }
+}
+
+TEST(CudaBackend, FusedChainsMatchTheReference) {
+  REQUIRE_GPU();
+  Executor executor(makeBackend());
+  checkFusedOnGpu<float>(executor, 1);
+  checkFusedOnGpu<double>(executor, 1);
+  CudaBackendOptions options;
+  options.numDevices = 2;
+  Executor two(makeBackend(options));
+  checkFusedOnGpu<float>(two, 2);
+}
+
 /// A small MLP with a softmax, its rows split over `devices` devices:
 /// slices, transfers, GEMMs, joins, reductions and an assemble.
 struct MlpGraph {

@@ -77,6 +77,9 @@ public:
         runGemm<T>(*gemm);
       else if (const auto *fill = std::get_if<FillStep>(&step))
         runFill(*fill);
+      else if (const auto *fused = std::get_if<FusedStep>(&step))
+        wide(fused->wide) ? runFused<T, uint64_t>(*fused)
+                          : runFused<T, uint32_t>(*fused);
     }
   }
 
@@ -268,6 +271,20 @@ private:
         }
   }
 
+  template <typename T, typename Index> void runFused(const FusedStep &step) {
+    const FusedParams &p = *step.params;
+    T *out = pointer<T>(step.out, p.count);
+    FusedInputs<T> inputs;
+    for (int k = 0; k < step.numInputs; ++k) {
+      uint64_t reach = 1;
+      for (int d = 0; d < p.rank; ++d)
+        reach += static_cast<uint64_t>(p.extent[d] - 1) * p.stride[k][d];
+      inputs.in[k] = pointer<T>(step.in[k], reach);
+    }
+    for (int64_t i = 0; i < p.count; ++i)
+      fusedElement<T, Index>(p, out, inputs, static_cast<Index>(i));
+  }
+
   void runFill(const FillStep &step) {
     HostBuffer host = buffer(step.dst);
     EXPECT_LE(step.dst.offset + step.count, host.elements);
@@ -332,6 +349,93 @@ std::optional<KernelPlan> checkPlan(const EinsumCase &c,
   double tolerance = std::is_same_v<T, double> ? 1e-12 : 2e-5;
   EXPECT_LE(relativeError(out.data(), expected), tolerance);
   return std::move(*plan);
+}
+
+/// Plans fused case `c`, interprets the plan with the kernel's own
+/// fusedElement and compares with JoinProgram::evaluate within
+/// tol * max(1, |reference|) (1e-6 in f32, 1e-12 in f64).
+template <typename T>
+void checkFusedPlan(const FusedCase &c, bool forceWide = false) {
+  SCOPED_TRACE(c.name());
+  ElementType type =
+      std::is_same_v<T, double> ? ElementType::F64 : ElementType::F32;
+  Result<KernelPlan> plan = planFused(*EinsumSpec::parse(c.spec), c.program,
+                                      c.shapes, type, kH100);
+  ASSERT_TRUE(plan) << plan.message();
+  std::vector<std::vector<double>> inputs = fusedInputs(c, 5);
+  std::vector<std::vector<T>> typed;
+  std::vector<HostBuffer> buffers;
+  for (const std::vector<double> &input : inputs)
+    typed.push_back(cast<T>(input));
+  for (auto &input : typed)
+    buffers.push_back({reinterpret_cast<unsigned char *>(input.data()),
+                       static_cast<int64_t>(input.size())});
+  std::vector<double> expected = referenceFused(c, inputs);
+  std::vector<T> out(expected.size(), std::numeric_limits<T>::quiet_NaN());
+  Interpreter interpreter(*plan, buffers,
+                          {reinterpret_cast<unsigned char *>(out.data()),
+                           static_cast<int64_t>(out.size())},
+                          forceWide);
+  interpreter.run<T>();
+  EXPECT_EQ(fusedMismatches(out.data(), expected,
+                            std::is_same_v<T, double> ? 1e-12 : 1e-6),
+            0);
+}
+
+//===----------------------------------------------------------------------===//
+// Fused plans against the reference
+//===----------------------------------------------------------------------===//
+
+TEST(CudaPlan, FusedChainsMatchTheReference) {
+  for (const FusedCase &c : fusedCases()) {
+    checkFusedPlan<float>(c);
+    checkFusedPlan<double>(c);
+    checkFusedPlan<float>(c, /*forceWide=*/true);
+  }
+}
+
+TEST(CudaPlan, FusedPlanIsOneKernelWithMergedDimensions) {
+  // "ij,j->ij" over 64x700: the bias blocks merging (its stride is 0 along
+  // i), so two dimensions; a same-layout chain merges into one.
+  Result<KernelPlan> plan =
+      planFused(*EinsumSpec::parse("ij,j->ij"), "add(in0, in1); gelu(s0)",
+                {{64, 700}, {700}}, ElementType::F32, kH100);
+  ASSERT_TRUE(plan) << plan.message();
+  ASSERT_EQ(plan->steps.size(), 1u);
+  const FusedStep &step = std::get<FusedStep>(plan->steps[0]);
+  EXPECT_EQ(step.params->rank, 2);
+  EXPECT_EQ(step.params->numSteps, 2);
+  EXPECT_EQ(step.params->steps[1].join, JoinKind::Gelu);
+  EXPECT_EQ(step.params->steps[1].a, kMaxFusedInputs + 0);
+  plan = planFused(*EinsumSpec::parse("ijk,ijk->ijk"), "mul(in0, in1)",
+                   {{2, 3, 4}, {2, 3, 4}}, ElementType::F64, kH100);
+  ASSERT_TRUE(plan) << plan.message();
+  EXPECT_EQ(std::get<FusedStep>(plan->steps[0]).params->rank, 1);
+  EXPECT_NE(describeStep(plan->steps[0]).find("fused"), std::string::npos);
+
+  // Errors: f16, too many inputs, a bad program.
+  plan = planFused(*EinsumSpec::parse("i->i"), "exp(in0)", {{4}},
+                   ElementType::F16, kH100);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.message().find("f16"), std::string::npos);
+  std::string spec, program = "add(in0, in1)";
+  std::vector<Shape> shapes;
+  for (int k = 0; k <= kMaxFusedInputs; ++k) {
+    spec += std::string(k ? "," : "") + "i";
+    shapes.push_back({4});
+    if (k >= 2)
+      program += "; add(s" + std::to_string(k - 2) + ", in" +
+                 std::to_string(k) + ")";
+  }
+  plan = planFused(*EinsumSpec::parse(spec + "->i"), program, shapes,
+                   ElementType::F32, kH100);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.message().find("at most"), std::string::npos)
+      << plan.message();
+  plan = planFused(*EinsumSpec::parse("i->i"), "exp(in1)", {{4}},
+                   ElementType::F32, kH100);
+  ASSERT_FALSE(plan);
+  EXPECT_NE(plan.message().find("invalid join program"), std::string::npos);
 }
 
 //===----------------------------------------------------------------------===//

@@ -3,7 +3,7 @@
 // One list of einsum cases (every join, every aggregation, permutations,
 // broadcasts, contractions in every layout, degenerate and large
 // reductions) shared by the host-side plan tests and the GPU tests, and
-// inputs inside each join's domain.
+// inputs inside each join's domain; the same for fused elementwise chains.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DOPPLER_RUNTIME_CUDA_TESTS_CUDATESTCASES_H
@@ -12,8 +12,11 @@
 #include "TestSupport.h"
 
 #include "Doppler/Support/EinsumSpec.h"
+#include "Doppler/Support/JoinProgram.h"
 #include "doppler/runtime/Types.h"
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -145,6 +148,103 @@ inline std::vector<EinsumCase> einsumCases() {
   cases.push_back({"ij->i", JoinKind::Identity, AggKind::Max, {{4, 0}}});
   cases.push_back({"ij->", JoinKind::Identity, AggKind::Add, {{0, 5}}});
   return cases;
+}
+
+/// A fused elementwise chain: spec, join program, input shapes. Inputs are
+/// uniform in [-2, 2]; the programs keep values well conditioned (bases of
+/// log and sqrt made positive), and together they use every join.
+struct FusedCase {
+  std::string spec;
+  std::string program;
+  std::vector<Shape> shapes;
+
+  std::string name() const {
+    std::string text = spec + " \"" + program + "\"";
+    for (const Shape &shape : shapes)
+      text += " " + shapeToString(shape);
+    return text;
+  }
+};
+
+inline std::vector<FusedCase> fusedCases() {
+  return {
+      {"bh,h->bh", "add(in0, in1); gelu(s0)", {{64, 700}, {700}}},
+      {"ij,ji->ij", "silu(in0); mul(s0, in1); scale(s1, 0.5)",
+       {{33, 40}, {40, 33}}},
+      {"ij,i->ij", "div(in0, in1); sub(in1, s0); max(in0, s1); min(in0, s2)",
+       {{9, 70}, {9}}},
+      {"i->i", "scale(in0, 0.125); exp(s0)", {{1000}}},
+      {"ij,ij->ij", "sub(in0, in1); square(s0); shift(s1, 0.5); rsqrt(s2)",
+       {{16, 16}, {16, 16}}},
+      {"ijk->kji", "abs(in0); shift(s0, 0.5); log(s1); neg(s2)",
+       {{3, 4, 5}}},
+      {"ij->ij", "abs(in0); shift(s0, 0.25); sqrt(s1); reciprocal(s2)",
+       {{7, 9}}},
+      {"ij,->ij", "abs(in0); shift(s0, 0.5); pow(s1, in1)", {{5, 6}, {}}},
+      {"ij,j,i->ij", "tanh(in0); sigmoid(in1); max(s0, s1); min(s2, in2)",
+       {{12, 10}, {10}, {12}}},
+      {"ij,ij->ij", "identity(in0); sub(in1, s0); mul(s1, s1); add(s2, in0)",
+       {{8, 8}, {8, 8}}},
+      {"ij,ij->ij", "relu(in0); abs(in1); shift(s1, 1); div(s0, s2)",
+       {{8, 8}, {8, 8}}},
+      {",->", "add(in0, in1); exp(s0)", {{}, {}}},
+      {"ij,j->ij", "add(in0, in1)", {{0, 8}, {8}}},
+  };
+}
+
+/// The inputs of a fused case (uniform in [-2, 2]), in double.
+inline std::vector<std::vector<double>> fusedInputs(const FusedCase &c,
+                                                    uint32_t seed) {
+  std::vector<std::vector<double>> inputs;
+  for (size_t i = 0; i < c.shapes.size(); ++i)
+    inputs.push_back(toDouble(randomFloats(
+        numElements(c.shapes[i]), seed + static_cast<uint32_t>(i), -2, 2)));
+  return inputs;
+}
+
+/// The program evaluated point by point in double (JoinProgram::evaluate).
+inline std::vector<double>
+referenceFused(const FusedCase &c,
+               const std::vector<std::vector<double>> &inputs) {
+  EinsumSpec spec = *EinsumSpec::parse(c.spec);
+  IndexSizes sizes = *inferIndexSizes(spec, c.shapes);
+  JoinProgram program = *JoinProgram::parse(
+      c.program, static_cast<unsigned>(c.shapes.size()));
+  Shape outShape = outputShape(spec, sizes);
+  std::vector<double> out(numElements(outShape));
+  std::vector<int64_t> point(spec.output.size(), 0);
+  std::vector<double> values(inputs.size());
+  for (size_t o = 0; o < out.size(); ++o) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      int64_t offset = 0;
+      for (char index : spec.inputs[i])
+        offset = offset * sizes.sizeOf(index) + point[spec.output.find(index)];
+      values[i] = inputs[i][offset];
+    }
+    out[o] = program.evaluate(values.data());
+    for (size_t d = point.size(); d-- > 0;) {
+      if (++point[d] < outShape[d])
+        break;
+      point[d] = 0;
+    }
+  }
+  return out;
+}
+
+/// Elements of `actual` farther than tol * max(1, |expected|) from
+/// `expected` (NaN matches NaN).
+template <typename T>
+int64_t fusedMismatches(const T *actual, const std::vector<double> &expected,
+                        double tol) {
+  int64_t bad = 0;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    double got = static_cast<double>(actual[i]), want = expected[i];
+    if ((std::isnan(want) && std::isnan(got)) || got == want)
+      continue;
+    if (!(std::abs(got - want) <= tol * std::max(1.0, std::abs(want))))
+      ++bad;
+  }
+  return bad;
 }
 
 } // namespace doppler::runtime::test
