@@ -40,6 +40,14 @@ std::string labelOf(Operation *op) {
     return task.getKind().str();
   if (auto einsum = dyn_cast<EinsumOp>(op))
     return (einsum.getSpec() + " " + stringifyJoinKind(einsum.getJoin())).str();
+  if (auto fused = dyn_cast<FusedOp>(op)) {
+    // The joins in order ("bh,h->bh fused add+gelu"): the program's
+    // operands would make boxes unreadably long.
+    std::string label = fused.getSpec().str() + " fused ";
+    for (auto [i, step] : llvm::enumerate(fused.getParsedProgram().steps))
+      label += (i ? "+" : "") + std::string(::doppler::joinKindName(step.join));
+    return label;
+  }
   return op->getName().getStringRef().str();
 }
 

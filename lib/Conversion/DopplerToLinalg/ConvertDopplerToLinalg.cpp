@@ -232,6 +232,74 @@ struct EinsumLowering : OpConversionPattern<EinsumOp> {
   }
 };
 
+/// doppler.fused -> one linalg.generic over the output's indices (all
+/// parallel) whose body applies the program's steps with the einsum's
+/// per-join builder, so a fused chain stays one loop nest (and one IREE
+/// dispatch) with its intermediates in registers. The steps compute in the
+/// element type, as the einsums they came from did.
+struct FusedLowering : OpConversionPattern<FusedOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(FusedOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    PlacementCopier placed(op);
+    ::doppler::EinsumSpec spec = op.getParsedSpec();
+    ::doppler::JoinProgram program = op.getParsedProgram();
+    // The dialect's join for each step (the names are shared).
+    SmallVector<JoinKind> joins;
+    for (const ::doppler::JoinStep &step : program.steps) {
+      std::optional<JoinKind> join =
+          symbolizeJoinKind(::doppler::joinKindName(step.join));
+      if (!join)
+        return rewriter.notifyMatchFailure(op, "join without a dialect kind");
+      joins.push_back(*join);
+    }
+    MLIRContext *ctx = op.getContext();
+    const std::string &loops = spec.output;
+    unsigned numLoops = loops.size();
+    auto mapOf = [&](const std::string &term) {
+      SmallVector<AffineExpr> exprs;
+      for (char index : term)
+        exprs.push_back(getAffineDimExpr(loops.find(index), ctx));
+      return AffineMap::get(numLoops, 0, exprs, ctx);
+    };
+    SmallVector<AffineMap> maps;
+    for (const std::string &term : spec.inputs)
+      maps.push_back(mapOf(term));
+    maps.push_back(mapOf(spec.output));
+    SmallVector<utils::IteratorType> iterators(numLoops,
+                                               utils::IteratorType::parallel);
+
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value init = placed(tensor::EmptyOp::create(
+        rewriter, loc, resultType.getShape(), resultType.getElementType()));
+    auto generic = placed(linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType}, adaptor.getInputs(),
+        ValueRange{init}, maps, iterators,
+        [&](OpBuilder &b, Location bodyLoc, ValueRange args) {
+          SmallVector<Value> results;
+          auto operandValue = [&](const ::doppler::JoinOperand &operand) {
+            return operand.isStep ? results[operand.index]
+                                  : args[operand.index];
+          };
+          for (auto [step, join] : llvm::zip_equal(program.steps, joins)) {
+            Value x = operandValue(step.operands[0]);
+            Value y = step.operands.size() > 1
+                          ? operandValue(step.operands[1])
+                          : Value();
+            results.push_back(emitJoin(b, bodyLoc, join, x, y, step.scalar));
+          }
+          linalg::YieldOp::create(b, bodyLoc, results.back());
+        }));
+    for (BlockArgument arg : generic.getRegion().front().getArguments())
+      arg.setLoc(loc);
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
 /// doppler.slice -> tensor.extract_slice (unit strides).
 struct SliceLowering : OpConversionPattern<SliceOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -354,7 +422,7 @@ struct ConvertDopplerToLinalgPass
 
 void mlir::doppler::populateDopplerToLinalgPatterns(
     RewritePatternSet &patterns, const DopplerToLinalgOptions &options) {
-  patterns.add<EinsumLowering, SliceLowering, FillLowering>(
+  patterns.add<EinsumLowering, FusedLowering, SliceLowering, FillLowering>(
       patterns.getContext());
   patterns.add<AssembleLowering>(patterns.getContext(),
                                  options.assembleWithConcat);
@@ -363,7 +431,8 @@ void mlir::doppler::populateDopplerToLinalgPatterns(
 void mlir::doppler::configureDopplerToLinalgTarget(ConversionTarget &target) {
   target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                          math::MathDialect, tensor::TensorDialect>();
-  target.addIllegalOp<EinsumOp, SliceOp, AssembleOp, FillOp, TaskOp>();
+  target.addIllegalOp<EinsumOp, FusedOp, SliceOp, AssembleOp, FillOp,
+                      TaskOp>();
   target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
 }
 
