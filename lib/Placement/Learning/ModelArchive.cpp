@@ -16,7 +16,9 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <string>
 #include <utility>
+#include <vector>
 
 using namespace doppler::placement;
 using namespace doppler::placement::learning;
@@ -44,6 +46,131 @@ std::string shapeText(c10::IntArrayRef sizes) {
   for (size_t i = 0; i < sizes.size(); ++i)
     text += (i ? ", " : "") + std::to_string(sizes[i]);
   return text + "]";
+}
+
+uint64_t readLittle(const unsigned char *p, int bytes) {
+  uint64_t value = 0;
+  for (int i = bytes - 1; i >= 0; --i)
+    value = value << 8 | p[i];
+  return value;
+}
+
+/// Checks that every length-prefixed value of a pickle stream fits in it.
+/// LibTorch's unpickler allocates a string or byte buffer of the length it
+/// reads before it reads the bytes, so a 15 KB file whose pickle claims a
+/// 1.6 GB string costs 1.6 GB before it fails. Stops (accepting) at an
+/// opcode it does not know or at STOP: only what precedes is checked.
+bool pickleLengthsFit(const unsigned char *data, size_t size) {
+  size_t at = 0;
+  auto skipLine = [&] {
+    while (at < size && data[at] != '\n')
+      ++at;
+    ++at;
+  };
+  while (at < size) {
+    unsigned char op = data[at++];
+    int lengthBytes = 0; // of a length prefix, followed by that many bytes
+    size_t fixed = 0;    // of a fixed-size argument
+    switch (op) {
+    case '.': // STOP
+      return true;
+    case '(': case '0': case '1': case '2': case 'N': case 'Q': case 'R':
+    case 'a': case 'b': case 'd': case '}': case 'e': case 'l': case ']':
+    case 'o': case 's': case 't': case ')': case 'u': case 0x81: case 0x85:
+    case 0x86: case 0x87: case 0x88: case 0x89: case 0x8f: case 0x90:
+    case 0x91: case 0x92: case 0x93: case 0x94: case 0x97: case 0x98:
+      break;
+    case 'F': case 'I': case 'L': case 'P': case 'S': case 'V': case 'g':
+    case 'p':
+      skipLine();
+      break;
+    case 'c': case 'i':
+      skipLine();
+      skipLine();
+      break;
+    case 'K': case 'h': case 'q': case 0x80: case 0x82:
+      fixed = 1;
+      break;
+    case 'M': case 0x83:
+      fixed = 2;
+      break;
+    case 'J': case 'j': case 'r': case 0x84:
+      fixed = 4;
+      break;
+    case 'G': case 0x95:
+      fixed = 8;
+      break;
+    case 'U': case 'C': case 0x8c: case 0x8a:
+      lengthBytes = 1;
+      break;
+    case 'T': case 'X': case 'B': case 0x8b:
+      lengthBytes = 4;
+      break;
+    case 0x8d: case 0x8e: case 0x96:
+      lengthBytes = 8;
+      break;
+    default:
+      return true;
+    }
+    if (lengthBytes) {
+      if (size - std::min(at, size) < size_t(lengthBytes))
+        return false;
+      uint64_t length = readLittle(data + at, lengthBytes);
+      at += lengthBytes;
+      if (length > size - at)
+        return false;
+      at += length;
+    } else if (fixed) {
+      at += fixed;
+    }
+  }
+  return true;
+}
+
+/// Checks the pickles of a model archive (a zip file; LibTorch stores its
+/// entries uncompressed) before LibTorch reads it; see pickleLengthsFit.
+/// Anything it cannot follow is left to LibTorch's own checks.
+bool archivePicklesFit(const unsigned char *data, size_t size) {
+  // The end of central directory record: 22 bytes plus a comment.
+  constexpr uint32_t kEndSignature = 0x06054b50, kCentralSignature = 0x02014b50,
+                     kLocalSignature = 0x04034b50;
+  if (size < 22)
+    return true;
+  size_t end = size - 22;
+  size_t lowest = size > 22 + 65535 ? size - 22 - 65535 : 0;
+  while (readLittle(data + end, 4) != kEndSignature) {
+    if (end == lowest)
+      return true;
+    --end;
+  }
+  uint64_t entries = readLittle(data + end + 10, 2);
+  uint64_t at = readLittle(data + end + 16, 4);
+  for (uint64_t e = 0; e < entries; ++e) {
+    if (at > size || size - at < 46 || readLittle(data + at, 4) != kCentralSignature)
+      return true;
+    uint64_t method = readLittle(data + at + 10, 2);
+    uint64_t stored = readLittle(data + at + 20, 4);
+    uint64_t nameLength = readLittle(data + at + 28, 2);
+    uint64_t local = readLittle(data + at + 42, 4);
+    if (size - at - 46 < nameLength)
+      return true;
+    std::string name(reinterpret_cast<const char *>(data + at + 46), nameLength);
+    at += 46 + nameLength + readLittle(data + at + 30, 2) +
+          readLittle(data + at + 32, 2);
+    if (method != 0 || name.size() < 4 ||
+        name.compare(name.size() - 4, 4, ".pkl") != 0)
+      continue;
+    if (local > size || size - local < 30 ||
+        readLittle(data + local, 4) != kLocalSignature)
+      continue;
+    uint64_t begin = local + 30 + readLittle(data + local + 26, 2) +
+                     readLittle(data + local + 28, 2);
+    if (begin > size || stored > size - begin)
+      continue;
+    if (!pickleLengthsFit(data + begin, stored))
+      return false;
+  }
+  return true;
 }
 
 } // namespace
@@ -199,8 +326,20 @@ bool doppler::placement::learning::openArchive(
     return false;
   }
   probe.seekg(0, std::ios::end);
-  if (probe.tellg() <= 0) {
+  std::streamoff size = probe.tellg();
+  if (size <= 0) {
     setError(error, "'" + path + "' is empty, not a model file");
+    return false;
+  }
+  std::vector<unsigned char> bytes(static_cast<size_t>(size));
+  probe.seekg(0);
+  if (!probe.read(reinterpret_cast<char *>(bytes.data()), size)) {
+    setError(error, "cannot read '" + path + "'");
+    return false;
+  }
+  if (!archivePicklesFit(bytes.data(), bytes.size())) {
+    setError(error, "'" + path + "' is not a readable model file (a value "
+                    "is longer than the file)");
     return false;
   }
   try {
@@ -218,6 +357,11 @@ bool doppler::placement::learning::openArchive(
     const std::string &name, std::string *error) {
   if (size == 0) {
     setError(error, name + " is empty, not a model");
+    return false;
+  }
+  if (!archivePicklesFit(static_cast<const unsigned char *>(data), size)) {
+    setError(error, name + " is not a readable model (a value is longer "
+                           "than the file)");
     return false;
   }
   try {
