@@ -207,3 +207,47 @@ void PlacementEnvironment::joinSplitCosts(NodeId v, double *out) const {
 }
 
 } // namespace doppler::placement
+
+//===----------------------------------------------------------------------===//
+// CandidateOrder
+//===----------------------------------------------------------------------===//
+
+void doppler::placement::CandidateOrder::reset(int32_t numNodes,
+                                               const double *key) {
+  key_ = key;
+  entries_.clear();
+  arrival_.assign(numNodes, 0);
+  nextArrival_ = 0;
+  known_ = 0;
+}
+
+void doppler::placement::CandidateOrder::sync(
+    const PlacementEnvironment &env) {
+  // The environment keeps its candidates in arrival order: removing a
+  // placed one keeps the others' order, new ones are appended. So the
+  // entries past `known_` are exactly the arrivals since the last sync.
+  ArrayView<NodeId> candidates = env.candidates();
+  for (size_t i = known_; i < candidates.size(); ++i) {
+    NodeId v = candidates[i];
+    arrival_[v] = nextArrival_++;
+    entries_.insert(Entry{key_[v], arrival_[v], v});
+  }
+  known_ = candidates.size();
+}
+
+void doppler::placement::CandidateOrder::remove(NodeId v) {
+  if (entries_.erase(Entry{key_[v], arrival_[v], v}))
+    --known_;
+}
+
+void doppler::placement::CandidateOrder::firstInEnvironmentOrder(
+    size_t count, std::vector<NodeId> &out) {
+  scratch_.clear();
+  for (auto it = entries_.begin(); it != entries_.end() && scratch_.size() < count;
+       ++it)
+    scratch_.push_back({it->arrival, it->node});
+  std::sort(scratch_.begin(), scratch_.end());
+  out.clear();
+  for (const auto &entry : scratch_)
+    out.push_back(entry.second);
+}

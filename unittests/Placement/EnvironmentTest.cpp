@@ -2,6 +2,7 @@
 
 #include "Doppler/Placement/Environment.h"
 #include "PlacementTestGraphs.h"
+#include "Doppler/Placement/Analysis.h"
 #include "Doppler/Placement/Heuristics.h"
 
 #include <gtest/gtest.h>
@@ -301,6 +302,83 @@ TEST(EnvironmentTest, ResetStartsAFreshEpisode) {
   episode(small, 8);
   episode(*graph, 2);
   EXPECT_EQ(episode(*graph, 4), first);
+}
+
+} // namespace
+
+namespace {
+
+/// A layered random DAG whose ready sets grow to hundreds of nodes when
+/// placed in critical-path order, with small integer costs (ties).
+Graph wideRandomGraph(int32_t numNodes, uint64_t seed) {
+  SeededRandom random(seed);
+  GraphBuilder builder;
+  const int32_t width = 16;
+  for (int32_t v = 0; v < numNodes; ++v)
+    builder.addNode(1 + random.below(8), 1 + random.below(4));
+  for (NodeId v = width; v < numNodes; ++v) {
+    int32_t layer = v / width;
+    for (uint32_t k = 0, n = 1 + random.below(3); k < n; ++k) {
+      int32_t lo = std::max(0, (layer - 2) * width), hi = layer * width - 1;
+      builder.addEdge(lo + static_cast<NodeId>(random.below(hi - lo + 1)), v);
+    }
+  }
+  return *builder.build();
+}
+
+/// CandidateOrder::first() is the scan's pick (the first largest key in
+/// environment order) at every step, and firstInEnvironmentOrder keeps the
+/// environment's order; on graphs with ties and ready sets of hundreds.
+TEST(CandidateOrderTest, MatchesAScanOfTheCandidates) {
+  for (uint64_t seed : {1, 2, 3}) {
+    Graph graph = wideRandomGraph(2000, seed);
+    // Bottom levels of small integer costs: many ties.
+    std::vector<double> key = computeBottomLevels(graph).value;
+    PlacementEnvironment env;
+    ASSERT_TRUE(env.reset(graph, 3));
+    CandidateOrder order;
+    order.reset(graph.numNodes(), key.data());
+    SeededRandom random(seed);
+    size_t largestReady = 0;
+    std::vector<NodeId> window;
+    while (!env.done()) {
+      order.sync(env);
+      ArrayView<NodeId> candidates = env.candidates();
+      ASSERT_EQ(order.size(), candidates.size());
+      largestReady = std::max(largestReady, candidates.size());
+      NodeId scan = candidates[0];
+      for (NodeId v : candidates)
+        if (key[v] > key[scan])
+          scan = v;
+      ASSERT_EQ(order.first(), scan);
+      // The window: the 8 largest keys (earliest among equals), in
+      // environment order.
+      order.firstInEnvironmentOrder(8, window);
+      std::vector<size_t> positions(candidates.size());
+      for (size_t i = 0; i < positions.size(); ++i)
+        positions[i] = i;
+      std::stable_sort(positions.begin(), positions.end(),
+                       [&](size_t a, size_t b) {
+                         return key[candidates[a]] > key[candidates[b]];
+                       });
+      positions.resize(std::min<size_t>(8, positions.size()));
+      std::sort(positions.begin(), positions.end());
+      std::vector<NodeId> expected;
+      for (size_t i : positions)
+        expected.push_back(candidates[i]);
+      ASSERT_EQ(window, expected);
+      // Mostly the critical-path pick (deep chains first: the others pile
+      // up, so the ready set grows), sometimes a random one: removal from
+      // anywhere must keep the order in step.
+      NodeId v = random.below(10) == 0
+                     ? candidates[random.below(candidates.size())]
+                     : scan;
+      ASSERT_TRUE(env.step(v, static_cast<DeviceId>(random.below(3))));
+      order.remove(v);
+    }
+    EXPECT_TRUE(order.empty());
+    EXPECT_GT(largestReady, 100u);
+  }
 }
 
 } // namespace

@@ -31,7 +31,9 @@
 #include "Doppler/Placement/Graph.h"
 
 #include <cstdint>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace doppler::placement {
@@ -150,6 +152,56 @@ private:
   // Query scratch, sized numDevices_.
   mutable std::vector<double> sameDeviceReady_, crossDeviceReady_, estScratch_,
       siblingScratch_;
+};
+
+/// An environment's candidates ordered by a per-node key, largest first and,
+/// among equal keys, in the environment's order (earliest arrival first):
+/// so first() is the candidate a scan of candidates() for the first largest
+/// key finds. Kept in step incrementally (each node enters and leaves once),
+/// a pick costs O(log ready) instead of a scan of the ready set: what keeps
+/// the critical-path heuristic and the learned policy's candidate window
+/// linear in the node count on graphs whose ready sets grow with their size.
+///
+///   order.reset(graph.numNodes(), key);
+///   while (!env.done()) {
+///     order.sync(env);            // takes in the new candidates
+///     NodeId v = order.first();
+///     env.step(v, device);
+///     order.remove(v);
+///   }
+class CandidateOrder {
+public:
+  /// `key` (one value per node) must outlive the order.
+  void reset(int32_t numNodes, const double *key);
+  /// Adds the candidates the environment listed since the last sync.
+  void sync(const PlacementEnvironment &env);
+  /// Forgets a placed candidate (call after env.step).
+  void remove(NodeId v);
+  bool empty() const { return entries_.empty(); }
+  size_t size() const { return entries_.size(); }
+  /// The candidate with the largest key (the earliest among equals).
+  NodeId first() const { return entries_.begin()->node; }
+  /// The `count` first candidates of the order, written to `out` in the
+  /// environment's order.
+  void firstInEnvironmentOrder(size_t count, std::vector<NodeId> &out);
+
+private:
+  struct Entry {
+    double key;
+    int64_t arrival;
+    NodeId node;
+    bool operator<(const Entry &other) const {
+      if (key != other.key)
+        return key > other.key;
+      return arrival < other.arrival;
+    }
+  };
+  const double *key_ = nullptr;
+  std::set<Entry> entries_;
+  std::vector<int64_t> arrival_;
+  int64_t nextArrival_ = 0;
+  size_t known_ = 0; // env.candidates() entries already in entries_
+  std::vector<std::pair<int64_t, NodeId>> scratch_;
 };
 
 } // namespace doppler::placement

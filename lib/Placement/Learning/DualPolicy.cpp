@@ -225,6 +225,7 @@ PlacementResult LearnedPolicy::Impl::place(const Graph &graph,
   const int32_t rollouts = std::max(1, options.samples);
   for (int32_t k = 0; k < rollouts; ++k) {
     RolloutOptions rollout;
+    rollout.candidateWindow = options.candidateWindow;
     rollout.sample = k > 0;
     // Sampled rollouts run SEL at temperatures rising linearly from 1 to
     // kLastSelectionTemperature: a trained policy (with the heuristic prior

@@ -471,8 +471,22 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
   rawDeviceFeatures_.resize(static_cast<size_t>(D) * kNumDeviceFeatures);
   deviceFeatures_.resize(static_cast<size_t>(D) * F);
 
+  // The candidate window (RolloutOptions::candidateWindow) keeps the ready
+  // set ordered by bottom level as nodes arrive and leave, so a step costs
+  // O(window + log ready) rather than O(ready).
+  const bool windowed = options.candidateWindow > 0;
+  if (windowed)
+    candidateOrder_.reset(N, tables.bottomLevels);
   for (int32_t step = 0; step < N; ++step) {
     ArrayView<NodeId> candidates = env.candidates();
+    if (windowed) {
+      candidateOrder_.sync(env);
+      if (candidates.size() > static_cast<size_t>(options.candidateWindow)) {
+        candidateOrder_.firstInEnvironmentOrder(options.candidateWindow,
+                                                windowCandidates_);
+        candidates = ArrayView<NodeId>(windowCandidates_);
+      }
+    }
     StepTrace *stepTrace = nullptr;
     if (trace) {
       trace->emplace_back();
@@ -485,6 +499,8 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
                                       random, record, stepTrace);
 
     env.step(v, device);
+    if (windowed)
+      candidateOrder_.remove(v);
     const float *summand = tables.deviceSummands + static_cast<size_t>(v) * S;
     double *sum = &deviceSums_[static_cast<size_t>(device) * S];
     for (int32_t j = 0; j < S; ++j)

@@ -121,6 +121,13 @@ struct RolloutOptions {
   /// distributions).
   double selectionTemperature = 1.0;
   double placementTemperature = 1.0;
+  /// SEL scores at most this many ready nodes per step: those with the
+  /// largest bottom levels (the critical-path prior's order; ties by
+  /// readiness order), kept in readiness order. Scoring is linear in the
+  /// candidates SEL sees, so this bounds a step's cost and makes an episode
+  /// linear in the node count; graphs whose ready sets never exceed it are
+  /// placed exactly as without it. 0: no window.
+  int32_t candidateWindow = 32;
 };
 
 /// Optional per-step distributions (for LearnedPolicy::trace).
@@ -177,6 +184,8 @@ private:
   std::vector<double> probabilities_;
   std::vector<float> scaledScores_;
   std::vector<float> candidateRows_;  // [C][3H or H]: SEL GEMM inputs
+  CandidateOrder candidateOrder_;        // the ready set by bottom level
+  std::vector<NodeId> windowCandidates_; // the window, readiness order
   std::vector<float> candidatePre_;   // [C][K]
 };
 

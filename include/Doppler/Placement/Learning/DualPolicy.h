@@ -112,6 +112,9 @@ struct PlaceOptions {
   /// the best by the simulator is kept.
   int32_t samples = 0;
   uint64_t seed = 0;
+  /// SEL scores at most this many ready nodes per step, those with the
+  /// largest bottom levels (see RolloutOptions::candidateWindow); 0: all.
+  int32_t candidateWindow = 32;
 };
 
 struct PlacementResult {
