@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: the lit regression tests and the
 # GoogleTest suites (lit runs both), then the Python frontend's pytest suite
-# (python/tests) and the MLIR-free tests under ASan+UBSan
-# (scripts/sanitize.sh address). Ends with one line "tests: N passed, M failed[, K
+# (python/tests), the MLIR-free tests under ASan+UBSan
+# (scripts/sanitize.sh address) and a libFuzzer smoke run (scripts/fuzz.sh
+# smoke). Ends with one line "tests: N passed, M failed[, K
 # skipped]" (all of them together) and a non-zero status if anything failed.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -66,6 +67,28 @@ if [[ ${DOPPLER_SKIP_SANITIZE:-} != 1 ]]; then
   failed=$(( failed + ${san_failed:-0} ))
   if (( sanitize_status != 0 && ${san_failed:-0} == 0 )); then failed=$(( failed + 1 )); fi
   if (( sanitize_status != 0 )); then status=1; fi
+fi
+
+# A short libFuzzer run of the MLIR-free parsers (scripts/fuzz.sh smoke: the
+# graph, system and plan targets, 20 s each, after a clang-22 ASan+UBSan
+# build in build-fuzz/ of about 1-2 minutes from scratch on 2 cores). Each
+# target counts as one test; a crash fails it. The corpora themselves are
+# replayed by check-doppler (test/Fuzz). Without clang-22 it counts as one
+# skipped test; DOPPLER_SKIP_FUZZ=1 leaves it out.
+if [[ ${DOPPLER_SKIP_FUZZ:-} != 1 ]]; then
+  if command -v clang++-22 >/dev/null; then
+    bash "$root/scripts/fuzz.sh" smoke 2>&1 | tee "$log"
+    fuzz_status=${PIPESTATUS[0]}
+    fuzz_passed=$(grep -cE '^fuzz [a-z]+: .*, 0 crashes' "$log")
+    fuzz_failed=$(grep -cE '^fuzz [a-z]+: .*, [1-9][0-9]* crashes' "$log")
+    passed=$(( passed + fuzz_passed ))
+    failed=$(( failed + fuzz_failed ))
+    if (( fuzz_status != 0 && fuzz_failed == 0 )); then failed=$(( failed + 1 )); fi
+    if (( fuzz_status != 0 )); then status=1; fi
+  else
+    echo "clang++-22 not found: the fuzz smoke run is skipped"
+    skipped=$(( skipped + 1 ))
+  fi
 fi
 rm -f "$log"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
