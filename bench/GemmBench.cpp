@@ -30,8 +30,10 @@
 
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace doppler;
