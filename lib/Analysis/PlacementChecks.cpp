@@ -8,6 +8,54 @@ using namespace mlir;
 using namespace mlir::doppler;
 
 /// Every non-terminator op directly in the body must be placed.
+LogicalResult mlir::doppler::verifyUnplaced(FunctionOpInterface function) {
+  if (function.isExternal())
+    return success();
+  Operation *placed = nullptr;
+  int64_t placedCount = 0;
+  Operation *nesting = nullptr, *nested = nullptr;
+  for (Block &block : function.getFunctionBody())
+    for (Operation &op : block) {
+      if (getDevice(&op) >= 0 || isa<TransferOp>(op)) {
+        placed = placed ? placed : &op;
+        ++placedCount;
+      }
+      if (nesting || op.getNumRegions() == 0)
+        continue;
+      op.walk([&](Operation *inner) {
+        if (inner != &op &&
+            isa_and_nonnull<DopplerDialect>(inner->getDialect())) {
+          nesting = &op;
+          nested = inner;
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+    }
+  if (placed) {
+    InFlightDiagnostic diag = placed->emitOpError();
+    diag << "is already placed";
+    if (int64_t device = getDevice(placed); device >= 0)
+      diag << " (" << kDeviceAttr << " = " << device << ")";
+    diag << "; " << placedCount << " op(s) of @"
+         << function.getName() << " carry a placement or are transfers. "
+         << "The placement phases take an unplaced program: run them on "
+            "the program before placement";
+    return failure();
+  }
+  if (nesting) {
+    InFlightDiagnostic diag =
+        nesting->emitOpError()
+        << "holds '" << nested->getName()
+        << "' in a region: the placement phases place the ops directly in "
+           "a function body, so nested Doppler ops would be neither costed "
+           "nor placed; inline the region first";
+    diag.attachNote(nested->getLoc()) << "the nested op";
+    return failure();
+  }
+  return success();
+}
+
 LogicalResult mlir::doppler::verifyPlaced(FunctionOpInterface function) {
   bool ok = true;
   for (Block &block : function.getFunctionBody())

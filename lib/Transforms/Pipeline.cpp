@@ -55,6 +55,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
 };
 
 void buildDopplerPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  // A program placed already, or Doppler ops nested in regions, would be
+  // decomposed and placed into nonsense: say so before anything changes.
+  pm.addPass(createDopplerVerifyUnplacedPass());
   DopplerAnnotateCostsPassOptions costs;
   costs.system = options.system;
   // Costs before decomposition guide its choice of splits; the blocks are

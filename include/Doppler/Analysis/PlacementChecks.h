@@ -13,6 +13,14 @@
 
 namespace mlir::doppler {
 
+/// The function is input the placement phases can take: no op carries
+/// `doppler.device` and there is no `doppler.transfer` (it is not placed
+/// already: placing again would decompose blocks and add transfers on top
+/// of transfers), and no op directly in the body holds Doppler ops in a
+/// region (the phases place a body's top-level ops: nested einsums would be
+/// decomposed but never costed or placed). One error per function.
+LogicalResult verifyUnplaced(FunctionOpInterface function);
+
 /// Every non-terminator op directly in the body has `doppler.device`.
 LogicalResult verifyPlaced(FunctionOpInterface function);
 

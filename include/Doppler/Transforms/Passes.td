@@ -154,6 +154,17 @@ def DopplerInsertTransfersPass : Pass<"doppler-insert-transfers"> {
   let dependentDialects = ["::mlir::doppler::DopplerDialect"];
 }
 
+def DopplerVerifyUnplacedPass : Pass<"doppler-verify-unplaced"> {
+  let summary = "Check that a function is input the placement phases take";
+  let description = [{
+    Verification before the placement phases (`doppler-pipeline` runs it
+    first): no op carries `doppler.device` and there is no
+    `doppler.transfer` (the program is not placed already), and no op
+    directly in a function body holds Doppler ops in a region (the phases
+    place a body's top-level ops). One error per function, naming the op.
+  }];
+}
+
 def DopplerVerifyPlacedPass : Pass<"doppler-verify-placed"> {
   let summary = "Check that every op in a function body has a device";
   let description = [{
