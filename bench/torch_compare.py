@@ -16,7 +16,7 @@ by round so that machine noise hits every configuration alike:
     placement), then doppler-run --arguments (the same weights) --json; its
     measured_makespan_s and predicted_makespan_s.
 
-It prints the medians over the rounds (PyTorch T threads beside Doppler on
+It prints the medians over all runs of all rounds (PyTorch T threads beside Doppler on
 D = T devices) and fails (exit 1) when Doppler's outputs differ from
 PyTorch's by more than --tolerance (relative, ||out - ref|| / ||ref||).
 
@@ -118,7 +118,7 @@ def thread_environment(threads):
 
 
 def worker_main(args):
-    """Times one forward per "run" line on stdin; prints seconds per line."""
+    """Per "run N" line on stdin, times N forwards; prints their seconds on one line."""
     import torch
 
     torch.set_num_threads(args.threads)
@@ -128,11 +128,15 @@ def worker_main(args):
             module(*inputs)
         print("ready", flush=True)
         for line in sys.stdin:
-            if line.strip() != "run":
+            words = line.split()
+            if len(words) != 2 or words[0] != "run":
                 break
-            start = time.perf_counter()
-            module(*inputs)
-            print(f"{time.perf_counter() - start:.9f}", flush=True)
+            seconds = []
+            for _ in range(int(words[1])):
+                start = time.perf_counter()
+                module(*inputs)
+                seconds.append(time.perf_counter() - start)
+            print(" ".join(f"{s:.9f}" for s in seconds), flush=True)
     return 0
 
 
@@ -147,13 +151,14 @@ class TorchWorker:
         if self.proc.stdout.readline().strip() != "ready":
             raise RuntimeError(f"the PyTorch worker ({function}, {threads} threads) failed")
 
-    def time_once(self):
-        self.proc.stdin.write("run\n")
+    def time(self, repeat):
+        """Seconds of `repeat` forwards run back to back."""
+        self.proc.stdin.write(f"run {repeat}\n")
         self.proc.stdin.flush()
         line = self.proc.stdout.readline()
         if not line:
             raise RuntimeError("the PyTorch worker died")
-        return float(line)
+        return [float(word) for word in line.split()]
 
     def close(self):
         self.proc.stdin.close()
@@ -182,10 +187,10 @@ def place(source, placed, devices, system):
                     "-o", placed], check=True, stderr=subprocess.DEVNULL)
 
 
-def doppler_run(placed, devices, arguments, outputs=None):
-    """One doppler-run (a warm-up and one timed run): its JSON report."""
+def doppler_run(placed, devices, arguments, outputs=None, repeat=1):
+    """One doppler-run (a warm-up and `repeat` timed runs): its JSON report."""
     command = [doppler_tool("doppler-run"), placed, "--backend", "cpu", "--devices",
-               str(devices), "--arguments", arguments, "--json", "--repeat", "1"]
+               str(devices), "--arguments", arguments, "--json", "--repeat", str(repeat)]
     if outputs:
         command += ["--write-outputs", outputs]
     # The arguments file holds every weight as JSON: lift the 256 MiB cap.
@@ -260,10 +265,10 @@ def compare_function(name, args, tmp):
             shift = round_index % len(steps)
             for kind, count in steps[shift:] + steps[:shift]:
                 if kind == "torch":
-                    torch_s[count].append(workers[count].time_once())
+                    torch_s[count] += workers[count].time(args.repeat)
                 else:
-                    report = doppler_run(placed[count], count, arguments)
-                    doppler_s[count].append(float(report["measured_makespan_s"]))
+                    report = doppler_run(placed[count], count, arguments, repeat=args.repeat)
+                    doppler_s[count] += [float(s) for s in report["makespans_s"]]
                     if report.get("predicted_makespan_s") is not None:
                         predicted_s[count] = float(report["predicted_makespan_s"])
             print(f"  {name}: round {round_index + 1}/{args.runs}", flush=True)
@@ -284,8 +289,9 @@ def fmt(value, spec):
     return format(value, spec) if value is not None else "-"
 
 
-def print_table(rows, runs, load):
-    print(f"\nMedians of {runs} interleaved runs; PyTorch on T threads beside Doppler on "
+def print_table(rows, runs, repeat, load):
+    print(f"\nMedians of {runs * repeat} runs ({runs} interleaved rounds of {repeat}); "
+          f"PyTorch on T threads beside Doppler on "
           f"D = T devices; load average {load[0]:.1f} at the start, {load[1]:.1f} at the end "
           f"on {os.cpu_count()} CPUs (other processes slow both sides)\n")
     header = (f"{'function':<9} {'T=D':>3} {'PyTorch ms':>11} {'Doppler ms':>11} "
@@ -315,6 +321,9 @@ def main():
     parser.add_argument("--functions", default=",".join(FUNCTIONS),
                         help=f"comma-separated, of {', '.join(FUNCTIONS)} (default: all)")
     parser.add_argument("--runs", type=int, help="interleaved rounds (default 7; 2 with --quick)")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs per configuration per round, back to back (default 3): "
+                             "doppler-run --repeat, and as many PyTorch forwards")
     parser.add_argument("--threads", type=parse_counts, default=[1, 2],
                         help="PyTorch thread counts (default 1,2)")
     parser.add_argument("--devices", type=parse_counts, default=[1, 2],
@@ -342,8 +351,8 @@ def main():
             parser.error(f"unknown function {name!r} (expected {', '.join(FUNCTIONS)})")
     if args.runs is None:
         args.runs = 2 if args.quick else 7
-    if args.runs < 1:
-        parser.error("--runs must be at least 1")
+    if args.runs < 1 or args.repeat < 1:
+        parser.error("--runs and --repeat must be at least 1")
 
     rows, failures = [], []
     load_start = os.getloadavg()[0]
@@ -360,7 +369,7 @@ def main():
             rows += function_rows
             if not error <= args.tolerance:
                 failures.append(f"{name}: relative error {error:.3g} > {args.tolerance:g}")
-    print_table(rows, args.runs, (load_start, os.getloadavg()[0]))
+    print_table(rows, args.runs, args.repeat, (load_start, os.getloadavg()[0]))
     for failure in failures:
         print(f"error: Doppler's outputs differ from PyTorch's: {failure}", file=sys.stderr)
     return 1 if failures else 0
