@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 using namespace mlir;
 
@@ -100,7 +101,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext context(registry(), MLIRContext::Threading::DISABLED);
   ScopedDiagnosticHandler swallow(&context,
                                   [](Diagnostic &) { return success(); });
-  StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer relies on a NUL after the text, as a file read by
+  // doppler-opt (an llvm::MemoryBuffer) has; a std::string has one too.
+  std::string text(reinterpret_cast<const char *>(data), size);
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(text, ParserConfig(&context), "fuzz.mlir");
   static const bool verbose = std::getenv("DOPPLER_FUZZ_VERBOSE") != nullptr;

@@ -55,11 +55,13 @@ uint64_t readLittle(const unsigned char *p, int bytes) {
   return value;
 }
 
-/// Checks that every length-prefixed value of a pickle stream fits in it.
-/// LibTorch's unpickler allocates a string or byte buffer of the length it
-/// reads before it reads the bytes, so a 15 KB file whose pickle claims a
-/// 1.6 GB string costs 1.6 GB before it fails. Stops (accepting) at an
-/// opcode it does not know or at STOP: only what precedes is checked.
+/// Checks that every length-prefixed value of a pickle stream fits in it,
+/// and that no memo index exceeds its length. LibTorch's unpickler
+/// allocates a string or byte buffer of the length it reads before it reads
+/// the bytes, and grows its memo table to the index a PUT names, so a 15 KB
+/// file whose pickle claims a 1.6 GB string or memo slot 2^31 costs
+/// gigabytes (or aborts) before it fails. Stops (accepting) at an opcode it
+/// does not know or at STOP: only what precedes is checked.
 bool pickleLengthsFit(const unsigned char *data, size_t size) {
   size_t at = 0;
   auto skipLine = [&] {
@@ -112,6 +114,10 @@ bool pickleLengthsFit(const unsigned char *data, size_t size) {
     default:
       return true;
     }
+    // LONG_BINPUT: a memo slot past one per byte of the stream is bogus
+    // (every slot takes a PUT of at least 2 bytes).
+    if (op == 'r' && at + 4 <= size && readLittle(data + at, 4) > size)
+      return false;
     if (lengthBytes) {
       if (size - std::min(at, size) < size_t(lengthBytes))
         return false;
@@ -339,7 +345,7 @@ bool doppler::placement::learning::openArchive(
   }
   if (!archivePicklesFit(bytes.data(), bytes.size())) {
     setError(error, "'" + path + "' is not a readable model file (a value "
-                    "is longer than the file)");
+                    "or memo index is larger than the file)");
     return false;
   }
   try {
@@ -360,8 +366,8 @@ bool doppler::placement::learning::openArchive(
     return false;
   }
   if (!archivePicklesFit(static_cast<const unsigned char *>(data), size)) {
-    setError(error, name + " is not a readable model (a value is longer "
-                           "than the file)");
+    setError(error, name + " is not a readable model (a value or memo "
+                           "index is larger than the file)");
     return false;
   }
   try {
