@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include <sys/stat.h>
+
 namespace doppler {
 
 int64_t maxInputFileBytes() {
@@ -45,6 +47,25 @@ std::optional<std::string> readFileCapped(const std::string &path,
     return std::nullopt;
   }
   return text;
+}
+
+std::optional<std::string> unboundedInputError(const std::string &path) {
+  if (path == "-")
+    return std::nullopt;
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0)
+    return std::nullopt;
+  if (S_ISDIR(info.st_mode))
+    return "'" + path + "' is a directory, not an input file";
+  if (!S_ISREG(info.st_mode))
+    return "'" + path +
+           "' is not a regular file (a device or a pipe, which may not end); "
+           "give a file, or '-' to read standard input";
+  if (static_cast<int64_t>(info.st_size) > maxInputFileBytes())
+    return "'" + path + "' is larger than " +
+           std::to_string(maxInputFileBytes()) +
+           " bytes (the input size limit; DOPPLER_MAX_INPUT_BYTES raises it)";
+  return std::nullopt;
 }
 
 } // namespace doppler

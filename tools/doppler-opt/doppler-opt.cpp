@@ -9,6 +9,7 @@
 #include "Doppler/Conversion/Passes.h"
 #include "Doppler/Dialect/DopplerDialect.h"
 #include "Doppler/Dialect/LinalgWorkModels.h"
+#include "Doppler/Support/ReadFile.h"
 #include "Doppler/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -19,6 +20,8 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/raw_ostream.h"
+
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -34,6 +37,15 @@ int main(int argc, char **argv) {
   mlir::doppler::registerDopplerConversionPasses();
   // Generic cleanups users chain with ours (canonicalize, cse, ...).
   mlir::registerTransformsPasses();
+  auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
+      argc, argv, "Doppler optimizer driver\n", registry);
+  // MLIR's driver reads its whole input into memory: refuse endless or huge
+  // inputs (/dev/zero) before it starts.
+  if (std::optional<std::string> error =
+          doppler::unboundedInputError(inputFilename)) {
+    llvm::errs() << "doppler-opt: error: " << *error << "\n";
+    return 1;
+  }
   return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "Doppler optimizer driver\n", registry));
+      mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
 }

@@ -35,6 +35,15 @@ std::optional<std::string> readFileCapped(const std::string &path,
                                           std::string *error,
                                           int64_t limit = maxInputFileBytes());
 
+/// For tools whose input MLIR's own drivers read (doppler-opt,
+/// doppler-translate): an error message when the named input would be read
+/// without bound, nullopt when it is fine. A path must name a regular file
+/// within maxInputFileBytes() ("-", standard input, is left to the user, as
+/// for any filter); a device or a pipe (/dev/zero, a FIFO) is refused with a
+/// hint to pipe it into "-" instead. A path that does not exist is fine
+/// here: the driver reports it.
+std::optional<std::string> unboundedInputError(const std::string &path);
+
 } // namespace doppler
 
 #endif // DOPPLER_SUPPORT_READFILE_H
