@@ -283,6 +283,9 @@ void runFused(const FusedPlan &plan, const void *const *inputs, void *output) {
   const int64_t inner = plan.inner;
   const size_t innerDim = plan.extents.size() - 1;
 
+  // Every step's result over the current chunk.
+  std::array<Span<T>, kMaxJoinProgramSteps> results;
+
   // The chunk of `len` output elements from `start`: whole rows (`rows` >
   // 1) or a piece of one row from column `col0`.
   auto runChunk = [&](int64_t start, int64_t len, int64_t rows, int64_t col0) {
@@ -329,7 +332,6 @@ void runFused(const FusedPlan &plan, const void *const *inputs, void *output) {
       span.data = gather;
     }
 
-    std::array<Span<T>, kMaxJoinProgramSteps> results;
     auto operand = [&](const JoinOperand &ref) -> const Span<T> & {
       return ref.isStep ? results[ref.index] : scratch.inputs[ref.index];
     };
