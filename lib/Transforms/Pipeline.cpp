@@ -41,7 +41,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Merge chains of elementwise ops on one device into "
                      "doppler.fused ops (doppler-fuse-elementwise) before "
                      "placement"),
-      llvm::cl::init(false)};
+      llvm::cl::init(true)};
   Option<uint64_t> seed{*this, "seed", llvm::cl::desc("Seed"),
                         llvm::cl::init(0)};
   Option<double> refineSeconds{

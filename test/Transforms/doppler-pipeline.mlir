@@ -11,9 +11,11 @@
 // RUN: doppler-opt %t.mlir --doppler-pipeline="devices=4 parts=4 policy=random seed=5 refine-evaluations=100" -o %t.a 2>/dev/null
 // RUN: doppler-opt %t.mlir --doppler-pipeline="devices=4 parts=4 policy=random seed=5 refine-evaluations=100" -o %t.b 2>/dev/null
 // RUN: diff %t.a %t.b
-// Without decomposition (parts=1) the ops stay whole.
-// RUN: doppler-opt %t.mlir --doppler-pipeline="devices=2 parts=1" 2>&1 >/dev/null | FileCheck %s --check-prefix=WHOLE
-// With fuse=true, elementwise chains (RMSNorm's pieces, RoPE, softmax,
+// Without decomposition (parts=1) the ops stay whole; fusion (on by
+// default) still merges the elementwise chains: 50 ops become 33.
+// RUN: doppler-opt %t.mlir --doppler-pipeline="devices=2 parts=1 fuse=false" 2>&1 >/dev/null | FileCheck %s --check-prefix=WHOLE
+// RUN: doppler-opt %t.mlir --doppler-pipeline="devices=2 parts=1" 2>&1 >/dev/null | FileCheck %s --check-prefix=WHOLEFUSED
+// With fuse=true (the default), elementwise chains (RMSNorm's pieces, RoPE, softmax,
 // SwiGLU's gate) become doppler.fused ops block by block after
 // decomposition; they are costed, placed and simulated like any op, and the
 // result is unchanged within 1e-6 relative. fuse=false keeps every einsum.
@@ -34,6 +36,7 @@
 // CHECK: doppler.transfer {{.*}}doppler.device = #doppler.device<
 // SAME: ok
 // WHOLE: remark: placed 50 ops on 2 devices
+// WHOLEFUSED: remark: placed 33 ops on 2 devices
 
 // The per-function passes, scheduled on each function (any(...)), place and
 // simulate exactly as the module-level passes do.
