@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/raw_ostream.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringRef.h"
@@ -35,6 +36,15 @@ loadFromMLIR(const std::string &path, const ::doppler::GraphLoadOptions &options
     if (diagnostic.getSeverity() == DiagnosticSeverity::Error &&
         firstError.empty())
       firstError = ::doppler::describeDiagnostic(diagnostic);
+    // Warnings do not stop the load; the user sees them as the tools print
+    // MLIR's: "file:line:col: warning: ...".
+    if (diagnostic.getSeverity() == DiagnosticSeverity::Warning) {
+      std::string text = ::doppler::describeDiagnostic(diagnostic);
+      size_t colon = text.find(": ");
+      llvm::errs() << text.substr(0, colon) << ": warning: "
+                   << text.substr(colon == std::string::npos ? 0 : colon + 2)
+                   << "\n";
+    }
     return success();
   });
   auto fail = [&](const std::string &fallback) {
@@ -110,6 +120,12 @@ selectCostedFunction(ModuleOp module, const std::string &path,
       return failure();
     }
     mlir::doppler::annotateCosts(module, *system);
+    if (options.devices > system->numDevices())
+      function.emitWarning()
+          << "placing on " << options.devices
+          << " devices but the system description '" << options.system
+          << "' has " << system->numDevices()
+          << "; the extra devices are costed like the described ones";
   }
   return function;
 }

@@ -262,6 +262,7 @@ bool readValues(Options &options, std::string *error) {
   options.outputPath = outputPath;
   options.load.function = functionName;
   options.load.system = systemName;
+  options.load.devices = static_cast<int32_t>(options.devices);
   return true;
 }
 

@@ -21,6 +21,10 @@ struct GraphLoadOptions {
   /// .mlir: costs ops that lack them with doppler-annotate-costs on this
   /// system (a preset or a JSON file).
   std::string system = "h100x4";
+  /// .mlir: the devices the caller will place on (0: unknown). When ops are
+  /// costed with a system of fewer devices, a warning says so (as the
+  /// doppler-place pass does): the extra devices take the others' costs.
+  int32_t devices = 0;
 };
 
 /// Loads `path`: `.mlir` files through the IR (one node per op of the
