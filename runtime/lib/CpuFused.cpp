@@ -13,6 +13,9 @@
 //    input laid out like the output), taken as one value where it is
 //    broadcast along the chunk (the join then broadcasts it), and gathered
 //    into a chunk buffer otherwise (transposed or broadcast-by-row inputs);
+//    where rows are pieced and some input is gathered with a stride (a
+//    transpose), 16 rows are walked together piece by piece, so their
+//    gathers share the strided input's cache lines and pages;
 //  - each step runs over the chunk with the span joins (CpuJoins.h) into a
 //    chunk buffer; a step whose operands are all broadcast values is one
 //    value too. Buffers are assigned once per kernel by liveness, so a
@@ -47,6 +50,13 @@ using contraction::OperandLayout;
 /// operand or two and a result per step) stay in L1.
 constexpr int64_t kChunk = 512;
 
+/// Rows walked together when an input is gathered with a stride (a
+/// transposed operand): the rows' pieces are taken column piece by column
+/// piece, so the 16 rows read neighbouring elements of the strided input
+/// (one cache line, one page) instead of each row touching a new page per
+/// element.
+constexpr int64_t kTileRows = 16;
+
 /// How a kernel reads one input.
 enum class Access : uint8_t {
   Dense,    ///< Laid out like the output: read in place at the chunk start.
@@ -76,6 +86,9 @@ struct FusedPlan {
   int64_t outerCount = 1; ///< Rows: the product of the other extents.
   int64_t pieceLen = 1;   ///< Longest chunk within one row.
   int64_t chunkRows = 1;  ///< Whole rows per chunk (1: pieces of a row).
+  /// Rows whose pieces are interleaved (kTileRows when pieces of rows are
+  /// gathered with a stride, else 1).
+  int64_t tileRows = 1;
 };
 
 namespace {
@@ -166,6 +179,13 @@ void buildSpace(FusedPlan &plan, const EinsumSpec &spec,
     plan.outerCount *= plan.extents[d];
   plan.pieceLen = std::min(plan.inner, kChunk);
   plan.chunkRows = plan.inner < kChunk ? kChunk / plan.inner : 1;
+  plan.tileRows = 1;
+  if (plan.chunkRows == 1)
+    for (unsigned i = 0; i < plan.numInputs; ++i) {
+      int64_t stride = plan.strides[i].back();
+      if (plan.access[i] == Access::Strided && stride != 0 && stride != 1)
+        plan.tileRows = kTileRows;
+    }
 }
 
 /// A step's operand over the current chunk: `data[0..len)`, or `value` at
@@ -196,7 +216,7 @@ public:
     return static_cast<T *>(block_);
   }
 
-  std::vector<int64_t> rowOffsets; ///< [row of the chunk][input]
+  std::vector<int64_t> rowOffsets; ///< [row of the chunk or tile][input]
   std::vector<int64_t> counter;    ///< The row odometer.
   std::vector<int64_t> offset;     ///< Each input's offset at that row.
   std::vector<Span<T>> inputs;
@@ -275,7 +295,8 @@ void runFused(const FusedPlan &plan, const void *const *inputs, void *output) {
   T *buffers = scratch.buffers(plan.numSlots + numInputs + 1);
   T *gatherBuffers = buffers + plan.numSlots * kChunk;
   T *fillBuffer = gatherBuffers + numInputs * kChunk;
-  scratch.rowOffsets.resize(static_cast<size_t>(plan.chunkRows) * numInputs);
+  const int64_t groupRows = std::max(plan.chunkRows, plan.tileRows);
+  scratch.rowOffsets.resize(static_cast<size_t>(groupRows) * numInputs);
   scratch.counter.assign(plan.extents.size() - 1, 0);
   scratch.offset.assign(numInputs, 0);
   scratch.inputs.resize(numInputs);
@@ -287,8 +308,10 @@ void runFused(const FusedPlan &plan, const void *const *inputs, void *output) {
   std::array<Span<T>, kMaxJoinProgramSteps> results;
 
   // The chunk of `len` output elements from `start`: whole rows (`rows` >
-  // 1) or a piece of one row from column `col0`.
-  auto runChunk = [&](int64_t start, int64_t len, int64_t rows, int64_t col0) {
+  // 1) or a piece of one row from column `col0`; `rowOffsets` holds the
+  // inputs' offsets at each of its rows.
+  auto runChunk = [&](int64_t start, int64_t len, int64_t rows, int64_t col0,
+                      const int64_t *rowOffsets) {
     for (unsigned i = 0; i < numInputs; ++i) {
       const T *base = static_cast<const T *>(inputs[i]);
       Span<T> &span = scratch.inputs[i];
@@ -305,7 +328,7 @@ void runFused(const FusedPlan &plan, const void *const *inputs, void *output) {
       const int64_t stride = plan.strides[i][innerDim];
       T *gather = gatherBuffers + i * kChunk;
       if (rows == 1) {
-        const T *from = base + scratch.rowOffsets[i] + col0 * stride;
+        const T *from = base + rowOffsets[i] + col0 * stride;
         if (stride == 0) {
           span.value = *from;
           span.broadcast = true;
@@ -319,7 +342,7 @@ void runFused(const FusedPlan &plan, const void *const *inputs, void *output) {
         continue;
       }
       for (int64_t r = 0; r < rows; ++r) {
-        const T *from = base + scratch.rowOffsets[r * numInputs + i];
+        const T *from = base + rowOffsets[r * numInputs + i];
         T *to = gather + r * inner;
         if (stride == 1)
           std::memcpy(to, from, static_cast<size_t>(inner) * sizeof(T));
@@ -349,19 +372,25 @@ void runFused(const FusedPlan &plan, const void *const *inputs, void *output) {
       fillSpan(out + start, last.value, len);
   };
 
+  const int64_t *offsets = scratch.rowOffsets.data();
   for (int64_t row = 0; row < plan.outerCount;) {
-    const int64_t rows = std::min(plan.chunkRows, plan.outerCount - row);
+    const int64_t rows = std::min(groupRows, plan.outerCount - row);
     for (int64_t r = 0; r < rows; ++r) {
       std::copy(scratch.offset.begin(), scratch.offset.end(),
                 scratch.rowOffsets.begin() + r * numInputs);
       nextRow(plan, scratch.counter, scratch.offset);
     }
-    if (rows > 1) {
-      runChunk(row * inner, rows * inner, rows, 0);
+    if (plan.chunkRows > 1) {
+      runChunk(row * inner, rows * inner, rows, 0, offsets);
     } else {
-      for (int64_t col0 = 0; col0 < inner; col0 += plan.pieceLen)
-        runChunk(row * inner + col0, std::min(plan.pieceLen, inner - col0), 1,
-                 col0);
+      // Pieces of `rows` rows (one row unless tiling), column piece by
+      // column piece.
+      for (int64_t col0 = 0; col0 < inner; col0 += plan.pieceLen) {
+        const int64_t len = std::min(plan.pieceLen, inner - col0);
+        for (int64_t r = 0; r < rows; ++r)
+          runChunk((row + r) * inner + col0, len, 1, col0,
+                   offsets + r * numInputs);
+      }
     }
     row += rows;
   }

@@ -256,6 +256,10 @@ TEST(FusedKernel, ChunkingCases) {
       {"ij,i->ij", {{9, 700}, {9}}, "div(in0, in1); sub(in1, s0)"},
       {"i,ij->ij", {{9}, {9, 5}}, "sub(in0, in1); max(in0, s0)"},
       {"ji,ij->ij", {{40, 30}, {30, 40}}, "mul(in0, in1); tanh(s0)"},
+      // Transposed rows longer than a chunk: walked 16 rows at a time, the
+      // last tile partial.
+      {"ji,ij->ij", {{700, 37}, {37, 700}}, "mul(in0, in1); tanh(s0)"},
+      {"kji,ijk->ijk", {{600, 3, 7}, {7, 3, 600}}, "sub(in1, in0)"},
       {",ij->ij", {{}, {5, 6}}, "sub(in0, in1)"},
       {"ij,->ij", {{5, 600}, {}}, "scale(in0, 3); pow(s0, in1)"},
       {",->", {{}, {}}, "add(in0, in1); exp(s0)"},
