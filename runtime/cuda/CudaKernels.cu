@@ -38,6 +38,12 @@ __global__ void __launch_bounds__(kBlockSize)
     mapElement<T, Index>(p, out, in0, in1, i);
 }
 
+// Kernel parameters beyond 4 KB need Volta and CUDA 12.1; stay below.
+static_assert(sizeof(FusedParams) + sizeof(FusedInputs<double>) +
+                      sizeof(void *) <=
+                  4096,
+              "a fused kernel's parameters fit in 4 KB");
+
 /// A fused elementwise chain: the program is interpreted per element from
 /// the parameter space (uniform across the launch, so no divergence).
 template <typename T, typename Index>
