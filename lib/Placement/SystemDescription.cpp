@@ -86,25 +86,27 @@ DeviceDescription a100Sfu() { return withSfuJoins(a100(), 108 * 16 * 1.41e9); }
 // One core of a server CPU with AVX2 FMA at ~3 GHz: 2 FMA units x 8 f32
 // lanes x 2 FLOP x 3e9 = 96 GFLOP/s f32 (half for f64); a share of a
 // ~80 GB/s memory system. The runtime's CPU kernels evaluate joins with
-// scalar libm calls: the throughputs are doppler-calibrate's on an AMD EPYC
-// (Zen 3) core, rounded down.
+// AVX2 span kernels (SLEEF for exp, log, pow and tanh; runtime/lib/
+// CpuJoins.h): the throughputs are doppler-calibrate's on an AMD EPYC core
+// (2026-11-24, after the vector joins landed), rounded down. Joins not
+// listed run at memory speed.
 DeviceDescription cpuCore() {
   DeviceDescription device =
       makeDevice("cpu-core", {{"f64", 48e9}, {"f32", 96e9}, {"default", 96e9}},
                  4e9, 20e9, 2e-6);
   for (auto [join, perSecond] :
        std::initializer_list<std::pair<JoinKind, double>>{
-           {JoinKind::Div, 2e9},
-           {JoinKind::Pow, 1.5e8},
-           {JoinKind::Exp, 2.5e8},
-           {JoinKind::Log, 2e8},
-           {JoinKind::Sqrt, 5e8},
-           {JoinKind::Rsqrt, 3e8},
-           {JoinKind::Reciprocal, 2e9},
-           {JoinKind::Silu, 2.5e8},
-           {JoinKind::Gelu, 4e7},
-           {JoinKind::Tanh, 5e7},
-           {JoinKind::Sigmoid, 2e8}})
+           {JoinKind::Div, 7e9},
+           {JoinKind::Pow, 1.4e8},
+           {JoinKind::Exp, 1.4e9},
+           {JoinKind::Log, 7.5e8},
+           {JoinKind::Sqrt, 5e9},
+           {JoinKind::Rsqrt, 2.9e9},
+           {JoinKind::Reciprocal, 7e9},
+           {JoinKind::Silu, 1.2e9},
+           {JoinKind::Gelu, 9e8},
+           {JoinKind::Tanh, 1.6e8},
+           {JoinKind::Sigmoid, 1.2e9}})
     device.joinThroughput[static_cast<unsigned>(join)] = perSecond;
   return device;
 }
