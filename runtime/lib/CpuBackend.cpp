@@ -199,8 +199,8 @@ public:
       return DeviceBuffer{};
     void *data = arenas_[device]->allocate(bytes);
     if (!data)
-      return Status::failure("host allocation of " + std::to_string(bytes) +
-                             " bytes failed");
+      return Status::failure("cannot allocate " + std::to_string(bytes) +
+                             " bytes of host memory");
     return DeviceBuffer{data, bytes};
   }
 

@@ -8,6 +8,12 @@
 // barriers; each queue is served in push (= readiness) order or by
 // priority.
 //
+// Failure: the first failing task records its error and sets `failed`;
+// from then on workers skip the tasks they pop (finishing them without
+// running them), so the counters still reach zero, buffers are still freed
+// by their last reader, and run() returns once the graph is drained: tasks
+// in flight elsewhere finish, nothing waits for a task that will not run.
+//
 //===----------------------------------------------------------------------===//
 
 #include "doppler/runtime/Executor.h"
@@ -21,6 +27,7 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <new>
 #include <thread>
 
 namespace doppler::runtime {
@@ -32,6 +39,83 @@ using detail::cpuRelax;
 
 double secondsBetween(Clock::time_point from, Clock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
+}
+
+/// How a failure names its task: "task 17 (einsum ij,jk->ik mul/add on
+/// device 1)".
+std::string taskContext(const TaskGraph &graph, ValueId id) {
+  std::string what = graph.describe(id);
+  std::string prefix = "%" + std::to_string(id) + " ";
+  if (what.compare(0, prefix.size(), prefix) == 0)
+    what.erase(0, prefix.size());
+  return "task " + std::to_string(id) + " (" + what + " on device " +
+         std::to_string(graph.task(id).device) + ")";
+}
+
+/// The message of an exception that escaped a task or the run.
+std::string exceptionMessage(const std::exception_ptr &caught) {
+  try {
+    std::rethrow_exception(caught);
+  } catch (const std::bad_alloc &) {
+    return "out of host memory (std::bad_alloc)";
+  } catch (const std::exception &error) {
+    return std::string("exception: ") + error.what();
+  } catch (...) {
+    return "unknown exception";
+  }
+}
+
+bool faultAppliesTo(FaultKind kind, const TaskGraph &graph, ValueId id) {
+  const Task &task = graph.task(id);
+  switch (kind) {
+  case FaultKind::None:
+    return false;
+  case FaultKind::Kernel:
+    return task.kind != TaskKind::Input && task.kind != TaskKind::Transfer;
+  case FaultKind::Transfer:
+    return task.kind == TaskKind::Transfer;
+  case FaultKind::Alloc:
+    // Inputs nobody reads are never allocated.
+    return task.kind != TaskKind::Input || !graph.consumers(id).empty() ||
+           graph.isOutput(id);
+  }
+  return false;
+}
+
+/// The task `fault` makes fail in `graph`: -1 when none is asked for, an
+/// error when the one asked for does not exist or is of the wrong kind.
+Result<ValueId> resolveFault(const FaultInjection &fault,
+                             const TaskGraph &graph) {
+  if (!fault.enabled())
+    return ValueId(-1);
+  std::string kind(faultKindName(fault.kind));
+  if (fault.task >= 0) {
+    if (!graph.contains(fault.task))
+      return Status::failure("fault injection: no task " +
+                             std::to_string(fault.task) + " (the graph has " +
+                             std::to_string(graph.size()) + ")");
+    if (!faultAppliesTo(fault.kind, graph, fault.task))
+      return Status::failure(
+          "fault injection: " + taskContext(graph, fault.task) +
+          " cannot have a " + kind + " fault");
+    return fault.task;
+  }
+  int64_t seen = 0;
+  for (ValueId id = 0; id < graph.size(); ++id)
+    if (faultAppliesTo(fault.kind, graph, id) && ++seen == fault.nth)
+      return id;
+  return Status::failure("fault injection: no " + kind + " task #" +
+                         std::to_string(fault.nth) + " (the graph has " +
+                         std::to_string(seen) + ")");
+}
+
+/// The failure an injected fault of `kind` reports for a buffer of `bytes`.
+Status injectedFailure(FaultKind kind, uint64_t bytes) {
+  if (kind == FaultKind::Alloc)
+    return Status::failure("cannot allocate " + std::to_string(bytes) +
+                           " bytes (injected fault)");
+  return Status::failure("injected " + std::string(faultKindName(kind)) +
+                         " fault");
 }
 
 /// Ready tasks of one device and worker kind.
@@ -105,6 +189,9 @@ struct RunState {
   const TaskGraph &graph;
   PreparedGraph *prepared = nullptr;
   bool byPriority = false;
+  /// The task an injected fault fails (-1: none) and the fault's kind.
+  ValueId faultTask = -1;
+  FaultKind faultKind = FaultKind::None;
   Clock::time_point start;
   std::unique_ptr<std::atomic<int32_t>[]> pendingInputs;
   std::unique_ptr<std::atomic<int32_t>[]> pendingReaders;
@@ -260,7 +347,14 @@ Status Executor::Impl::allocateValue(RunState &run, ValueId id) {
   uint64_t peak = memory.peak.load();
   while (inUse > peak && !memory.peak.compare_exchange_weak(peak, inUse)) {
   }
-  Result<DeviceBuffer> buffer = backend->allocate(task.device, bytes);
+  // A backend whose allocator throws (std::bad_alloc) fails like one that
+  // returns an error: the bytes are given back either way.
+  Result<DeviceBuffer> buffer = Status::failure("not allocated");
+  try {
+    buffer = backend->allocate(task.device, bytes);
+  } catch (...) {
+    buffer = Status::failure(exceptionMessage(std::current_exception()));
+  }
   if (!buffer) {
     memory.inUse.fetch_sub(bytes);
     return buffer.status();
@@ -299,8 +393,16 @@ void Executor::Impl::enqueue(RunState &run, ValueId id) {
 Status Executor::Impl::executeTask(RunState &run, ValueId id, WorkerKind kind,
                                    int lane) {
   const Task &task = run.graph.task(id);
+  // The only cost of fault injection when it is off.
+  bool injected = id == run.faultTask;
+  if (injected && run.faultKind == FaultKind::Alloc)
+    return injectedFailure(run.faultKind, run.graph.byteSize(id));
   if (Status status = allocateValue(run, id); !status)
     return status;
+  // Kernel and transfer faults strike after the output was allocated, as a
+  // real one would, so that the failure path must free it.
+  if (injected)
+    return injectedFailure(run.faultKind, run.graph.byteSize(id));
   // Reused per worker thread: no allocation per task.
   thread_local std::vector<DeviceBuffer> inputBuffers;
   inputBuffers.clear();
@@ -335,15 +437,11 @@ void Executor::Impl::runTask(RunState &run, ValueId id, WorkerKind kind,
     // thread: it fails the run like any other error.
     try {
       status = executeTask(run, id, kind, lane);
-    } catch (const std::exception &error) {
-      status = Status::failure(std::string("exception: ") + error.what());
     } catch (...) {
-      status = Status::failure("unknown exception");
+      status = Status::failure(exceptionMessage(std::current_exception()));
     }
     if (!status)
-      fail(run, run.graph.describe(id) + " on device " +
-                    std::to_string(run.graph.task(id).device) + ": " +
-                    status.message());
+      fail(run, taskContext(run.graph, id) + ": " + status.message());
   }
   finishTask(run, id);
 }
@@ -418,18 +516,31 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
   if (!preparedGraph)
     return preparedGraph.status();
 
+  Result<ValueId> faultTask = resolveFault(options.fault, graph);
+  if (!faultTask)
+    return faultTask.status();
+
   RunState run(graph, numDevices);
   run.prepared = *preparedGraph;
+  run.faultTask = *faultTask;
+  run.faultKind = options.fault.kind;
   run.byPriority = options.order == ReadyOrder::Priority;
   for (int d = 0; d < numDevices; ++d)
     run.memory[d].limit = d < static_cast<int>(options.memoryLimits.size())
                               ? options.memoryLimits[d]
                               : 0;
 
-  auto releaseAll = [&] {
-    for (ValueId id = 0; id < graph.size(); ++id)
-      freeValue(run, id);
-  };
+  // Every buffer still allocated goes back however run() returns: an
+  // error, success (after the outputs were copied back) or an exception
+  // (e.g. bad_alloc making a host copy of an output).
+  struct ReleaseAll {
+    Impl &impl;
+    RunState &run;
+    ~ReleaseAll() {
+      for (ValueId id = 0; id < run.graph.size(); ++id)
+        impl.freeValue(run, id);
+    }
+  } releaseAll{*this, run};
 
   // Graph inputs are available from the start: upload those anyone reads.
   for (ValueId id = 0; id < graph.size(); ++id) {
@@ -439,14 +550,14 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
     if (task.kind == TaskKind::Input) {
       if (graph.consumers(id).empty() && !graph.isOutput(id))
         continue;
-      Status status = allocateValue(run, id);
+      Status status = id == run.faultTask
+                          ? injectedFailure(run.faultKind, graph.byteSize(id))
+                          : allocateValue(run, id);
       if (status)
         status = backend->upload(task.device, run.buffers[id],
                                  inputs.find(id)->second);
-      if (!status) {
-        releaseAll();
-        return status.withContext("graph input %" + std::to_string(id));
-      }
+      if (!status)
+        return status.withContext(taskContext(graph, id));
       continue;
     }
     int32_t pending = 0;
@@ -475,10 +586,8 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
   }
   current = nullptr;
 
-  if (run.failed.load()) {
-    releaseAll();
+  if (run.failed.load())
     return Status::failure(run.error);
-  }
 
   RunResult result;
   result.devices.resize(numDevices);
@@ -490,14 +599,11 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
     if (run.allocated[output]) {
       Status status = backend->download(
           graph.task(output).device, run.buffers[output], tensor.bytes.data());
-      if (!status) {
-        releaseAll();
+      if (!status)
         return status.withContext("output %" + std::to_string(output));
-      }
     }
     result.outputs.emplace(output, std::move(tensor));
   }
-  releaseAll();
 
   for (ValueId id = 0; id < graph.size(); ++id) {
     const TaskTiming &timing = run.timings[id];
@@ -539,8 +645,8 @@ Result<RunResult> Executor::run(const TaskGraph &graph,
     return Status::failure("executor has no backend");
   try {
     return impl_->run(graph, inputs);
-  } catch (const std::exception &error) {
-    return Status::failure(std::string("exception: ") + error.what());
+  } catch (...) {
+    return Status::failure(exceptionMessage(std::current_exception()));
   }
 }
 
@@ -557,6 +663,59 @@ void Executor::setMemoryLimit(int device, uint64_t bytes) {
   if (static_cast<int>(limits.size()) <= device)
     limits.resize(device + 1, 0);
   limits[device] = bytes;
+}
+
+void Executor::setFaultInjection(FaultInjection fault) {
+  std::lock_guard<std::mutex> lock(impl_->runMutex);
+  impl_->options.fault = fault;
+}
+
+std::string_view faultKindName(FaultKind kind) {
+  switch (kind) {
+  case FaultKind::None:
+    return "none";
+  case FaultKind::Kernel:
+    return "kernel";
+  case FaultKind::Alloc:
+    return "alloc";
+  case FaultKind::Transfer:
+    return "transfer";
+  }
+  return "unknown";
+}
+
+Result<FaultInjection> parseFaultInjection(std::string_view text) {
+  auto invalid = [&] {
+    return Status::failure("invalid fault '" + std::string(text) +
+                           "' (expected KIND:TASK with KIND kernel, alloc or "
+                           "transfer and TASK a task id or #N, the Nth task "
+                           "of that kind)");
+  };
+  size_t colon = text.find(':');
+  if (colon == std::string_view::npos)
+    return invalid();
+  FaultInjection fault;
+  std::string_view kind = text.substr(0, colon), task = text.substr(colon + 1);
+  for (FaultKind candidate :
+       {FaultKind::Kernel, FaultKind::Alloc, FaultKind::Transfer})
+    if (kind == faultKindName(candidate))
+      fault.kind = candidate;
+  bool nth = !task.empty() && task.front() == '#';
+  if (nth)
+    task.remove_prefix(1);
+  // Digits only, at most 12 of them: no sign, no overflow.
+  if (!fault.enabled() || task.empty() || task.size() > 12 ||
+      task.find_first_not_of("0123456789") != std::string_view::npos)
+    return invalid();
+  int64_t number = std::stoll(std::string(task));
+  if (nth) {
+    if (number < 1)
+      return invalid();
+    fault.nth = number;
+  } else {
+    fault.task = static_cast<ValueId>(number);
+  }
+  return fault;
 }
 
 const ExecutorOptions &Executor::options() const { return impl_->options; }

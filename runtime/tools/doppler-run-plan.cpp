@@ -10,7 +10,8 @@
 //                    [--backend cpu|cuda] [--link-bandwidth B]
 //                    [--link-latency L] [--order fifo|priority]
 //                    [--trace FILE] [--write-outputs FILE] [--json]
-//                    [--idle-spin-us N]
+//                    [--idle-spin-us N] [--memory-limit BYTES]
+//                    [--inject-fault KIND:TASK]
 //
 // Exit status: 0 on success, 1 on any error (one line on stderr).
 //
@@ -35,9 +36,9 @@ int fail(const std::string &message) {
 }
 
 struct Options {
-  std::string planPath, tracePath, outputsPath, order = "fifo";
+  std::string planPath, tracePath, outputsPath, order = "fifo", fault;
   tools::BackendChoice backend;
-  int64_t devices = 0, repeat = 3, seed = 0, idleSpin = -1;
+  int64_t devices = 0, repeat = 3, seed = 0, idleSpin = -1, memoryLimit = 0;
   bool json = false;
 };
 
@@ -78,6 +79,14 @@ std::optional<int> parseArguments(int argc, char **argv, Options &opts) {
           integerOption({"--idle-spin-us"}, &opts.idleSpin, "N",
                         "microseconds idle workers poll (default -1: auto)",
                         "needs an integer"),
+          integerOption({"--memory-limit"}, &opts.memoryLimit, "BYTES",
+                        "bytes of live buffers allowed per device (default "
+                        "0: unlimited)",
+                        "needs a non-negative integer", 0),
+          textOption({"--inject-fault"}, &opts.fault, "KIND:TASK",
+                     "testing: make one task fail (KIND kernel, alloc or "
+                     "transfer; TASK a task id or #N, the Nth of that kind)",
+                     "needs KIND:TASK"),
       });
   parser.positionalName = "PLAN.json";
   parser.positionalWhat = "plan file";
@@ -152,6 +161,14 @@ int main(int argc, char **argv) {
       opts.order == "priority" ? ReadyOrder::Priority : ReadyOrder::Fifo;
   options.idleSpinMicroseconds = static_cast<int>(
       std::max<int64_t>(-1, std::min<int64_t>(opts.idleSpin, 1000000)));
+  options.memoryLimits.assign(static_cast<size_t>(opts.devices),
+                              static_cast<uint64_t>(opts.memoryLimit));
+  if (!opts.fault.empty()) {
+    Result<FaultInjection> fault = parseFaultInjection(opts.fault);
+    if (!fault)
+      return fail("--inject-fault: " + fault.message());
+    options.fault = *fault;
+  }
   Executor executor(std::move(*created), options);
 
   Result<HostArguments> arguments =

@@ -117,6 +117,11 @@ cl::opt<int> idleSpin(
     cl::desc("How long an idle worker polls before sleeping, in "
              "microseconds (-1: automatic, 20 when every worker has a core)"),
     cl::init(-1), cl::cat(category));
+cl::opt<std::string> injectFault(
+    "inject-fault",
+    cl::desc("Testing: make one task fail (KIND kernel, alloc or transfer; "
+             "TASK a task id or #N, the Nth task of that kind)"),
+    cl::value_desc("KIND:TASK"), cl::init(""), cl::cat(category));
 cl::opt<std::string> inputsPolicy(
     "inputs",
     cl::desc("Where arguments live: every-user (a copy on every device "
@@ -469,6 +474,13 @@ std::optional<int> runPlan(const rt::Plan &plan, int devices,
   executorOptions.order =
       order == "priority" ? rt::ReadyOrder::Priority : rt::ReadyOrder::Fifo;
   executorOptions.idleSpinMicroseconds = idleSpin;
+  if (!injectFault.empty()) {
+    rt::Result<rt::FaultInjection> fault =
+        rt::parseFaultInjection(injectFault);
+    if (!fault)
+      return fail("--inject-fault: " + fault.message());
+    executorOptions.fault = *fault;
+  }
   rt::Executor executor(std::move(*created), executorOptions);
 
   rt::HostArguments arguments;

@@ -27,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -37,6 +38,39 @@ enum class ReadyOrder : uint8_t {
   Fifo,     ///< Readiness order (METHOD.md section 2); the default.
   Priority, ///< Smallest Task::priority first, ties in readiness order.
 };
+
+/// What an injected fault imitates (FaultInjection).
+enum class FaultKind : uint8_t {
+  None,     ///< No fault: the default.
+  Kernel,   ///< A compute task's kernel fails (any task but inputs and
+            ///< transfers), after its output was allocated.
+  Alloc,    ///< Allocating a task's output fails (any task with a buffer,
+            ///< graph inputs included: those fail before the run starts).
+  Transfer, ///< A transfer fails, after its output was allocated.
+};
+
+std::string_view faultKindName(FaultKind kind);
+
+/// A testing aid: makes one task of a run fail the way a real fault would,
+/// so that the failure path (stop, free everything, name the task) can be
+/// tested on any graph. Off by default; when off it costs one comparison
+/// per task.
+struct FaultInjection {
+  FaultKind kind = FaultKind::None;
+  /// The task (its value id) that fails; it must be of a kind `kind`
+  /// applies to, or the run fails saying so (a fault that silently misses
+  /// would let a test pass without testing anything).
+  ValueId task = -1;
+  /// When `task` is negative: the nth (1-based) task in id order that
+  /// `kind` applies to.
+  int64_t nth = 0;
+
+  bool enabled() const { return kind != FaultKind::None; }
+};
+
+/// Parses "KIND:TASK" (the `--inject-fault` syntax): KIND is kernel, alloc
+/// or transfer; TASK a task id, or #N for the Nth task of that kind.
+Result<FaultInjection> parseFaultInjection(std::string_view text);
 
 struct ExecutorOptions {
   ReadyOrder order = ReadyOrder::Fifo;
@@ -50,6 +84,8 @@ struct ExecutorOptions {
   /// to well under one, but burns a core while it lasts. Negative: automatic
   /// (20 us when every worker thread can have a hardware thread, else 0).
   int idleSpinMicroseconds = -1;
+  /// Testing only: a task to fail on purpose (see FaultInjection).
+  FaultInjection fault;
 };
 
 /// When and where one task ran. Times are seconds since the run started.
@@ -117,12 +153,16 @@ public:
 
   /// Runs `graph` once. Every graph input needs a binding. Runs of one
   /// executor are serialised. Fails (and frees everything) on invalid
-  /// graphs, unsupported tasks, memory limits and backend errors.
+  /// graphs, unsupported tasks, memory limits, backend errors and
+  /// exceptions; a task's failure names it ("task 17 (einsum ... on device
+  /// 1): ..."), the first one wins when several fail at once, and the
+  /// tasks that have not started yet are skipped.
   Result<RunResult> run(const TaskGraph &graph, const InputBindings &inputs);
 
   /// Options may be changed between runs.
   void setReadyOrder(ReadyOrder order);
   void setMemoryLimit(int device, uint64_t bytes);
+  void setFaultInjection(FaultInjection fault);
   const ExecutorOptions &options() const;
 
   Backend &backend();
