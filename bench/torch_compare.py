@@ -20,7 +20,7 @@ It prints the medians over all runs of all rounds (PyTorch T threads beside Dopp
 D = T devices) and fails (exit 1) when Doppler's outputs differ from
 PyTorch's by more than --tolerance (relative, ||out - ref|| / ||ref||).
 
-    /usr/bin/python3 bench/torch_compare.py            # 9 minutes on a busy 2-core VM
+    /usr/bin/python3 bench/torch_compare.py            # 12 minutes on a busy 2-core VM
     /usr/bin/python3 bench/torch_compare.py --quick    # smoke run, test sizes
     /usr/bin/python3 bench/torch_compare.py --calibrate  # predictions for this host
 
