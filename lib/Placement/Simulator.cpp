@@ -153,7 +153,8 @@ Simulator::Simulator(const Graph &graph, const System &system,
   // Each node causes at most 5 events and each edge 2, all of which may
   // fall on one instant.
   nowEvents_.resize(5 * static_cast<size_t>(numNodes) + 2 * numEdges + 1);
-  future_.reserve(static_cast<size_t>(numNodes) + numEdges + 1);
+  // Extended runs add at most one TransferStart per edge.
+  future_.reserve(static_cast<size_t>(numNodes) + 2 * numEdges + 1);
   arrivals_.reserve(static_cast<size_t>(numNodes) + numEdges + 1);
   hasZeroCompute_ = false;
   for (const NodeInfo &node : nodes_)
@@ -176,7 +177,9 @@ Simulator::Simulator(const Graph &graph, const System &system,
   outputBytes_ = graph.hasOutputBytes() ? graph.outputBytesList()
                                         : std::vector<double>(numNodes, 0.0);
   duration_.resize(numNodes);
-  consumersLeft_.resize(numNodes);
+  if (options_.trackMemory)
+    copyHolders_.resize(static_cast<size_t>(numNodes) * numDevices);
+  copySentFor_.resize(numDevices);
   liveBytes_.resize(numDevices);
   stalled_.resize(numDevices);
   linkFreeAt_.resize(static_cast<size_t>(numDevices) * numDevices);

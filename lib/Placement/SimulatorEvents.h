@@ -33,6 +33,9 @@ enum EventKind : uint32_t {
   Arrived,          // edge: the transfer (possibly of 0 time) is over
   TransferComplete, // edge: counts towards its target's inputs
   ArrivalBatch,     // node: Arrived for each of its cross-device edges
+  TransferStart,    // edge: (memory tracking only) a transfer that waited
+                    // for its link starts, and the receiver's copy of the
+                    // value is allocated
 };
 
 constexpr uint32_t kKindShift = 29;

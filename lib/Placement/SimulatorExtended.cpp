@@ -39,6 +39,9 @@ struct Simulator::ExtendedRun {
   void pushNow(EventKind kind, int32_t id) {
     sim.nowEvents_[nowEnd++] = packEvent(kind, id);
   }
+  size_t holderIndex(NodeId u, DeviceId d) const {
+    return static_cast<size_t>(u) * numDevices + d;
+  }
   bool fits(DeviceId d, NodeId v) const {
     return sim.liveBytes_[d] + sim.outputBytes_[v] <=
            sim.system_.memoryCapacity(d);
@@ -47,7 +50,13 @@ struct Simulator::ExtendedRun {
   /// Starts device d's queue head if its output fits (or memory is not
   /// enforced); otherwise stalls or fails, as the policy says.
   void tryGrantHead(DeviceId d);
-  void freeOutput(NodeId u);
+  /// Adds `u`'s buffer on `d` to the live bytes.
+  void allocateCopy(NodeId u, DeviceId d);
+  /// One use of `u`'s buffer on `d` is over; frees it after the last one.
+  void releaseCopy(NodeId u, DeviceId d);
+  /// The end of an instant: every buffer freed and allocated at `now` is
+  /// accounted for, so the live bytes are those over [now, next event).
+  void samplePeaks();
   double transferTime(int32_t e, DeviceId from, DeviceId to) const;
   void process(uint32_t event);
   /// InputsReady: `v` joins its device's FIFO.
@@ -88,14 +97,26 @@ void Simulator::ExtendedRun::reset() {
   std::fill(sim.stalled_.begin(), sim.stalled_.end(), 0);
   std::fill(sim.linkFreeAt_.begin(), sim.linkFreeAt_.end(), 0.0);
   std::fill(sim.lastSenderTo_.begin(), sim.lastSenderTo_.end(), -1);
+  std::fill(sim.copySentFor_.begin(), sim.copySentFor_.end(), -1);
   std::fill(schedule.peakMemory.begin(), schedule.peakMemory.end(), 0.0);
   schedule.transfers.clear();
   schedule.status = SimulationStatus::Ok;
   schedule.failedNode = schedule.failedDevice = -1;
   schedule.failedLiveBytes = schedule.failedRequestBytes =
       schedule.failedCapacity = 0;
+  if (trackMemory) {
+    // Every reader holds the copy on its own device; a cross-device edge
+    // also holds the producer's buffer until its transfer has arrived.
+    std::fill(sim.copyHolders_.begin(), sim.copyHolders_.end(), 0);
+    for (int32_t e = 0, last = graph.numEdges(); e < last; ++e) {
+      const NodeId u = graph.edgeSource(e);
+      const DeviceId from = device[u], to = device[graph.edgeTarget(e)];
+      ++sim.copyHolders_[holderIndex(u, to)];
+      if (to != from)
+        ++sim.copyHolders_[holderIndex(u, from)];
+    }
+  }
   for (NodeId v = 0; v < numNodes; ++v) {
-    sim.consumersLeft_[v] = graph.outDegree(v);
     sim.duration_[v] = sim.options_.deviceSpeeds
                            ? graph.computeCost(v) / sim.system_.speed(device[v])
                            : graph.computeCost(v);
@@ -132,21 +153,29 @@ void Simulator::ExtendedRun::tryGrantHead(DeviceId d) {
   if (dev.head < 0)
     dev.tail = -1;
   dev.running = 1;
-  if (trackMemory) {
-    // The output buffer is allocated as the node starts (this instant).
-    sim.liveBytes_[d] += sim.outputBytes_[v];
-    sim.schedule_.peakMemory[d] =
-        std::max(sim.schedule_.peakMemory[d], sim.liveBytes_[d]);
-  }
+  // The output buffer is allocated as the node starts (this instant).
+  if (trackMemory)
+    allocateCopy(v, d);
   pushNow(Granted, v);
 }
 
-void Simulator::ExtendedRun::freeOutput(NodeId u) {
-  const DeviceId d = device[u];
+void Simulator::ExtendedRun::allocateCopy(NodeId u, DeviceId d) {
+  sim.liveBytes_[d] += sim.outputBytes_[u];
+}
+
+void Simulator::ExtendedRun::releaseCopy(NodeId u, DeviceId d) {
+  if (--sim.copyHolders_[holderIndex(u, d)] != 0)
+    return;
   sim.liveBytes_[d] -= sim.outputBytes_[u];
   // A device waiting for memory retries as soon as some is freed.
   if (sim.stalled_[d] && !sim.deviceState_[d].running)
     tryGrantHead(d);
+}
+
+void Simulator::ExtendedRun::samplePeaks() {
+  for (DeviceId d = 0; d < numDevices; ++d)
+    sim.schedule_.peakMemory[d] =
+        std::max(sim.schedule_.peakMemory[d], sim.liveBytes_[d]);
 }
 
 double Simulator::ExtendedRun::transferTime(int32_t e, DeviceId from,
@@ -200,6 +229,17 @@ void Simulator::ExtendedRun::releaseAndSend(NodeId v) {
     }
     if (sim.options_.recordTransfers && sent >= 0)
       sim.schedule_.transfers.push_back({e, from, to, sent, arrival});
+    // The receiver's copy exists from the start of the first transfer that
+    // brings the value there. Without link contention every edge is a
+    // transfer of its own, all starting now; they share one copy.
+    if (trackMemory && sim.copySentFor_[to] != v) {
+      sim.copySentFor_[to] = v;
+      if (sent <= now)
+        allocateCopy(v, to);
+      else
+        sim.future_.push(sent,
+                         (created++ << 32) | packEvent(TransferStart, e));
+    }
     if (arrival == now)
       pushNow(Arrived, e);
     else
@@ -230,22 +270,29 @@ void Simulator::ExtendedRun::process(uint32_t event) {
     pushNow(ReleaseAndFinish, id);
     if (trackMemory)
       for (NodeId u : graph.predecessors(id))
-        if (--sim.consumersLeft_[u] == 0)
-          freeOutput(u);
+        releaseCopy(u, d);
     break;
   }
   case ReleaseAndFinish:
     releaseAndSend(id);
     break;
-  case Arrived:
+  case Arrived: {
+    // A cross-device transfer no longer needs the producer's buffer.
+    const NodeId source = graph.edgeSource(id);
+    if (trackMemory && device[source] != device[graph.edgeTarget(id)])
+      releaseCopy(source, device[source]);
     pushNow(TransferComplete, id);
     break;
+  }
   case TransferComplete: {
     const NodeId target = graph.edgeTarget(id);
     if (--sim.nodeState_[target].pendingInputs == 0)
       pushNow(InputsReady, target);
     break;
   }
+  case TransferStart:
+    allocateCopy(graph.edgeSource(id), device[graph.edgeTarget(id)]);
+    break;
   case ArrivalBatch:
     assert(false && "the extended engine does not batch arrivals");
     break;
@@ -261,6 +308,8 @@ void Simulator::ExtendedRun::runEvents() {
   for (;;) {
     while (nowBegin < nowEnd && !failed)
       process(sim.nowEvents_[nowBegin++]);
+    if (trackMemory)
+      samplePeaks();
     if (failed || future.empty())
       break;
     nowBegin = nowEnd = 0;

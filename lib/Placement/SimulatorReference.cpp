@@ -338,6 +338,9 @@ double Simulator::runReferenceFifo(ArrayView<DeviceId> assignment) {
           nowEvents[nowEnd++] = packEvent(TransferComplete, e);
       break;
     }
+    case TransferStart:
+      assert(false && "only the extended engine tracks memory");
+      break;
     }
   }
 

@@ -563,9 +563,11 @@ TEST(SimulatorExtended, TracksPeakMemory) {
   // 0..1: A (10). 1..2: A + B (30). At 2, B ends and frees A; C (5) starts.
   EXPECT_EQ(simulator.run(std::vector<DeviceId>{0, 0, 0}), 3);
   EXPECT_EQ(simulator.schedule().peakMemory, (std::vector<double>{30, 0}));
-  // Split: B on device 1 holds 20; A stays live on device 0 until B ends.
+  // Split (transfers take 0): A's copy arrives on device 1 at 1 and lives
+  // there with B (20) until B ends at 2: 30. Device 0 frees A at 1 (its
+  // transfer is over), then holds B's copy (20) and C (5) from 2: 25.
   EXPECT_EQ(simulator.run(std::vector<DeviceId>{0, 1, 0}), 3);
-  EXPECT_EQ(simulator.schedule().peakMemory, (std::vector<double>{10, 20}));
+  EXPECT_EQ(simulator.schedule().peakMemory, (std::vector<double>{25, 30}));
 }
 
 TEST(SimulatorExtended, MemoryLimitFails) {
@@ -596,7 +598,7 @@ TEST(SimulatorExtended, MemoryLimitFails) {
 
 TEST(SimulatorExtended, MemoryLimitStallsUntilFreed) {
   GraphBuilder b;
-  b.addNode(1, 2); // 0: A, device 0, 10 bytes
+  b.addNode(1, 2); // 0: A, device 0, 10 bytes, sent 1..3
   b.addNode(5, 0); // 1: B, device 1, consumes A (arrives at 3, runs 3..8)
   b.addNode(1, 0); // 2: C, device 0, 10 bytes, a source
   b.addEdge(0, 1);
@@ -614,12 +616,13 @@ TEST(SimulatorExtended, MemoryLimitStallsUntilFreed) {
   EXPECT_EQ(unlimited.run(assignment), 8);
   EXPECT_EQ(unlimited.schedule().peakMemory[0], 20);
 
-  // Stall: C waits until B ends at 8 and frees A, then runs 8..9.
+  // Stall: C waits until A's transfer has arrived at 3 and device 0 frees
+  // A, then runs 3..4.
   options.enforceMemoryCapacity = true;
   options.memoryPolicy = MemoryLimitPolicy::Stall;
   Simulator stalling(graph, *system, options);
-  EXPECT_EQ(stalling.run(assignment), 9);
-  EXPECT_EQ(stalling.schedule().start[2], 8);
+  EXPECT_EQ(stalling.run(assignment), 8);
+  EXPECT_EQ(stalling.schedule().start[2], 3);
   EXPECT_EQ(stalling.schedule().peakMemory[0], 10);
   EXPECT_TRUE(stalling.schedule().ok());
 }

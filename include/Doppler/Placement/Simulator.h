@@ -57,14 +57,28 @@ struct SimulatorOptions {
   TransferModel transferModel = TransferModel::EdgeCost;
   /// Node v on device d computes for c(v) / System::speed(d).
   bool deviceSpeeds = false;
-  /// Tracks live output buffers per device (needs Graph output bytes): a
-  /// node's output is allocated on its device when it starts and freed when
-  /// its last consumer has finished (a sink's output stays live to the
-  /// end). Copies received from other devices are not counted. Reports the
-  /// peak per device in Schedule::peakMemory.
+  /// Tracks live buffers per device (needs Graph output bytes) and reports
+  /// the peak per device in Schedule::peakMemory. A buffer is live over
+  /// [allocation, free):
+  ///  - a node's output, on its device, from the node's start until the
+  ///    end of its last reader on that device or the arrival of its last
+  ///    transfer to another device, whichever is later;
+  ///  - a copy received from another device, on the receiver, from the
+  ///    start of the transfer that brings it (the first one, if several
+  ///    edges carry the value there: one copy per value and device) until
+  ///    the end of its last reader on the receiver;
+  ///  - a sink's output (a graph output) stays live to the end of the run.
+  /// Graph inputs are the outputs of source nodes and follow the first
+  /// rule: they appear when their source node starts. Frees come first at
+  /// equal times: a buffer freed at t and one allocated at t never overlap
+  /// (the peak is sampled once an instant's events are all done), so a
+  /// zero-length interval counts for nothing.
   bool trackMemory = false;
   /// With trackMemory: enforce System::memoryCapacity with this policy. The
-  /// check is made when a device is about to start its queue head.
+  /// check is made when a device is about to start its queue head: the
+  /// live bytes there (received copies included; buffers freed later in
+  /// the same instant not yet subtracted) plus the head's output must fit.
+  /// A received copy is never refused: transfers are not held back.
   bool enforceMemoryCapacity = false;
   MemoryLimitPolicy memoryPolicy = MemoryLimitPolicy::Fail;
   /// Fill Schedule::transfers (costs a little time per run).
@@ -92,7 +106,9 @@ struct Schedule {
   std::vector<double> deviceBusy; // per device: total compute time run there
   double makespan = 0;            // the last end (0 for an empty graph)
   /// Extended modes only (empty otherwise).
-  std::vector<double> peakMemory;        // per device, bytes (trackMemory)
+  /// Per device, bytes: the most live at any instant (trackMemory; see
+  /// SimulatorOptions::trackMemory for what is live when).
+  std::vector<double> peakMemory;
   std::vector<TransferRecord> transfers; // in request order (recordTransfers)
   SimulationStatus status = SimulationStatus::Ok;
   NodeId failedNode = -1;
@@ -102,6 +118,10 @@ struct Schedule {
   double failedLiveBytes = 0, failedRequestBytes = 0, failedCapacity = 0;
 
   bool ok() const { return status == SimulationStatus::Ok; }
+  /// Peak bytes live on device `d` (0 when memory was not tracked).
+  double peakMemoryOf(DeviceId d) const {
+    return static_cast<size_t>(d) < peakMemory.size() ? peakMemory[d] : 0;
+  }
   /// A one-line explanation of a failed run ("" when ok()).
   std::string describeFailure() const;
 };
@@ -230,7 +250,11 @@ private:
   // Extended-mode state.
   std::vector<double> outputBytes_;    // per node (zeros if none given)
   std::vector<double> duration_;       // per node, of the current run
-  std::vector<int32_t> consumersLeft_; // per node
+  /// Per (node u, device d), u * numDevices + d: how many uses of u's
+  /// buffer on d are still to come (readers there; on u's own device also
+  /// its outgoing cross-device transfers). The buffer is freed at 0.
+  std::vector<int32_t> copyHolders_;
+  std::vector<NodeId> copySentFor_; // per device: dedupe copies (value, dest)
   std::vector<double> liveBytes_;      // per device
   std::vector<uint8_t> stalled_;       // per device
   std::vector<double> linkFreeAt_;     // per ordered device pair
