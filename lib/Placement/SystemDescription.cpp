@@ -50,16 +50,18 @@ DeviceDescription h100() {
 }
 // NVIDIA A100 SXM4 80GB: FP64 9.7 TF, FP32 19.5 TF, TF32 156 TF,
 // BF16/FP16 312 TF; HBM2e 2.039 TB/s; NVLink 3 600 GB/s (300 GB/s each
-// way).
-DeviceDescription a100() {
-  return makeDevice("A100-SXM4-80GB",
+// way). The 40GB part has the same compute and links but HBM2 at
+// 1.555 TB/s.
+DeviceDescription a100(const char *name, double memoryBytes,
+                       double memoryBandwidth) {
+  return makeDevice(name,
                     {{"f64", 9.7e12},
                      {"f32", 19.5e12},
                      {"tf32", 156e12},
                      {"bf16", 312e12},
                      {"f16", 312e12},
                      {"default", 19.5e12}},
-                    80e9, 2.039e12, 5e-6);
+                    memoryBytes, memoryBandwidth, 5e-6);
 }
 // Joins that GPUs evaluate on their special function units (SFU: 16
 // results per clock per SM on compute capability 8.x and 9.x, CUDA C++
@@ -81,7 +83,14 @@ DeviceDescription withSfuJoins(DeviceDescription device, double sfuPerSecond) {
 
 // H100 SXM5: 132 SMs x 16 x 1.98 GHz; A100 SXM4: 108 SMs x 16 x 1.41 GHz.
 DeviceDescription h100Sfu() { return withSfuJoins(h100(), 132 * 16 * 1.98e9); }
-DeviceDescription a100Sfu() { return withSfuJoins(a100(), 108 * 16 * 1.41e9); }
+DeviceDescription a100Sfu() {
+  return withSfuJoins(a100("A100-SXM4-80GB", 80e9, 2.039e12),
+                      108 * 16 * 1.41e9);
+}
+DeviceDescription a100Sfu40() {
+  return withSfuJoins(a100("A100-SXM4-40GB", 40e9, 1.555e12),
+                      108 * 16 * 1.41e9);
+}
 
 // One core of a server CPU with AVX2 FMA at ~3 GHz: 2 FMA units x 8 f32
 // lanes x 2 FLOP x 3e9 = 96 GFLOP/s f32 (half for f64); a share of a
@@ -89,7 +98,9 @@ DeviceDescription a100Sfu() { return withSfuJoins(a100(), 108 * 16 * 1.41e9); }
 // AVX2 span kernels (SLEEF for exp, log, pow and tanh; runtime/lib/
 // CpuJoins.h): the throughputs are doppler-calibrate's on an AMD EPYC core
 // (2026-11-24, after the vector joins landed), rounded down. Joins not
-// listed run at memory speed.
+// listed run at memory speed. Memory: 4 GB of host RAM per core, a modest
+// server's share (a preset cannot know the machine; doppler-calibrate
+// writes this machine's available memory divided among the devices).
 DeviceDescription cpuCore() {
   DeviceDescription device =
       makeDevice("cpu-core", {{"f64", 48e9}, {"f32", 96e9}, {"default", 96e9}},
@@ -124,6 +135,8 @@ const Preset kPresets[] = {
     {"h100x8", h100Sfu, 8, {450e9, 2e-6}},
     {"a100x4", a100Sfu, 4, {300e9, 2e-6}},
     {"a100x8", a100Sfu, 8, {300e9, 2e-6}},
+    {"a100-40x4", a100Sfu40, 4, {300e9, 2e-6}},
+    {"a100-40x8", a100Sfu40, 8, {300e9, 2e-6}},
     // CPU "devices" exchange data through shared memory (memcpy speed).
     {"cpu4", cpuCore, 4, {10e9, 1e-6}},
     {"cpu8", cpuCore, 8, {10e9, 1e-6}},

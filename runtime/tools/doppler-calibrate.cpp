@@ -443,12 +443,30 @@ private:
   std::mt19937_64 generator_;
 };
 
+/// Host memory the devices may share, in bytes: MemAvailable (what can be
+/// allocated without swapping, caches included) rather than all physical
+/// memory, which other processes and the kernel already hold part of. All
+/// physical memory where /proc/meminfo is missing; 0 if neither is known.
+double hostMemoryBytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key, unit;
+  double kib = 0;
+  while (meminfo >> key >> kib) {
+    std::getline(meminfo, unit);
+    if (key == "MemAvailable:" && kib > 0)
+      return kib * 1024;
+  }
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && pageSize > 0 ? static_cast<double>(pages) * pageSize
+                                   : 0;
+}
+
 /// The system description (docs/SystemDescription.md) of the figures.
 nlohmann::json describeSystem(const Options &options, const Figures &figures) {
-  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGE_SIZE);
-  double memory = pages > 0 && pageSize > 0
-                      ? static_cast<double>(pages) * pageSize / options.devices
-                      : 4e9;
+  // Each device gets an equal share; 4 GB (the cpu presets' figure) when
+  // the host does not say.
+  const double host = hostMemoryBytes();
+  const double memory = host > 0 ? host / options.devices : 4e9;
   nlohmann::json throughputs = nlohmann::json::object();
   for (auto [join, rate] : figures.joinRates)
     throughputs[std::string(joinKindName(join))] = rate;

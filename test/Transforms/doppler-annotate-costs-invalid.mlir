@@ -8,7 +8,7 @@
 // names the file, the field and the known kinds.
 // RUN: not doppler-opt %s --doppler-annotate-costs=system=%S/Inputs/bad-join-system.json 2>&1 | FileCheck %s --check-prefix=JOIN
 
-// PRESET: <unknown>:0: error: doppler-annotate-costs: unknown system preset 'tpu9' (known: h100x4, h100x8, a100x4, a100x8, cpu4, cpu8; or give a path to a JSON file); no file 'tpu9' either
+// PRESET: <unknown>:0: error: doppler-annotate-costs: unknown system preset 'tpu9' (known: h100x4, h100x8, a100x4, a100x8, a100-40x4, a100-40x8, cpu4, cpu8; or give a path to a JSON file); no file 'tpu9' either
 // PRESET-NOT: error
 // FIELD: error: doppler-annotate-costs: {{.*}}bad-system.json: devices[0].memory_bandwidth: expected a positive number
 // JOIN: error: doppler-annotate-costs: {{.*}}bad-join-system.json: devices[0].join_throughput.expo: unknown join kind (known: identity, add, sub, mul, div

@@ -31,6 +31,27 @@ TEST(SystemDescription, PresetsHaveDataSheetFigures) {
   EXPECT_EQ(a100->device(2).name, "A100-SXM4-80GB:2");
 }
 
+TEST(SystemDescription, PresetsHaveMemoryCapacities) {
+  // H100 SXM5 80GB; A100 SXM4 in its 80GB and 40GB parts; 4 GB of host RAM
+  // per CPU core. The simulator's System carries them as capacities.
+  for (auto [name, bytes] : std::initializer_list<std::pair<const char *, double>>{
+           {"h100x4", 80e9}, {"h100x8", 80e9}, {"a100x4", 80e9},
+           {"a100x8", 80e9}, {"a100-40x4", 40e9}, {"a100-40x8", 40e9},
+           {"cpu4", 4e9}, {"cpu8", 4e9}}) {
+    auto system = SystemDescription::preset(name);
+    ASSERT_TRUE(system) << name;
+    System sim = system->toSystem();
+    for (DeviceId d = 0; d < system->numDevices(); ++d) {
+      EXPECT_DOUBLE_EQ(system->device(d).memoryBytes, bytes) << name;
+      EXPECT_DOUBLE_EQ(sim.memoryCapacity(d), bytes) << name;
+    }
+  }
+  auto a100 = SystemDescription::preset("a100-40x4");
+  EXPECT_EQ(a100->device(0).name, "A100-SXM4-40GB:0");
+  EXPECT_DOUBLE_EQ(a100->device(0).memoryBandwidth, 1.555e12);
+  EXPECT_DOUBLE_EQ(a100->device(0).peakFor("bf16"), 312e12);
+}
+
 TEST(SystemDescription, UnknownPresetListsKnownOnes) {
   std::string error;
   EXPECT_FALSE(SystemDescription::preset("tpu9", &error));
@@ -227,6 +248,15 @@ TEST(SystemDescription, ErrorsNameTheField) {
   EXPECT_EQ(jsonError(R"({"devices": [{"peak_flops": {"f32": 1}, "memory_bytes": 1,
               "memory_bandwidth": -3}], "links": {"bandwidth": 1}})"),
             "sys.json: devices[0].memory_bandwidth: expected a positive number");
+  // The capacity is required, in bytes, positive and finite.
+  for (const char *bytes : {"", R"("memory_bytes": 0,)",
+                            R"("memory_bytes": -8e10,)",
+                            R"("memory_bytes": "80GB",)"})
+    EXPECT_EQ(jsonError(std::string(R"({"devices": [{"peak_flops": {"f32": 1}, )") +
+                        bytes +
+                        R"( "memory_bandwidth": 1}], "links": {"bandwidth": 1}})"),
+              "sys.json: devices[0].memory_bytes: expected a positive number")
+        << bytes;
   EXPECT_EQ(jsonError(R"({"devices": [{"peak_flops": {}, "memory_bytes": 1,
               "memory_bandwidth": 1}], "links": {"bandwidth": 1}})")
                 .rfind("sys.json: devices[0].peak_flops: expected an object", 0),
