@@ -11,11 +11,13 @@
 // through float, other float types through APFloat, round to nearest even).
 // An einsum therefore accumulates its aggregation in double and rounds once,
 // which makes the interpreter a tight reference for lower-precision backends.
+// A doppler.fused op applies its whole join program in double
+// (JoinProgram::evaluate) and rounds only its output.
 //
-// Supported ops: doppler.einsum, doppler.slice, doppler.assemble,
-// doppler.fill, doppler.transfer (a copy), func.return. doppler.task
-// (cost-only, opaque values) and ops of other dialects are rejected with an
-// error naming the op. Errors are emitted as MLIR diagnostics at the
+// Supported ops: doppler.einsum, doppler.fused, doppler.slice,
+// doppler.assemble, doppler.fill, doppler.transfer (a copy), func.return.
+// doppler.task (cost-only, opaque values) and ops of other dialects are
+// rejected with an error naming the op. Errors are emitted as MLIR diagnostics at the
 // offending op (or function) and reported as failure; nothing asserts on
 // bad input.
 //
