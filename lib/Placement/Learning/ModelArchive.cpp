@@ -135,34 +135,24 @@ bool pickleLengthsFit(const unsigned char *data, size_t size) {
 
 /// Checks the pickles of a model archive (a zip file; LibTorch stores its
 /// entries uncompressed) before LibTorch reads it; see pickleLengthsFit.
-/// Anything it cannot follow is left to LibTorch's own checks.
+/// Every central directory header in the file is followed, not only those
+/// the end record lists: LibTorch's reader takes the zip64 end record when
+/// there is one, and a damaged plain one must not hide a pickle. Anything it
+/// cannot follow is left to LibTorch's own checks.
 bool archivePicklesFit(const unsigned char *data, size_t size) {
-  // The end of central directory record: 22 bytes plus a comment.
-  constexpr uint32_t kEndSignature = 0x06054b50, kCentralSignature = 0x02014b50,
+  constexpr uint32_t kCentralSignature = 0x02014b50,
                      kLocalSignature = 0x04034b50;
-  if (size < 22)
-    return true;
-  size_t end = size - 22;
-  size_t lowest = size > 22 + 65535 ? size - 22 - 65535 : 0;
-  while (readLittle(data + end, 4) != kEndSignature) {
-    if (end == lowest)
-      return true;
-    --end;
-  }
-  uint64_t entries = readLittle(data + end + 10, 2);
-  uint64_t at = readLittle(data + end + 16, 4);
-  for (uint64_t e = 0; e < entries; ++e) {
-    if (at > size || size - at < 46 || readLittle(data + at, 4) != kCentralSignature)
-      return true;
+  for (size_t at = 0; size >= 46 && at <= size - 46; ++at) {
+    if (readLittle(data + at, 4) != kCentralSignature)
+      continue;
     uint64_t method = readLittle(data + at + 10, 2);
     uint64_t stored = readLittle(data + at + 20, 4);
     uint64_t nameLength = readLittle(data + at + 28, 2);
     uint64_t local = readLittle(data + at + 42, 4);
     if (size - at - 46 < nameLength)
-      return true;
-    std::string name(reinterpret_cast<const char *>(data + at + 46), nameLength);
-    at += 46 + nameLength + readLittle(data + at + 30, 2) +
-          readLittle(data + at + 32, 2);
+      continue;
+    std::string name(reinterpret_cast<const char *>(data + at + 46),
+                     nameLength);
     if (method != 0 || name.size() < 4 ||
         name.compare(name.size() - 4, 4, ".pkl") != 0)
       continue;
