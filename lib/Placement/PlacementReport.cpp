@@ -92,6 +92,16 @@ std::string formatPlacementReportJson(const PlacementReport &report) {
     busy.push_back(exactNumber(value));
   out["device_busy"] = busy;
   out["device_nodes"] = report.deviceNodes;
+  if (!report.peakMemory.empty()) {
+    // Bytes; an unknown capacity is null.
+    Json peak = Json::array(), capacity = Json::array();
+    for (double value : report.peakMemory)
+      peak.push_back(exactNumber(value));
+    for (double value : report.memoryCapacity)
+      capacity.push_back(exactNumber(value));
+    out["peak_memory"] = peak;
+    out["memory_capacity"] = capacity;
+  }
   out["assignment"] = report.assignment;
   // One line (assignments are long); replace: never throw on odd bytes in
   // a file name.
@@ -121,6 +131,19 @@ std::string formatPlacementReportText(const PlacementReport &report) {
             *report.secondsPerEval, static_cast<long long>(report.repeat));
   else
     appendf(out, "time:        %.3g s\n", report.seconds);
+  if (!report.peakMemory.empty()) {
+    auto list = [](const std::vector<double> &values) {
+      std::string text = "[";
+      for (size_t i = 0; i < values.size(); ++i)
+        text += (i ? ", " : "") + (std::isfinite(values[i])
+                                       ? formatIntegral(values[i])
+                                       : std::string("unlimited"));
+      return text + "]";
+    };
+    appendf(out, "memory:      peak per device %s of capacity %s bytes\n",
+            list(report.peakMemory).c_str(),
+            list(report.memoryCapacity).c_str());
+  }
   appendf(out, "device  nodes  busy                  utilisation\n");
   for (size_t d = 0; d < report.deviceBusy.size(); ++d)
     appendf(out, "%6zu  %5d  %-20s  %5.1f%%\n", d, report.deviceNodes[d],

@@ -20,6 +20,7 @@
 #include "Doppler/Placement/PlacementReport.h"
 #include "Doppler/Placement/Search.h"
 #include "Doppler/Placement/Simulator.h"
+#include "Doppler/Placement/SystemDescription.h"
 #include "Doppler/Support/ParseNumber.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -391,6 +392,32 @@ PlacementReport startReport(const Options &options, const Graph &graph) {
   return report;
 }
 
+/// The placement's peak memory per device (the simulator's accounting, on
+/// the same reference transfer costs as the makespan) and each device's
+/// capacity from --system. Only graphs that carry output sizes have these;
+/// without a readable system the capacities are unknown (infinity). Devices
+/// beyond the system's take its devices' capacities in turn, as they take
+/// their costs.
+void addMemoryFigures(const Options &options, const Graph &graph,
+                      PlacementReport &report) {
+  if (!graph.hasOutputBytes())
+    return;
+  const int32_t numDevices = static_cast<int32_t>(options.devices);
+  report.memoryCapacity.assign(numDevices,
+                               std::numeric_limits<double>::infinity());
+  std::string error;
+  if (std::optional<SystemDescription> system =
+          SystemDescription::load(options.load.system, &error))
+    for (DeviceId d = 0; d < numDevices; ++d)
+      report.memoryCapacity[d] =
+          system->device(d % system->numDevices()).memoryBytes;
+  SimulatorOptions memory;
+  memory.trackMemory = true;
+  Simulator simulator(graph, System::uniform(numDevices), memory);
+  simulator.run(report.assignment);
+  report.peakMemory = simulator.schedule().peakMemory;
+}
+
 int runTool(const Options &options) {
   std::string error;
   std::optional<Graph> graph =
@@ -413,6 +440,7 @@ int runTool(const Options &options) {
   report.deviceNodes.assign(numDevices, 0);
   for (DeviceId d : report.assignment)
     ++report.deviceNodes[d];
+  addMemoryFigures(options, *graph, report);
 
   if (!options.outputPath.empty() &&
       !writeAssignmentFile(options.outputPath, report.assignment, ", ",

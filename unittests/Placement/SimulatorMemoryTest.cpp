@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Doppler/Placement/PlacementReport.h"
 #include "Doppler/Placement/Simulator.h"
 
 #include <algorithm>
@@ -154,6 +155,35 @@ TEST(SimulatorMemory, LimitCountsReceivedCopies) {
   EXPECT_EQ(schedule.failedNode, 2);
   EXPECT_EQ(schedule.failedDevice, 1);
   EXPECT_EQ(schedule.failedLiveBytes, 100);
+}
+
+TEST(SimulatorMemory, ReportShowsPeaksAndCapacities) {
+  // The diamond's peaks as doppler-place reports them; one capacity
+  // unknown.
+  Graph graph = makeGraph(
+      {{1, 10, 100}, {2, 20, 200}, {3, 30, 300}, {4, 40, 400}},
+      {{0, 1}, {0, 2}, {1, 3}, {2, 3}});
+  PlacementReport report;
+  report.devices = 2;
+  report.assignment = {0, 0, 1, 0};
+  report.peakMemory = peaks(graph, 2, report.assignment);
+  report.memoryCapacity = {1000, std::numeric_limits<double>::infinity()};
+  const std::string json = formatPlacementReportJson(report);
+  EXPECT_NE(json.find(R"("peak_memory":[900,400],"memory_capacity":[1000,null])"),
+            std::string::npos)
+      << json;
+  const std::string text = formatPlacementReportText(report);
+  EXPECT_NE(text.find("memory:      peak per device [900, 400] of capacity "
+                      "[1000, unlimited] bytes\n"),
+            std::string::npos)
+      << text;
+  // Graphs without output sizes report no memory.
+  report.peakMemory.clear();
+  report.memoryCapacity.clear();
+  EXPECT_EQ(formatPlacementReportJson(report).find("peak_memory"),
+            std::string::npos);
+  EXPECT_EQ(formatPlacementReportText(report).find("memory:"),
+            std::string::npos);
 }
 
 /// The peak per device recomputed from a finished schedule by a sweep over

@@ -40,6 +40,11 @@ struct PlacementReport {
   std::optional<SearchResult> refinement;
   std::vector<double> deviceBusy;
   std::vector<int32_t> deviceNodes;
+  /// Per device, bytes: the simulated peak of live buffers
+  /// (SimulatorOptions::trackMemory) and the capacity (infinity: unknown).
+  /// Empty when the graph carries no output sizes.
+  std::vector<double> peakMemory;
+  std::vector<double> memoryCapacity;
 };
 
 /// One line of JSON (no newline), the headline numbers first.
