@@ -595,13 +595,19 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
     HostTensor tensor;
     tensor.type = graph.task(output).type;
     tensor.shape = graph.task(output).shape;
-    tensor.bytes.resize(graph.byteSize(output));
-    if (run.allocated[output]) {
-      Status status = backend->download(
-          graph.task(output).device, run.buffers[output], tensor.bytes.data());
-      if (!status)
-        return status.withContext("output %" + std::to_string(output));
+    Status status;
+    // The host copy of a large output may not fit (std::bad_alloc).
+    try {
+      tensor.bytes.resize(graph.byteSize(output));
+      if (run.allocated[output])
+        status = backend->download(graph.task(output).device,
+                                   run.buffers[output], tensor.bytes.data());
+    } catch (...) {
+      status = Status::failure(exceptionMessage(std::current_exception()));
     }
+    if (!status)
+      return status.withContext("copying output " + taskContext(graph, output) +
+                                " to the host");
     result.outputs.emplace(output, std::move(tensor));
   }
 

@@ -80,6 +80,8 @@ public:
     return inner_->upload(device, dst, src);
   }
   Status download(int device, DeviceBuffer src, void *dst) override {
+    if (throwDownload)
+      throw std::bad_alloc();
     return inner_->download(device, src, dst);
   }
   Status execute(const TaskLaunch &launch) override {
@@ -93,6 +95,8 @@ public:
   std::atomic<int64_t> live{0};
   /// allocate() throws std::bad_alloc for more bytes than this (0: never).
   uint64_t throwAbove = 0;
+  /// download() throws std::bad_alloc: the run's end, after every task.
+  bool throwDownload = false;
   std::function<bool(const Task &)> failExecute, throwExecute;
 
 private:
@@ -444,6 +448,24 @@ TEST(FaultInjection, BadAllocFromTheBackendFailsTheRun) {
   EXPECT_EQ(counting.live.load(), 0);
   counting.throwAbove = 0;
   EXPECT_TRUE(runGuarded(executor, graph, {{x, data.data()}}));
+}
+
+/// An exception after the last task, while the outputs are copied back:
+/// run() still frees every buffer (the outputs were left allocated before).
+TEST(FaultInjection, ExceptionCopyingOutputsBackFreesEverything) {
+  SpreadGraph sg(2);
+  auto backend = std::make_unique<CountingBackend>(2);
+  CountingBackend &counting = *backend;
+  counting.throwDownload = true;
+  Executor executor(std::move(backend));
+  Result<RunResult> run = runGuarded(executor, sg.graph, sg.inputs());
+  ASSERT_FALSE(run);
+  EXPECT_EQ(run.message(), "copying output task 9 (einsum ij,ij->ij add on "
+                           "device 0) to the host: out of host memory "
+                           "(std::bad_alloc)");
+  EXPECT_EQ(counting.live.load(), 0);
+  counting.throwDownload = false;
+  EXPECT_TRUE(runGuarded(executor, sg.graph, sg.inputs()));
 }
 
 } // namespace
