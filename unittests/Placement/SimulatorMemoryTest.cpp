@@ -138,6 +138,28 @@ TEST(SimulatorMemory, QueuedTransferAllocatesWhenItStarts) {
   EXPECT_EQ(simulator.schedule().peakMemory, (std::vector<double>{30, 1010}));
 }
 
+TEST(SimulatorMemory, FreesComeFirstAtEqualTimes) {
+  // At 5 on device 1, B's queued transfer starts (its event was created at
+  // 2) before R ends and frees X (its event was created at 3): the engine
+  // allocates first, but the peak must not count X and B's copy together.
+  // A: 0, B: 1 on device 0 (A's transfer 1..5, B's waits and runs 5..6);
+  // X: 2 (100 bytes, 0..3), R: 3 (reads X, 3..5), P: 4 (reads A, 5..6),
+  // Q: 5 (reads B, 6..7) on device 1. Device 1: [1,5) X + A's copy = 110;
+  // from 5 A's copy + B's copy = 30 (130 had the tie gone the other way).
+  Graph graph = makeGraph({{1, 4, 10},
+                           {1, 1, 20},
+                           {3, 0, 100},
+                           {2, 0, 0},
+                           {1, 0, 0},
+                           {1, 0, 0}},
+                          {{0, 4}, {1, 5}, {2, 3}});
+  SimulatorOptions options = memoryOptions(/*linkContention=*/true);
+  Simulator simulator(graph, System::uniform(2), options);
+  EXPECT_EQ(simulator.run(std::vector<DeviceId>{0, 0, 1, 1, 1, 1}), 7);
+  EXPECT_EQ(simulator.schedule().end[3], 5);
+  EXPECT_EQ(simulator.schedule().peakMemory, (std::vector<double>{30, 110}));
+}
+
 TEST(SimulatorMemory, LimitCountsReceivedCopies) {
   // The fan-out above: C (10 bytes) starts on device 1 at 3 beside A's
   // 100-byte copy, which a 105-byte device cannot hold.
