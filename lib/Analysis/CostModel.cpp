@@ -31,12 +31,16 @@ double valueBytes(Type type) {
          ((element.getIntOrFloatBitWidth() + 7) / 8);
 }
 
-double resultBytes(Operation *op) {
+} // namespace
+
+double mlir::doppler::resultBytes(Operation *op) {
   double bytes = 0;
   for (Type type : op->getResultTypes())
     bytes += valueBytes(type);
   return bytes;
 }
+
+namespace {
 
 /// "f32", "bf16", ...: the key of the system's peak FLOP/s table.
 std::string elementTypeName(Operation *op) {

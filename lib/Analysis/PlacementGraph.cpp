@@ -1,6 +1,7 @@
 //===- PlacementGraph.cpp - IR functions as placement graphs --------------===//
 
 #include "Doppler/Analysis/PlacementGraph.h"
+#include "Doppler/Analysis/CostModel.h"
 #include "Doppler/Dialect/DopplerOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -51,6 +52,8 @@ mlir::doppler::buildPlacementGraph(FunctionOpInterface function,
     if (failed(getOpCosts(&op, compute, transfer)))
       return failure();
     int32_t id = builder.addNode(compute, transfer, op.getName().getStringRef().str());
+    // The memory its results hold (the simulator's memory accounting).
+    builder.setOutputBytes(id, resultBytes(&op));
     result.ops.push_back(&op);
     result.nodeOf[&op] = id;
   }

@@ -30,6 +30,11 @@ struct CostCounts {
 /// directly in the body of every function with a body under `root` (`root`
 /// included), except terminators and `doppler.task` ops (they carry their
 /// own costs).
+/// Bytes of the op's results (static shapes of integer or float elements;
+/// others count 0), in doubles: what a node of the placement graph holds
+/// in memory.
+double resultBytes(Operation *op);
+
 CostCounts annotateCosts(Operation *root,
                          const ::doppler::placement::SystemDescription &system);
 
