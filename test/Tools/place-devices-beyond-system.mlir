@@ -5,7 +5,7 @@
 // RUN: doppler-place %s --devices 8 --system cpu4 2>&1 | FileCheck %s --check-prefix=MORE
 // RUN: doppler-place %s --devices 4 --system cpu4 2>&1 | FileCheck %s --check-prefix=FITS
 
-// MORE: place-devices-beyond-system.mlir:[[@LINE+4]]:1: warning: placing on 8 devices but the system description 'cpu4' has 4; the extra devices are costed like the described ones
+// MORE: place-devices-beyond-system.mlir:[[@LINE+7]]:1: warning: placing on 8 devices but the system description 'cpu4' has 4; the extra devices are costed like the described ones
 // MORE: devices: 8
 // FITS-NOT: warning
 // FITS: devices: 4
