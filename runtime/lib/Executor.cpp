@@ -393,16 +393,17 @@ void Executor::Impl::enqueue(RunState &run, ValueId id) {
 Status Executor::Impl::executeTask(RunState &run, ValueId id, WorkerKind kind,
                                    int lane) {
   const Task &task = run.graph.task(id);
-  // The only cost of fault injection when it is off.
-  bool injected = id == run.faultTask;
-  if (injected && run.faultKind == FaultKind::Alloc)
+  // The only cost of fault injection when it is off: one comparison.
+  if (id == run.faultTask) {
+    // Kernel and transfer faults strike after the output was allocated, as
+    // a real one would, so that the failure path must free it.
+    if (run.faultKind != FaultKind::Alloc)
+      if (Status status = allocateValue(run, id); !status)
+        return status;
     return injectedFailure(run.faultKind, run.graph.byteSize(id));
+  }
   if (Status status = allocateValue(run, id); !status)
     return status;
-  // Kernel and transfer faults strike after the output was allocated, as a
-  // real one would, so that the failure path must free it.
-  if (injected)
-    return injectedFailure(run.faultKind, run.graph.byteSize(id));
   // Reused per worker thread: no allocation per task.
   thread_local std::vector<DeviceBuffer> inputBuffers;
   inputBuffers.clear();
