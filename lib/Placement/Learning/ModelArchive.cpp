@@ -279,6 +279,19 @@ std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
                           "' is not float32");
       return std::nullopt;
     }
+    // A damaged archive can give a tensor of the right shape whose storage
+    // is missing or smaller than its elements (LibTorch then reads address
+    // 0 or past the buffer): a parameter must be dense and fully backed.
+    if (stored.numel() > 0 &&
+        (!stored.has_storage() || !stored.is_contiguous() ||
+         stored.storage().data() == nullptr ||
+         stored.storage().nbytes() <
+             static_cast<size_t>(stored.storage_offset() + stored.numel()) *
+                 stored.element_size())) {
+      setError(error, source + ": parameter '" + item.key() +
+                          "' has no data for its shape");
+      return std::nullopt;
+    }
     if (!torch::isfinite(stored).all().item<bool>()) {
       setError(error, source + ": parameter '" + item.key() +
                           "' holds NaN or infinite values");
