@@ -211,6 +211,34 @@ TEST(CpuKernels, BatchedMatmulWithPermutations) {
       {"hqd,hsd->hqs", JoinKind::Mul, AggKind::Add, {{2, 16, 8}, {2, 12, 8}}}));
 }
 
+/// Outputs whose outer index is not one strided dimension of a GEMM's C
+/// (the LLaMA head projection "sd,dhe->hse"): with every GEMM extent at
+/// least GemmLimits::minSplitExtent the outer index becomes a batch loop
+/// over strided B and C views; below it, C goes through scratch and a
+/// permutation. Both must give the reference's values.
+TEST(CpuKernels, HeadProjectionsSplitIntoBatchesOrPermute) {
+  // s = 64, d = 48, e = 40 >= 32: batch loop over h.
+  EXPECT_TRUE(checkEinsum({"sd,dhe->hse",
+                           JoinKind::Mul,
+                           AggKind::Add,
+                           {{64, 48}, {48, 3, 40}}}));
+  // e = 8 < 32: scratch and a permutation of C.
+  EXPECT_TRUE(checkEinsum({"sd,dhe->hse",
+                           JoinKind::Mul,
+                           AggKind::Add,
+                           {{64, 48}, {48, 3, 8}}}));
+  // The output projection back ("hse,hed->sd") and a split with two outer
+  // indices.
+  EXPECT_TRUE(checkEinsum({"hse,hed->sd",
+                           JoinKind::Mul,
+                           AggKind::Add,
+                           {{3, 64, 40}, {3, 40, 48}}}));
+  EXPECT_TRUE(checkEinsum({"sd,dghe->ghse",
+                           JoinKind::Mul,
+                           AggKind::Add,
+                           {{64, 48}, {48, 2, 3, 40}}}));
+}
+
 TEST(CpuKernels, ContractionsWithIndicesOnlyOneInputHas) {
   // x is summed out of A before the GEMM; y out of B.
   EXPECT_TRUE(checkEinsum(
