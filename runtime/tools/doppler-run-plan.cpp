@@ -80,9 +80,9 @@ std::optional<int> parseArguments(int argc, char **argv, Options &opts) {
                         "microseconds idle workers poll (default -1: auto)",
                         "needs an integer"),
           integerOption({"--memory-limit"}, &opts.memoryLimit, "BYTES",
-                        "bytes of live buffers allowed per device (default "
-                        "0: unlimited)",
-                        "needs a non-negative integer", 0),
+                        "bytes of live buffers allowed per device (default: "
+                        "unlimited; 0 is refused, not read as unlimited)",
+                        "needs a positive integer", 1),
           textOption({"--inject-fault"}, &opts.fault, "KIND:TASK",
                      "testing: make one task fail (KIND kernel, alloc or "
                      "transfer; TASK a task id or #N, the Nth of that kind)",
