@@ -172,6 +172,38 @@ LogicalResult requireStatic(Operation *op, Type type, const Twine &what) {
   return success();
 }
 
+/// The shapes of `inputs` (ranked tensors).
+std::vector<std::vector<int64_t>> operandShapes(ValueRange inputs) {
+  std::vector<std::vector<int64_t>> shapes;
+  for (Value input : inputs)
+    shapes.push_back(
+        toVector(cast<RankedTensorType>(input.getType()).getShape()));
+  return shapes;
+}
+
+/// The checks einsum and fused share before their signature check: every
+/// operand and the result static, every operand of the result's element
+/// type. On success `shapes` holds the operands' shapes.
+LogicalResult verifyStaticOperands(Operation *op, ValueRange inputs,
+                                   RankedTensorType result,
+                                   std::vector<std::vector<int64_t>> &shapes) {
+  for (auto [i, input] : llvm::enumerate(inputs))
+    if (failed(requireStatic(op, input.getType(), "operand " + Twine(i))))
+      return failure();
+  if (failed(requireStatic(op, result, "result")))
+    return failure();
+  Type resultElement = result.getElementType();
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    Type element = cast<RankedTensorType>(input.getType()).getElementType();
+    if (element != resultElement)
+      return op->emitOpError() << "operand " << i << " has element type "
+                               << element << " but the result has "
+                               << resultElement;
+  }
+  shapes = operandShapes(inputs);
+  return success();
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -185,25 +217,10 @@ LogicalResult EinsumOp::verify() {
   if (!spec)
     return emitOpError() << "invalid spec: " << error;
 
-  for (auto [i, input] : llvm::enumerate(getInputs()))
-    if (failed(requireStatic(*this, input.getType(),
-                             "operand " + Twine(i))))
-      return failure();
-  if (failed(requireStatic(*this, getOutput().getType(), "result")))
-    return failure();
-
-  Type resultElement = getOutput().getType().getElementType();
-  for (auto [i, input] : llvm::enumerate(getInputs())) {
-    Type element = cast<RankedTensorType>(input.getType()).getElementType();
-    if (element != resultElement)
-      return emitOpError() << "operand " << i << " has element type "
-                           << element << " but the result has "
-                           << resultElement;
-  }
-
   std::vector<std::vector<int64_t>> shapes;
-  for (Value input : getInputs())
-    shapes.push_back(toVector(cast<RankedTensorType>(input.getType()).getShape()));
+  if (failed(verifyStaticOperands(*this, getInputs(), getOutput().getType(),
+                                  shapes)))
+    return failure();
   std::optional<double> scalar;
   if (getScalar())
     scalar = getScalar()->convertToDouble();
@@ -231,11 +248,8 @@ LogicalResult EinsumOp::verify() {
 }
 
 ::doppler::IndexSizes EinsumOp::getIndexSizes() {
-  std::vector<std::vector<int64_t>> shapes;
-  for (Value input : getInputs())
-    shapes.push_back(
-        toVector(cast<RankedTensorType>(input.getType()).getShape()));
-  return *::doppler::inferIndexSizes(getParsedSpec(), shapes);
+  return *::doppler::inferIndexSizes(getParsedSpec(),
+                                     operandShapes(getInputs()));
 }
 
 OpFoldResult EinsumOp::fold(FoldAdaptor) {
@@ -277,25 +291,10 @@ LogicalResult FusedOp::verify() {
   if (!spec)
     return emitOpError() << "invalid spec: " << error;
 
-  for (auto [i, input] : llvm::enumerate(getInputs()))
-    if (failed(requireStatic(*this, input.getType(), "operand " + Twine(i))))
-      return failure();
-  if (failed(requireStatic(*this, getOutput().getType(), "result")))
-    return failure();
-
-  Type resultElement = getOutput().getType().getElementType();
-  for (auto [i, input] : llvm::enumerate(getInputs())) {
-    Type element = cast<RankedTensorType>(input.getType()).getElementType();
-    if (element != resultElement)
-      return emitOpError() << "operand " << i << " has element type "
-                           << element << " but the result has "
-                           << resultElement;
-  }
-
   std::vector<std::vector<int64_t>> shapes;
-  for (Value input : getInputs())
-    shapes.push_back(
-        toVector(cast<RankedTensorType>(input.getType()).getShape()));
+  if (failed(verifyStaticOperands(*this, getInputs(), getOutput().getType(),
+                                  shapes)))
+    return failure();
   std::optional<::doppler::EinsumSignature> signature =
       ::doppler::checkFusedSignature(*spec, getProgram(), shapes,
                                      /*program=*/nullptr, &error);
@@ -316,11 +315,8 @@ LogicalResult FusedOp::verify() {
 }
 
 ::doppler::IndexSizes FusedOp::getIndexSizes() {
-  std::vector<std::vector<int64_t>> shapes;
-  for (Value input : getInputs())
-    shapes.push_back(
-        toVector(cast<RankedTensorType>(input.getType()).getShape()));
-  return *::doppler::inferIndexSizes(getParsedSpec(), shapes);
+  return *::doppler::inferIndexSizes(getParsedSpec(),
+                                     operandShapes(getInputs()));
 }
 
 ::doppler::JoinProgram FusedOp::getParsedProgram() {
