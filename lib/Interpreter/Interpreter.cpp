@@ -155,6 +155,17 @@ std::string countString(double count) {
   return buffer;
 }
 
+/// Refuses an einsum or fused op whose iteration space is past kMaxPoints.
+LogicalResult checkPoints(Operation *op, const ::doppler::IndexSizes &sizes) {
+  double points = 1;
+  for (int64_t extent : sizes.sizes)
+    points *= static_cast<double>(extent);
+  if (points > kMaxPoints)
+    return op->emitOpError() << "visits " << countString(points)
+                             << " points, too many for the interpreter";
+  return success();
+}
+
 /// Checks that `type` is a statically shaped float tensor the interpreter
 /// can hold; the error goes to `op`.
 FailureOr<RankedTensorType> requireHostType(Operation *op, Type type,
@@ -384,24 +395,16 @@ FailureOr<HostTensor> evaluateOp(Operation *op,
         auto type = requireHostType(op, einsum.getType(), "result");
         if (failed(type))
           return failure();
-        double points = 1;
-        for (int64_t extent : einsum.getIndexSizes().sizes)
-          points *= static_cast<double>(extent);
-        if (points > kMaxPoints)
-          return op->emitOpError() << "visits " << countString(points)
-                                   << " points, too many for the interpreter";
+        if (failed(checkPoints(op, einsum.getIndexSizes())))
+          return failure();
         return evalEinsum(einsum, operands, *type);
       })
       .Case([&](FusedOp fused) -> FailureOr<HostTensor> {
         auto type = requireHostType(op, fused.getType(), "result");
         if (failed(type))
           return failure();
-        double points = 1;
-        for (int64_t extent : fused.getIndexSizes().sizes)
-          points *= static_cast<double>(extent);
-        if (points > kMaxPoints)
-          return op->emitOpError() << "visits " << countString(points)
-                                   << " points, too many for the interpreter";
+        if (failed(checkPoints(op, fused.getIndexSizes())))
+          return failure();
         return evalFused(fused, operands, *type);
       })
       .Case([&](SliceOp slice) -> FailureOr<HostTensor> {
