@@ -128,18 +128,28 @@ struct Preset {
   DeviceDescription (*device)();
   int32_t count;
   LinkDescription link;
+  HostDescription host;
 };
 
+// Host memory and links of the presets. H100 SXM: PCIe Gen5 x16 to the host
+// (64 GB/s per direction, about 55 GB/s achieved by pinned cudaMemcpyAsync),
+// 2 TB of host RAM (DGX H100). A100 SXM: PCIe Gen4 x16 (32 GB/s, about 25
+// achieved), 1 TB (DGX A100). CPU devices: the host is the same RAM, a
+// stash is a memcpy at the inter-device rate; 64 GB for stashes.
+constexpr HostDescription kH100Host{2e12, {55e9, 10e-6}};
+constexpr HostDescription kA100Host{1e12, {25e9, 10e-6}};
+constexpr HostDescription kCpuHost{64e9, {10e9, 1e-6}};
+
 const Preset kPresets[] = {
-    {"h100x4", h100Sfu, 4, {450e9, 2e-6}},
-    {"h100x8", h100Sfu, 8, {450e9, 2e-6}},
-    {"a100x4", a100Sfu, 4, {300e9, 2e-6}},
-    {"a100x8", a100Sfu, 8, {300e9, 2e-6}},
-    {"a100-40x4", a100Sfu40, 4, {300e9, 2e-6}},
-    {"a100-40x8", a100Sfu40, 8, {300e9, 2e-6}},
+    {"h100x4", h100Sfu, 4, {450e9, 2e-6}, kH100Host},
+    {"h100x8", h100Sfu, 8, {450e9, 2e-6}, kH100Host},
+    {"a100x4", a100Sfu, 4, {300e9, 2e-6}, kA100Host},
+    {"a100x8", a100Sfu, 8, {300e9, 2e-6}, kA100Host},
+    {"a100-40x4", a100Sfu40, 4, {300e9, 2e-6}, kA100Host},
+    {"a100-40x8", a100Sfu40, 8, {300e9, 2e-6}, kA100Host},
     // CPU "devices" exchange data through shared memory (memcpy speed).
-    {"cpu4", cpuCore, 4, {10e9, 1e-6}},
-    {"cpu8", cpuCore, 8, {10e9, 1e-6}},
+    {"cpu4", cpuCore, 4, {10e9, 1e-6}, kCpuHost},
+    {"cpu8", cpuCore, 8, {10e9, 1e-6}, kCpuHost},
 };
 
 bool positiveFinite(const json &value) {
@@ -311,6 +321,55 @@ std::optional<FieldError> parseLinks(const json &object, size_t numDevices,
   }
   return std::nullopt;
 }
+/// Reads the optional "host" object into `host`; without one, derives the
+/// host link from the devices and their links (see SystemDescription::host).
+std::optional<FieldError>
+parseHost(const json &root, const std::vector<DeviceDescription> &devices,
+          const std::vector<LinkDescription> &links, HostDescription &host) {
+  const auto &fail = fieldError;
+  host = HostDescription{};
+  if (!root.contains("host")) {
+    double bandwidth = std::numeric_limits<double>::infinity(), latency = 0;
+    size_t n = devices.size();
+    for (size_t from = 0; from < n; ++from) {
+      bandwidth = std::min(bandwidth, devices[from].memoryBandwidth / 2);
+      for (size_t to = 0; to < n; ++to)
+        if (from != to) {
+          bandwidth = std::min(bandwidth, links[from * n + to].bandwidth);
+          latency = std::max(latency, links[from * n + to].latency);
+        }
+    }
+    host.link = LinkDescription{bandwidth, latency};
+    return std::nullopt;
+  }
+  const json &object = root["host"];
+  if (!object.is_object())
+    return fail("host", "expected an object with memory_bytes, "
+                        "link_bandwidth and link_latency");
+  for (auto it = object.begin(); it != object.end(); ++it)
+    if (it.key() != "memory_bytes" && it.key() != "link_bandwidth" &&
+        it.key() != "link_latency")
+      return fail("host." + it.key(), "unknown field (expected memory_bytes, "
+                                      "link_bandwidth, link_latency)");
+  if (!object.contains("link_bandwidth") ||
+      !positiveFinite(object["link_bandwidth"]))
+    return fail("host.link_bandwidth",
+                "expected a positive number of bytes per second");
+  host.link.bandwidth = object["link_bandwidth"].get<double>();
+  if (object.contains("link_latency")) {
+    if (!nonNegativeFinite(object["link_latency"]))
+      return fail("host.link_latency",
+                  "expected a non-negative number of seconds");
+    host.link.latency = object["link_latency"].get<double>();
+  }
+  if (object.contains("memory_bytes")) {
+    if (!nonNegativeFinite(object["memory_bytes"]))
+      return fail("host.memory_bytes",
+                  "expected a non-negative number of bytes (0: unlimited)");
+    host.memoryBytes = object["memory_bytes"].get<double>();
+  }
+  return std::nullopt;
+}
 } // namespace
 
 double DeviceDescription::peakFor(const std::string &elementType) const {
@@ -348,6 +407,7 @@ SystemDescription::preset(const std::string &name, std::string *error) {
       system.devices_[d].name += ":" + std::to_string(d);
     system.links_.assign(static_cast<size_t>(preset.count) * preset.count,
                          preset.link);
+    system.host_ = preset.host;
     return system;
   }
   std::string known;
@@ -372,8 +432,10 @@ SystemDescription::parseJson(const std::string &text,
   if (!root.is_object())
     return fail("(document)", "expected an object with \"devices\"");
   for (auto it = root.begin(); it != root.end(); ++it)
-    if (it.key() != "name" && it.key() != "devices" && it.key() != "links")
-      return fail(it.key(), "unknown field (expected name, devices, links)");
+    if (it.key() != "name" && it.key() != "devices" && it.key() != "links" &&
+        it.key() != "host")
+      return fail(it.key(),
+                  "unknown field (expected name, devices, links, host)");
 
   SystemDescription system;
   if (root.contains("name")) {
@@ -417,6 +479,9 @@ SystemDescription::parseJson(const std::string &text,
   if (std::optional<FieldError> problem =
           parseLinks(links, numDevices, system.links_))
     return fail(problem->field, problem->message);
+  if (std::optional<FieldError> problem = parseHost(
+          root, system.devices_, system.links_, system.host_))
+    return fail(problem->field, problem->message);
   return system;
 }
 
@@ -454,6 +519,7 @@ SystemDescription::withDevices(int32_t count, std::string *error) const {
   for (int32_t from = 0; from < count; ++from)
     for (int32_t to = 0; to < count; ++to)
       result.links_[static_cast<size_t>(from) * count + to] = link(from, to);
+  result.host_ = host_;
   return result;
 }
 
@@ -509,6 +575,11 @@ double SystemDescription::computeCost(DeviceId d, double flops,
 double SystemDescription::transferCost(DeviceId from, DeviceId to,
                                        double bytes) const {
   const LinkDescription &l = link(from, to);
+  return (l.latency + bytes / l.bandwidth) * kCostUnitsPerSecond;
+}
+
+double SystemDescription::hostTransferCost(DeviceId d, double bytes) const {
+  const LinkDescription &l = hostLink(d);
   return (l.latency + bytes / l.bandwidth) * kCostUnitsPerSecond;
 }
 
@@ -569,6 +640,9 @@ std::string SystemDescription::toJson() const {
     latency.push_back(latencyRow);
   }
   root["links"] = {{"bandwidth", bandwidth}, {"latency", latency}};
+  root["host"] = {{"memory_bytes", host_.memoryBytes},
+                  {"link_bandwidth", host_.link.bandwidth},
+                  {"link_latency", host_.link.latency}};
   return root.dump(2);
 }
 

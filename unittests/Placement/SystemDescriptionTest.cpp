@@ -246,6 +246,73 @@ TEST(SystemDescription, WithDevicesKeepsAPrefix) {
   EXPECT_FALSE(system->withDevices(0, &error));
 }
 
+TEST(SystemDescription, HostMemoryAndLinks) {
+  std::string error;
+  auto h100 = SystemDescription::preset("h100x4", &error);
+  ASSERT_TRUE(h100) << error;
+  EXPECT_DOUBLE_EQ(h100->hostMemoryBytes(), 2e12);
+  EXPECT_DOUBLE_EQ(h100->hostLink(3).bandwidth, 55e9);
+  // 1 MB over 55 GB/s after 10 us: in microseconds.
+  EXPECT_NEAR(h100->hostTransferCost(0, 1e6), 10 + 1e6 / 55e9 * 1e6, 1e-9);
+  auto cpu = SystemDescription::preset("cpu4", &error);
+  ASSERT_TRUE(cpu) << error;
+  EXPECT_DOUBLE_EQ(cpu->hostLink(0).bandwidth, 10e9);
+  EXPECT_DOUBLE_EQ(cpu->withDevices(2, &error)->hostLink(1).latency, 1e-6);
+
+  // A file's "host" object round-trips; without one, the host link is the
+  // slowest device link or half the smallest memory bandwidth, whichever
+  // is slower, with the largest link latency, and host memory unlimited.
+  const char *devices = R"("devices": [
+      {"peak_flops": {"f32": 1e12}, "memory_bytes": 1e9,
+       "memory_bandwidth": 4e9},
+      {"peak_flops": {"f32": 1e12}, "memory_bytes": 1e9,
+       "memory_bandwidth": 1e11}],
+    "links": {"bandwidth": [[0, 3e9], [5e9, 0]], "latency": [[0, 1e-6], [2e-6, 0]]})";
+  auto derived = SystemDescription::parseJson(
+      std::string("{") + devices + "}", "sys.json", &error);
+  ASSERT_TRUE(derived) << error;
+  EXPECT_DOUBLE_EQ(derived->hostLink(0).bandwidth, 2e9);
+  EXPECT_DOUBLE_EQ(derived->hostLink(1).latency, 2e-6);
+  EXPECT_DOUBLE_EQ(derived->hostMemoryBytes(), 0);
+  auto given = SystemDescription::parseJson(
+      std::string("{") + devices +
+          R"(, "host": {"memory_bytes": 5e11, "link_bandwidth": 2.5e10,
+                        "link_latency": 1e-5}})",
+      "sys.json", &error);
+  ASSERT_TRUE(given) << error;
+  EXPECT_DOUBLE_EQ(given->hostLink(1).bandwidth, 2.5e10);
+  EXPECT_DOUBLE_EQ(given->hostLink(0).latency, 1e-5);
+  EXPECT_DOUBLE_EQ(given->hostMemoryBytes(), 5e11);
+  auto again = SystemDescription::parseJson(given->toJson(), "again", &error);
+  ASSERT_TRUE(again) << error;
+  EXPECT_EQ(again->toJson(), given->toJson());
+
+  auto hostError = [&](const std::string &host) {
+    std::string message;
+    EXPECT_FALSE(SystemDescription::parseJson(
+        std::string("{") + devices + R"(, "host": )" + host + "}", "sys.json",
+        &message));
+    return message;
+  };
+  EXPECT_EQ(hostError("3"), "sys.json: host: expected an object with "
+                            "memory_bytes, link_bandwidth and link_latency");
+  EXPECT_EQ(hostError(R"({"memory_bytes": 1})"),
+            "sys.json: host.link_bandwidth: expected a positive number of "
+            "bytes per second");
+  EXPECT_EQ(hostError(R"({"link_bandwidth": 0})"),
+            "sys.json: host.link_bandwidth: expected a positive number of "
+            "bytes per second");
+  EXPECT_EQ(hostError(R"({"link_bandwidth": 1, "link_latency": -1})"),
+            "sys.json: host.link_latency: expected a non-negative number of "
+            "seconds");
+  EXPECT_EQ(hostError(R"({"link_bandwidth": 1, "memory_bytes": "lots"})"),
+            "sys.json: host.memory_bytes: expected a non-negative number of "
+            "bytes (0: unlimited)");
+  EXPECT_EQ(hostError(R"({"link_bandwidth": 1, "pcie": 5})").rfind(
+                "sys.json: host.pcie: unknown field", 0),
+            0u);
+}
+
 TEST(SystemDescription, ErrorsNameTheField) {
   EXPECT_EQ(jsonError("{"), "sys.json: (document): not valid JSON");
   EXPECT_EQ(jsonError("[]"),

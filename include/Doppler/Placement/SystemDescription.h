@@ -62,6 +62,15 @@ struct LinkDescription {
   double latency = 0;
 };
 
+/// Host memory: where offloaded tensors wait (issue 17's evictions and
+/// reloads), and the link each device has to it.
+struct HostDescription {
+  /// Bytes of host memory for offloaded tensors; 0 means unlimited.
+  double memoryBytes = 0;
+  /// Device <-> host link, both directions (e.g. PCIe for a GPU).
+  LinkDescription link;
+};
+
 class SystemDescription {
 public:
   /// Names of the built-in presets: h100x4, h100x8, a100x4, cpu4 ...
@@ -91,6 +100,21 @@ public:
   const LinkDescription &link(DeviceId from, DeviceId to) const {
     return links_[static_cast<size_t>(from) * devices_.size() + to];
   }
+  /// Host memory and the devices' link to it. From the JSON's "host" object
+  /// or the preset; when a JSON file has none: unlimited host memory and,
+  /// for the link, the slowest of the device links and half the smallest
+  /// device memory bandwidth (a copy reads and writes), with the largest
+  /// link latency (docs/SystemDescription.md).
+  const HostDescription &host() const { return host_; }
+  /// The link between device `d` and host memory.
+  const LinkDescription &hostLink(DeviceId d) const {
+    (void)d;
+    return host_.link;
+  }
+  /// Bytes of host memory for offloaded tensors (0: unlimited).
+  double hostMemoryBytes() const { return host_.memoryBytes; }
+  /// Time to move `bytes` between device `d` and the host, in cost units.
+  double hostTransferCost(DeviceId d, double bytes) const;
 
   /// Roofline time of a kernel on `d`, in cost units: max(flops / peak,
   /// bytes / memory bandwidth) + launch overhead.
@@ -132,6 +156,7 @@ private:
   std::string name_;
   std::vector<DeviceDescription> devices_;
   std::vector<LinkDescription> links_; // D x D, row = source; diagonal unused
+  HostDescription host_;
 };
 
 } // namespace doppler::placement
