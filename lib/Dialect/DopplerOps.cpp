@@ -533,6 +533,53 @@ double TransferOp::getBytesRead() { return tensorBytes(getType()); }
 double TransferOp::getBytesWritten() { return tensorBytes(getType()); }
 
 //===----------------------------------------------------------------------===//
+// EvictOp and ReloadOp
+//===----------------------------------------------------------------------===//
+
+/// A `doppler.device` on an offload op must name the device it copies on.
+static LogicalResult checkOwnDevice(Operation *op, DeviceAttr expected,
+                                    StringRef role) {
+  auto own = op->getAttrOfType<DeviceAttr>(kDeviceAttr);
+  if (own && own.getId() != expected.getId())
+    return op->emitOpError()
+           << "is placed on device " << own.getId() << " but its " << role
+           << " is device " << expected.getId();
+  return success();
+}
+
+LogicalResult EvictOp::verify() {
+  if (Operation *producer = getInput().getDefiningOp())
+    if (auto device = producer->getAttrOfType<DeviceAttr>(kDeviceAttr);
+        device && device.getId() != getSource().getId())
+      return emitOpError() << "evicts from device " << getSource().getId()
+                           << " a value produced on device " << device.getId();
+  if (failed(checkOwnDevice(*this, getSource(), "source")))
+    return failure();
+  for (Operation *user : getResult().getUsers())
+    if (!isa<ReloadOp>(user))
+      return emitOpError()
+             << "result is a host value that only doppler.reload may read, "
+                "but '"
+             << user->getName() << "' reads it";
+  return success();
+}
+
+double EvictOp::getFlops() { return 0; }
+double EvictOp::getBytesRead() { return tensorBytes(getType()); }
+double EvictOp::getBytesWritten() { return tensorBytes(getType()); }
+
+LogicalResult ReloadOp::verify() {
+  if (!getStash().getDefiningOp<EvictOp>())
+    return emitOpError() << "reloads a value that is not a doppler.evict "
+                            "result (not a host value)";
+  return checkOwnDevice(*this, getTarget(), "target");
+}
+
+double ReloadOp::getFlops() { return 0; }
+double ReloadOp::getBytesRead() { return tensorBytes(getType()); }
+double ReloadOp::getBytesWritten() { return tensorBytes(getType()); }
+
+//===----------------------------------------------------------------------===//
 // TaskOp
 //===----------------------------------------------------------------------===//
 

@@ -14,8 +14,10 @@ def Doppler_Dialect : Dialect {
     `doppler.einsum` ops (elementwise ops, reductions, contractions and
     attention pieces are all einsums), the glue that tensor-relational
     decomposition needs (`doppler.slice`, `doppler.assemble`,
-    `doppler.fill`), explicit device moves (`doppler.transfer`) and cost-only
-    ops for imported graphs (`doppler.task`).
+    `doppler.fill`), explicit device moves (`doppler.transfer`), copies to
+    host memory and back for tensors that do not fit in a device's memory
+    (`doppler.evict`, `doppler.reload`) and cost-only ops for imported
+    graphs (`doppler.task`).
 
     Placement is the discardable attribute `doppler.device` holding a
     `#doppler.device<N>`, so ops of any dialect can be placed. The dialect

@@ -210,6 +210,86 @@ def Doppler_TransferOp : Doppler_Op<"transfer", [
   let hasFolder = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Offload (issue 17): device memory as a constraint
+//===----------------------------------------------------------------------===//
+
+// Not Pure, and not merged by CSE: an evict or a reload is a copy that
+// exists at one point of the schedule (two reloads of one stash after
+// different ops are two copies at two times). Both allocate their result
+// (host memory for an evict, device memory for a reload) and have no other
+// effect, so an op whose result nobody reads is trivially dead: DCE may drop
+// an unused reload, and then the evict whose reloads are all gone.
+def Doppler_EvictOp : Doppler_Op<"evict", [
+    AllTypesMatch<["input", "result"]>,
+    DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
+  let summary = "a copy of a device value to host memory";
+  let description = [{
+    Copies `input`, produced on device `source`, to host memory, so that the
+    device may free its copy once the value's remaining readers on that
+    device have run; later readers on the device read a `doppler.reload` of
+    the result. The copy starts when `input` is produced (the evict is one
+    of its readers). Inserted by `doppler-plan-memory`; placed (as
+    `doppler.device`, when present) on `source`, whose link to the host
+    carries the copy.
+
+    The result is a host value: only `doppler.reload` may read it.
+
+    ```mlir
+    %h = doppler.evict %x from <0> : tensor<1024x1024xf32>
+    // ... ops on device 0 that need the memory ...
+    %r = doppler.reload %h to <0> after(%t : tensor<1024xf32>)
+        : tensor<1024x1024xf32>
+    ```
+
+    Rules the verifier enforces: the producer of `input` (when it carries
+    `doppler.device`) is on `source`; a `doppler.device` on the op is
+    `source`; every user of the result is a `doppler.reload` (so a host
+    value is never read as a device value, nor evicted again).
+  }];
+  let arguments = (ins Doppler_Tensor:$input, Doppler_DeviceAttr:$source);
+  let results = (outs Res<Doppler_Tensor, "", [MemAlloc<DefaultResource>]>:$result);
+  let assemblyFormat = [{
+    $input `from` $source attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
+def Doppler_ReloadOp : Doppler_Op<"reload", [
+    AllTypesMatch<["stash", "result"]>,
+    DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
+  let summary = "a copy of a host value back onto a device";
+  let description = [{
+    Copies the host value `stash` (a `doppler.evict` result) to device
+    `target` once every value of `after` exists. The `after` values are
+    control dependencies only (any types; nothing is read from them): the
+    reload starts once their producers have finished, which is how
+    `doppler-plan-memory` keeps the reload from occupying memory before the
+    op it makes room for (its trigger) is done. The result is an ordinary
+    value on `target`. Placed (as `doppler.device`, when present) on
+    `target`.
+
+    ```mlir
+    %r = doppler.reload %h to <0> after(%t0, %t1 : tensor<64xf32>, tensor<8xf32>)
+        : tensor<1024x1024xf32>
+    %s = doppler.reload %h to <1> : tensor<1024x1024xf32>  // no dependency
+    ```
+
+    Rules the verifier enforces: `stash` is a `doppler.evict` result; a
+    `doppler.device` on the op is `target`. The target may differ from the
+    evict's source (the runtime reloads onto any device);
+    `doppler-plan-memory` only reloads onto the source.
+  }];
+  let arguments = (ins Doppler_Tensor:$stash, Doppler_DeviceAttr:$target,
+                   Variadic<AnyType>:$after);
+  let results = (outs Res<Doppler_Tensor, "", [MemAlloc<DefaultResource>]>:$result);
+  let assemblyFormat = [{
+    $stash `to` $target (`after` `(` $after^ `:` type($after) `)`)?
+    attr-dict `:` type($stash)
+  }];
+  let hasVerifier = 1;
+}
+
 // Not Pure: two tasks with the same kind, costs and inputs are still two
 // nodes of the imported graph (CSE must not merge them), and a task whose
 // value nobody reads is still work the graph does (DCE must not drop it).

@@ -511,3 +511,81 @@ func.func @fused_element_types(%x: tensor<4xf32>, %y: tensor<4xf64>) {
   %0 = doppler.fused "i,i->i" "add(in0, in1)" (%x, %y) : (tensor<4xf32>, tensor<4xf64>) -> tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @evict_other_device(%x: tensor<4xf32>) {
+  %0 = doppler.einsum "i->i" join(exp) (%x) {doppler.device = #doppler.device<1>} : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{'doppler.evict' op evicts from device 0 a value produced on device 1}}
+  %1 = doppler.evict %0 from <0> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @evict_placed_elsewhere(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'doppler.evict' op is placed on device 2 but its source is device 0}}
+  %0 = doppler.evict %x from <0> {doppler.device = #doppler.device<2>} : tensor<4xf32>
+  return
+}
+
+// -----
+
+// Evicting a host value again is one more non-reload reader of it.
+func.func @evict_host_value(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'doppler.evict' op result is a host value that only doppler.reload may read, but 'doppler.evict' reads it}}
+  %0 = doppler.evict %x from <0> : tensor<4xf32>
+  %1 = doppler.evict %0 from <0> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @host_value_read(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'doppler.evict' op result is a host value that only doppler.reload may read, but 'func.return' reads it}}
+  %0 = doppler.evict %x from <0> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @evict_types(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'doppler.evict' op failed to verify that all of {input, result} have same type}}
+  %0 = "doppler.evict"(%x) <{source = #doppler.device<0>}> : (tensor<4xf32>) -> tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @reload_device_value(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'doppler.reload' op reloads a value that is not a doppler.evict result (not a host value)}}
+  %0 = doppler.reload %x to <0> : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reload_placed_elsewhere(%x: tensor<4xf32>) {
+  %0 = doppler.evict %x from <0> : tensor<4xf32>
+  // expected-error @+1 {{'doppler.reload' op is placed on device 0 but its target is device 1}}
+  %1 = doppler.reload %0 to <1> {doppler.device = #doppler.device<0>} : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @reload_types(%x: tensor<4xf32>) {
+  %0 = doppler.evict %x from <0> : tensor<4xf32>
+  // expected-error @+1 {{'doppler.reload' op failed to verify that all of {stash, result} have same type}}
+  %1 = "doppler.reload"(%0) <{target = #doppler.device<0>}> : (tensor<4xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @reload_negative_device(%x: tensor<4xf32>) {
+  %0 = doppler.evict %x from <0> : tensor<4xf32>
+  // expected-error @+1 {{device id must be non-negative, got -1}}
+  %1 = doppler.reload %0 to <-1> : tensor<4xf32>
+  return
+}
