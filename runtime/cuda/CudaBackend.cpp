@@ -165,6 +165,8 @@ public:
       case TaskKind::Input:
       case TaskKind::Transfer:
       case TaskKind::Delay:
+      case TaskKind::Evict:
+      case TaskKind::Reload:
         continue;
       }
       if (!plan)
@@ -203,6 +205,21 @@ public:
     if (options_.completion == Completion::Deferred)
       events = arena.takeUses(buffer.data);
     arena.release(buffer.data, buffer.bytes, std::move(events));
+  }
+
+  /// Host values live in pinned memory (portable: any GPU's copy engine can
+  /// reach it), so evicts and reloads are plain async copies.
+  Result<DeviceBuffer> allocateHost(uint64_t bytes) override {
+    if (bytes == 0)
+      return DeviceBuffer{};
+    void *data = nullptr;
+    DOPPLER_CUDA_TRY(cudaHostAlloc(&data, bytes, cudaHostAllocPortable));
+    return DeviceBuffer{data, bytes};
+  }
+
+  void deallocateHost(DeviceBuffer buffer) override {
+    if (buffer.data)
+      (void)cudaFreeHost(buffer.data);
   }
 
   Status upload(int device, DeviceBuffer dst, const void *src) override {
@@ -296,8 +313,16 @@ public:
 
     if (Status status = enqueue(launch, worker, *prepared); !status)
       return status;
-    if (deferred)
+    // Evicts and reloads always complete before returning, even when
+    // completion is deferred: the host buffer they read or write may be
+    // freed (cudaFreeHost) as soon as the executor sees them finish, and
+    // the device arenas track device pointers only.
+    bool hostCopy =
+        task.kind == TaskKind::Evict || task.kind == TaskKind::Reload;
+    if (deferred && !hostCopy)
       return recordCompletion(launch, worker, *prepared);
+    if (hostCopy)
+      prepared->ready[launch.id].reset();
     if (Status status = waitForStream(worker); !status)
       return status;
     // A fixed-duration transfer lasts that long however fast the copy was
@@ -410,6 +435,18 @@ private:
     }
     case TaskKind::Transfer:
       return enqueueTransfer(launch, worker);
+    case TaskKind::Evict:
+      if (launch.output.bytes)
+        DOPPLER_CUDA_TRY(cudaMemcpyAsync(
+            launch.output.data, launch.inputs[0].data, launch.output.bytes,
+            cudaMemcpyDeviceToHost, worker.stream));
+      return Status();
+    case TaskKind::Reload:
+      if (launch.output.bytes)
+        DOPPLER_CUDA_TRY(cudaMemcpyAsync(
+            launch.output.data, launch.inputs[0].data, launch.output.bytes,
+            cudaMemcpyHostToDevice, worker.stream));
+      return Status();
     case TaskKind::Delay:
       DOPPLER_CUDA_TRY(launchDelay(task.seconds, worker.stream));
       return Status();

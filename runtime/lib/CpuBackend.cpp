@@ -259,6 +259,13 @@ public:
     }
     case TaskKind::Transfer:
       return transfer(launch);
+    case TaskKind::Evict:
+    case TaskKind::Reload:
+      // Host values live in plain host memory (Backend::allocateHost).
+      if (launch.output.bytes)
+        std::memcpy(launch.output.data, launch.inputs[0].data,
+                    launch.output.bytes);
+      return Status();
     case TaskKind::Fill:
       cpu::fill(launch.output.data, task.type, numElements(task.shape),
                 task.scalar);

@@ -24,6 +24,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <exception>
 #include <mutex>
@@ -71,9 +72,9 @@ bool faultAppliesTo(FaultKind kind, const TaskGraph &graph, ValueId id) {
   case FaultKind::None:
     return false;
   case FaultKind::Kernel:
-    return task.kind != TaskKind::Input && task.kind != TaskKind::Transfer;
+    return task.kind != TaskKind::Input && !task.runsOnCopyWorker();
   case FaultKind::Transfer:
-    return task.kind == TaskKind::Transfer;
+    return task.runsOnCopyWorker();
   case FaultKind::Alloc:
     // Inputs nobody reads are never allocated.
     return task.kind != TaskKind::Input || !graph.consumers(id).empty() ||
@@ -184,7 +185,7 @@ struct RunState {
       : graph(graph), pendingInputs(new std::atomic<int32_t>[graph.size()]),
         pendingReaders(new std::atomic<int32_t>[graph.size()]),
         buffers(graph.size()), allocated(graph.size(), 0),
-        timings(graph.size()), memory(new DeviceMemory[numDevices]) {}
+        timings(graph.size()), memory(new DeviceMemory[numDevices + 1]) {}
 
   const TaskGraph &graph;
   PreparedGraph *prepared = nullptr;
@@ -198,6 +199,7 @@ struct RunState {
   std::vector<DeviceBuffer> buffers;
   std::vector<uint8_t> allocated;
   std::vector<TaskTiming> timings;
+  /// One per device, then the host pool (index numDevices).
   std::unique_ptr<DeviceMemory[]> memory;
   std::atomic<int64_t> remaining{0};
   std::atomic<bool> failed{false};
@@ -335,7 +337,7 @@ void Executor::Impl::fail(RunState &run, std::string message) {
 Status Executor::Impl::allocateValue(RunState &run, ValueId id) {
   const Task &task = run.graph.task(id);
   uint64_t bytes = run.graph.byteSize(id);
-  DeviceMemory &memory = run.memory[task.device];
+  DeviceMemory &memory = run.memory[task.onHost ? numDevices : task.device];
   uint64_t inUse = memory.inUse.fetch_add(bytes) + bytes;
   if (memory.limit && inUse > memory.limit) {
     memory.inUse.fetch_sub(bytes);
@@ -351,7 +353,8 @@ Status Executor::Impl::allocateValue(RunState &run, ValueId id) {
   // returns an error: the bytes are given back either way.
   Result<DeviceBuffer> buffer = Status::failure("not allocated");
   try {
-    buffer = backend->allocate(task.device, bytes);
+    buffer = task.onHost ? backend->allocateHost(bytes)
+                         : backend->allocate(task.device, bytes);
   } catch (...) {
     buffer = Status::failure(exceptionMessage(std::current_exception()));
   }
@@ -368,8 +371,12 @@ void Executor::Impl::freeValue(RunState &run, ValueId id) {
   if (!run.allocated[id])
     return;
   const Task &task = run.graph.task(id);
-  backend->deallocate(task.device, run.buffers[id]);
-  run.memory[task.device].inUse.fetch_sub(run.graph.byteSize(id));
+  if (task.onHost)
+    backend->deallocateHost(run.buffers[id]);
+  else
+    backend->deallocate(task.device, run.buffers[id]);
+  run.memory[task.onHost ? numDevices : task.device].inUse.fetch_sub(
+      run.graph.byteSize(id));
   run.buffers[id] = DeviceBuffer{};
   run.allocated[id] = 0;
 }
@@ -462,6 +469,10 @@ void Executor::Impl::finishTask(RunState &run, ValueId id) {
     if (run.pendingInputs[consumer].fetch_sub(1, std::memory_order_acq_rel) ==
         1)
       enqueue(run, consumer);
+  for (ValueId dependent : graph.controlDependents(id))
+    if (run.pendingInputs[dependent].fetch_sub(1, std::memory_order_acq_rel) ==
+        1)
+      enqueue(run, dependent);
   if (run.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     // The lock pairs with the waiter's predicate check: no lost wake-up.
     std::lock_guard<std::mutex> lock(doneMutex);
@@ -517,6 +528,12 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
   if (!preparedGraph)
     return preparedGraph.status();
 
+  // Not implemented yet (issue 17, in progress): refuse rather than ignore.
+  if (options.order == ReadyOrder::Program ||
+      options.memoryPolicy == MemoryPolicy::Wait)
+    return Status::failure("program order and the wait memory policy are "
+                           "not implemented yet");
+
   Result<ValueId> faultTask = resolveFault(options.fault, graph);
   if (!faultTask)
     return faultTask.status();
@@ -564,6 +581,8 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
     int32_t pending = 0;
     for (ValueId input : task.uniqueInputs)
       pending += graph.task(input).kind != TaskKind::Input;
+    for (ValueId trigger : task.after)
+      pending += graph.task(trigger).kind != TaskKind::Input;
     run.pendingInputs[id].store(pending);
     run.remaining.fetch_add(1);
   }
@@ -627,6 +646,7 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
       ++stats.copyTasks;
     }
   }
+  result.hostPeakBytes = run.memory[numDevices].peak.load();
   for (int d = 0; d < numDevices; ++d) {
     DeviceStats &stats = result.devices[d];
     stats.peakBytes = run.memory[d].peak.load();
@@ -636,6 +656,22 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
   result.tasks = std::move(run.timings);
   return result;
 }
+
+//===----------------------------------------------------------------------===//
+// Backend defaults
+//===----------------------------------------------------------------------===//
+
+Result<DeviceBuffer> Backend::allocateHost(uint64_t bytes) {
+  if (bytes == 0)
+    return DeviceBuffer{};
+  void *data = std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+  if (!data)
+    return Status::failure("cannot allocate " + std::to_string(bytes) +
+                           " bytes of host memory");
+  return DeviceBuffer{data, bytes};
+}
+
+void Backend::deallocateHost(DeviceBuffer buffer) { std::free(buffer.data); }
 
 //===----------------------------------------------------------------------===//
 // Executor
@@ -672,9 +708,53 @@ void Executor::setMemoryLimit(int device, uint64_t bytes) {
   limits[device] = bytes;
 }
 
+void Executor::setMemoryPolicy(MemoryPolicy policy) {
+  std::lock_guard<std::mutex> lock(impl_->runMutex);
+  impl_->options.memoryPolicy = policy;
+}
+
 void Executor::setFaultInjection(FaultInjection fault) {
   std::lock_guard<std::mutex> lock(impl_->runMutex);
   impl_->options.fault = fault;
+}
+
+std::string_view readyOrderName(ReadyOrder order) {
+  switch (order) {
+  case ReadyOrder::Fifo:
+    return "fifo";
+  case ReadyOrder::Priority:
+    return "priority";
+  case ReadyOrder::Program:
+    return "program";
+  }
+  return "unknown";
+}
+
+Result<ReadyOrder> parseReadyOrder(std::string_view text) {
+  for (ReadyOrder order :
+       {ReadyOrder::Fifo, ReadyOrder::Priority, ReadyOrder::Program})
+    if (text == readyOrderName(order))
+      return order;
+  return Status::failure("unknown ready order '" + std::string(text) +
+                         "' (expected fifo, priority or program)");
+}
+
+std::string_view memoryPolicyName(MemoryPolicy policy) {
+  switch (policy) {
+  case MemoryPolicy::Fail:
+    return "fail";
+  case MemoryPolicy::Wait:
+    return "wait";
+  }
+  return "unknown";
+}
+
+Result<MemoryPolicy> parseMemoryPolicy(std::string_view text) {
+  for (MemoryPolicy policy : {MemoryPolicy::Fail, MemoryPolicy::Wait})
+    if (text == memoryPolicyName(policy))
+      return policy;
+  return Status::failure("unknown memory policy '" + std::string(text) +
+                         "' (expected fail or wait)");
 }
 
 std::string_view faultKindName(FaultKind kind) {

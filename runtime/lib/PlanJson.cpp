@@ -69,6 +69,12 @@ json taskToJson(const TaskGraph &graph, ValueId id,
   case TaskKind::Delay:
     entry["seconds"] = task.seconds;
     break;
+  case TaskKind::Evict:
+    break;
+  case TaskKind::Reload:
+    if (!task.after.empty())
+      entry["after"] = task.after;
+    break;
   }
   if (task.priority != 0)
     entry["priority"] = task.priority;
@@ -135,7 +141,8 @@ namespace {
 std::optional<TaskKind> parseTaskKind(const std::string &name) {
   for (TaskKind kind :
        {TaskKind::Input, TaskKind::Einsum, TaskKind::Transfer, TaskKind::Fill,
-        TaskKind::Slice, TaskKind::Assemble, TaskKind::Delay, TaskKind::Fused})
+        TaskKind::Slice, TaskKind::Assemble, TaskKind::Delay, TaskKind::Fused,
+        TaskKind::Evict, TaskKind::Reload})
     if (taskKindName(kind) == name)
       return kind;
   return std::nullopt;
@@ -310,6 +317,45 @@ Result<ValueId> buildDelayTask(const Reader &reader, const json &entry,
       plan.graph.addDelay(header.device, *seconds, header.inputs, shape, type));
 }
 
+/// An evict task (one input, on the written device).
+Result<ValueId> buildEvictTask(const Reader &reader, const std::string &where,
+                               const TaskHeader &header, Plan &plan) {
+  ValueId input = header.inputs[0];
+  if (!plan.graph.task(input).onHost &&
+      plan.graph.task(input).device != header.device)
+    return reader.fail(where, "an evict runs on its input's device " +
+                                  std::to_string(
+                                      plan.graph.task(input).device) +
+                                  ", not on device " +
+                                  std::to_string(header.device));
+  return named(reader, where, plan.graph.addEvict(input));
+}
+
+/// A reload task (one input, the host value): optional "after", earlier
+/// task ids it waits for without reading them.
+Result<ValueId> buildReloadTask(const Reader &reader, const json &entry,
+                                const std::string &where,
+                                const TaskHeader &header, ValueId id,
+                                Plan &plan) {
+  std::vector<ValueId> after;
+  if (auto it = entry.find("after"); it != entry.end()) {
+    Result<std::vector<int64_t>> ids = reader.integers(*it, where + ".after");
+    if (!ids)
+      return ids.status();
+    after = std::move(*ids);
+  }
+  for (size_t i = 0; i < after.size(); ++i)
+    if (after[i] < 0 || after[i] >= id)
+      return reader.fail(where, "after " + std::to_string(i) +
+                                    " refers to task " +
+                                    std::to_string(after[i]) +
+                                    ", which does not exist before this task "
+                                    "(a task may only wait for earlier tasks)");
+  return named(reader, where,
+               plan.graph.addReload(header.inputs[0], header.device,
+                                    std::move(after)));
+}
+
 /// Adds the task `entry` describes through the TaskGraph builder of its
 /// kind, reading the kind's own fields. Errors name the task.
 Result<ValueId> buildTask(const Reader &reader, const json &entry,
@@ -365,6 +411,15 @@ Result<ValueId> buildTask(const Reader &reader, const json &entry,
     return buildAssembleTask(reader, entry, where, header, plan);
   case TaskKind::Delay:
     return buildDelayTask(reader, entry, where, header, plan);
+  case TaskKind::Evict:
+    if (Status status = needInputs(1); !status)
+      return status;
+    return buildEvictTask(reader, where, header, plan);
+  case TaskKind::Reload:
+    if (Status status = needInputs(1); !status)
+      return status;
+    return buildReloadTask(reader, entry, where, header, plan.graph.size(),
+                           plan);
   }
   return named(reader, where, std::move(built));
 }

@@ -55,6 +55,10 @@ std::string_view taskKindName(TaskKind kind) {
     return "delay";
   case TaskKind::Fused:
     return "fused";
+  case TaskKind::Evict:
+    return "evict";
+  case TaskKind::Reload:
+    return "reload";
   }
   return "?";
 }
@@ -67,9 +71,19 @@ Status TaskGraph::checkValue(ValueId value, const char *role) const {
   return Status();
 }
 
+Status TaskGraph::checkNotOnHost(ValueId value, const char *role) const {
+  if (tasks_[value].onHost)
+    return Status::failure(std::string(role) + " %" + std::to_string(value) +
+                           " is a host value (the output of an evict); only "
+                           "a reload may read it");
+  return Status();
+}
+
 Status TaskGraph::checkOnDevice(ValueId value, int device,
                                 size_t operand) const {
   if (Status status = checkValue(value, "operand"); !status)
+    return status;
+  if (Status status = checkNotOnHost(value, "operand"); !status)
     return status;
   if (tasks_[value].device != device)
     return Status::failure("operand " + std::to_string(operand) + " (%" +
@@ -101,11 +115,14 @@ Result<ValueId> TaskGraph::add(Task task) {
       task.uniqueInputs.push_back(input);
   for (ValueId input : task.uniqueInputs)
     consumers_[input].push_back(id);
+  for (ValueId trigger : task.after)
+    controlDependents_[trigger].push_back(id);
   numDevicesUsed_ = std::max(numDevicesUsed_, task.device + 1);
   if (task.kind == TaskKind::Input)
     inputIds_.push_back(id);
   tasks_.push_back(std::move(task));
   consumers_.emplace_back();
+  controlDependents_.emplace_back();
   isOutput_.push_back(false);
   version_ = nextVersion();
   return id;
@@ -245,6 +262,8 @@ Result<ValueId> TaskGraph::addTransfer(ValueId input, int device,
     return status.withContext("transfer");
   if (Status status = checkValue(input, "transfer source"); !status)
     return status;
+  if (Status status = checkNotOnHost(input, "transfer source"); !status)
+    return status;
   if (std::isnan(fixedSeconds))
     return Status::failure("transfer: fixed duration is NaN");
   Task task;
@@ -260,6 +279,8 @@ Result<ValueId> TaskGraph::addTransfer(ValueId input, int device,
 Result<ValueId> TaskGraph::onDevice(ValueId value, int device) {
   if (Status status = checkValue(value, "value"); !status)
     return status;
+  if (Status status = checkNotOnHost(value, "value"); !status)
+    return status;
   if (tasks_[value].device == device)
     return value;
   auto key = std::make_pair(value, device);
@@ -269,6 +290,49 @@ Result<ValueId> TaskGraph::onDevice(ValueId value, int device) {
   if (moved)
     transferCache_[key] = *moved;
   return moved;
+}
+
+Result<ValueId> TaskGraph::addEvict(ValueId input) {
+  if (Status status = checkValue(input, "evict source"); !status)
+    return status;
+  if (Status status = checkNotOnHost(input, "evict source"); !status)
+    return status;
+  Task task;
+  task.kind = TaskKind::Evict;
+  task.device = tasks_[input].device;
+  task.onHost = true;
+  task.type = tasks_[input].type;
+  task.shape = tasks_[input].shape;
+  task.inputs = {input};
+  return add(std::move(task));
+}
+
+Result<ValueId> TaskGraph::addReload(ValueId stash, int device,
+                                     std::vector<ValueId> after) {
+  if (Status status = checkDevice(device); !status)
+    return status.withContext("reload");
+  if (Status status = checkValue(stash, "reload source"); !status)
+    return status;
+  if (!tasks_[stash].onHost)
+    return Status::failure("reload source %" + std::to_string(stash) +
+                           " is not a host value (reload the output of an "
+                           "evict)");
+  Task task;
+  task.kind = TaskKind::Reload;
+  task.device = device;
+  task.type = tasks_[stash].type;
+  task.shape = tasks_[stash].shape;
+  task.inputs = {stash};
+  for (ValueId trigger : after) {
+    if (Status status = checkValue(trigger, "reload control dependency");
+        !status)
+      return status;
+    if (trigger != stash && std::find(task.after.begin(), task.after.end(),
+                                      trigger) == task.after.end())
+      task.after.push_back(trigger);
+  }
+  std::sort(task.after.begin(), task.after.end());
+  return add(std::move(task));
 }
 
 Result<ValueId> TaskGraph::addFill(int device, Shape shape, double value,
@@ -403,6 +467,9 @@ Result<ValueId> TaskGraph::addDelay(int device, double seconds,
 Status TaskGraph::markOutput(ValueId value) {
   if (Status status = checkValue(value, "output"); !status)
     return status;
+  if (tasks_[value].onHost)
+    return Status::failure("output %" + std::to_string(value) +
+                           " is a host value (reload it onto a device)");
   if (!isOutput_[value]) {
     isOutput_[value] = true;
     outputIds_.push_back(value);
@@ -446,6 +513,12 @@ std::string TaskGraph::describe(ValueId value) const {
   case TaskKind::Transfer:
     text += " " + std::to_string(tasks_[task.inputs[0]].device) + "->" +
             std::to_string(task.device);
+    break;
+  case TaskKind::Evict:
+    text += " " + std::to_string(task.device) + "->host";
+    break;
+  case TaskKind::Reload:
+    text += " host->" + std::to_string(task.device);
     break;
   default:
     break;

@@ -10,9 +10,12 @@
 //   attachWorker(...)     once on every worker thread (a CUDA backend binds
 //                         the thread to its GPU and stream here);
 //   allocate/deallocate   output buffers as tasks start / values die;
+//   allocateHost/...      host buffers for host values (evict outputs);
 //   execute(launch)       runs one task and returns when it is done, on the
 //                         worker of the task's device (copy worker for
-//                         transfers, on the destination device).
+//                         transfers, on the destination device; evicts
+//                         and reloads on the copy worker of the task's
+//                         device, reading or writing a host buffer).
 //
 // So a worker thread plays the role of a CUDA stream: tasks on one worker
 // are ordered, tasks on different workers overlap.
@@ -80,6 +83,11 @@ public:
   /// Device memory. A zero-byte request may return a null pointer.
   virtual Result<DeviceBuffer> allocate(int device, uint64_t bytes) = 0;
   virtual void deallocate(int device, DeviceBuffer buffer) = 0;
+  /// Host memory for host values (evict outputs, reload inputs), usable by
+  /// every device's copy workers. The default is plain 64-byte aligned
+  /// host memory; a GPU backend pins it.
+  virtual Result<DeviceBuffer> allocateHost(uint64_t bytes);
+  virtual void deallocateHost(DeviceBuffer buffer);
   /// Host <-> device copies of whole buffers, outside the timed run.
   virtual Status upload(int device, DeviceBuffer dst, const void *src) = 0;
   virtual Status download(int device, DeviceBuffer src, void *dst) = 0;

@@ -37,16 +37,42 @@ namespace doppler::runtime {
 enum class ReadyOrder : uint8_t {
   Fifo,     ///< Readiness order (METHOD.md section 2); the default.
   Priority, ///< Smallest Task::priority first, ties in readiness order.
+  /// The fixed order of an eager framework: each device's compute worker
+  /// runs its compute tasks in id order (one starts only after every
+  /// lower-id compute task of the device started), and its copy workers
+  /// run its copy tasks (transfer, evict, reload) in id order.
+  Program,
 };
+
+std::string_view readyOrderName(ReadyOrder order);
+/// Parses "fifo", "priority" or "program".
+Result<ReadyOrder> parseReadyOrder(std::string_view text);
+
+/// What a task does when its output does not fit under its device's
+/// memory limit.
+enum class MemoryPolicy : uint8_t {
+  Fail, ///< The run fails ("out of memory on device N"); the default.
+  /// The task is parked and the device goes on with ready tasks that fit;
+  /// parked tasks are retried, in the order they were parked, whenever a
+  /// buffer on the device is freed. A task bigger than the limit fails at
+  /// once; parked tasks that nothing can ever unpark fail the run as a
+  /// memory deadlock.
+  Wait,
+};
+
+std::string_view memoryPolicyName(MemoryPolicy policy);
+/// Parses "fail" or "wait".
+Result<MemoryPolicy> parseMemoryPolicy(std::string_view text);
 
 /// What an injected fault imitates (FaultInjection).
 enum class FaultKind : uint8_t {
   None,     ///< No fault: the default.
   Kernel,   ///< A compute task's kernel fails (any task but inputs and
-            ///< transfers), after its output was allocated.
+            ///< copies), after its output was allocated.
   Alloc,    ///< Allocating a task's output fails (any task with a buffer,
             ///< graph inputs included: those fail before the run starts).
-  Transfer, ///< A transfer fails, after its output was allocated.
+  Transfer, ///< A copy (transfer, evict, reload) fails, after its output
+            ///< was allocated.
 };
 
 std::string_view faultKindName(FaultKind kind);
@@ -77,8 +103,11 @@ struct ExecutorOptions {
   /// Copy worker threads per device (concurrent incoming transfers).
   int copyWorkersPerDevice = 1;
   /// Bytes of live buffers allowed per device (index = device id); 0 or a
-  /// missing entry means unlimited. Exceeding it fails the run cleanly.
+  /// missing entry means unlimited. Host values (evict outputs) count in a
+  /// separate, unlimited host pool.
   std::vector<uint64_t> memoryLimits;
+  /// What happens when a task's output does not fit under its limit.
+  MemoryPolicy memoryPolicy = MemoryPolicy::Fail;
   /// How long an idle worker polls its queue before sleeping. Polling cuts
   /// the hand-off latency between devices from a futex wake-up (several us)
   /// to well under one, but burns a core while it lasts. Negative: automatic
@@ -105,7 +134,9 @@ struct DeviceStats {
   double utilization = 0; ///< computeBusy / makespan.
   int64_t computeTasks = 0;
   int64_t copyTasks = 0;
-  uint64_t peakBytes = 0; ///< Largest sum of live buffers on the device.
+  /// Largest sum of live buffers on the device (graph inputs included;
+  /// host values excluded).
+  uint64_t peakBytes = 0;
 };
 
 /// A graph output copied back to the host.
@@ -129,6 +160,8 @@ struct RunResult {
   std::vector<TaskTiming> tasks;
   /// Indexed by device id.
   std::vector<DeviceStats> devices;
+  /// Largest sum of live host values (evict outputs).
+  uint64_t hostPeakBytes = 0;
   std::map<ValueId, HostTensor> outputs;
 
   /// Chrome trace (chrome://tracing, Perfetto): a process per device, a
@@ -162,6 +195,7 @@ public:
   /// Options may be changed between runs.
   void setReadyOrder(ReadyOrder order);
   void setMemoryLimit(int device, uint64_t bytes);
+  void setMemoryPolicy(MemoryPolicy policy);
   void setFaultInjection(FaultInjection fault);
   const ExecutorOptions &options() const;
 

@@ -11,6 +11,13 @@
 // devices) and returns an error message instead of adding a broken task.
 // Device ids are checked against the backend when the graph runs.
 //
+// Offload to host memory: an evict task copies a device value into a *host
+// value* (Task::onHost), which only a reload task may read; the reload
+// copies it back onto a device. Both run on the copy worker(s) of their
+// device. A reload may also wait for other values (`after`, control
+// dependencies) without reading them, so they do not keep those buffers
+// alive.
+//
 //===----------------------------------------------------------------------===//
 #ifndef DOPPLER_RUNTIME_TASKGRAPH_H
 #define DOPPLER_RUNTIME_TASKGRAPH_H
@@ -43,6 +50,8 @@ enum class TaskKind : uint8_t {
   Assemble, ///< A row-major grid of blocks concatenated into one tensor.
   Delay,    ///< Opaque: busies its device for a fixed time (cost-only graphs).
   Fused,    ///< out[o] = PROGRAM(in0[..], in1[..], ...): an elementwise chain.
+  Evict,    ///< Copy of a device value into host memory (copy worker).
+  Reload,   ///< Copy of a host value back onto a device (copy worker).
 };
 std::string_view taskKindName(TaskKind kind);
 
@@ -55,8 +64,17 @@ struct Task {
   Shape shape;
   /// Operands in the order the task reads them (may repeat a value).
   std::vector<ValueId> inputs;
-  /// `inputs` without repeats: the dependencies.
+  /// `inputs` without repeats: the values read (data dependencies).
   std::vector<ValueId> uniqueInputs;
+  /// Reload: control dependencies, without repeats and disjoint from
+  /// `uniqueInputs`: values whose producer must have finished before the
+  /// task starts. They are not read, so they do not extend any buffer's
+  /// life. The task's dependencies are `uniqueInputs` and `after`.
+  std::vector<ValueId> after;
+  /// True for a value in host memory (the output of an evict): it counts in
+  /// the host pool, not against its device's memory, and only a reload may
+  /// read it. `device` is then the device whose copy worker wrote it.
+  bool onHost = false;
   /// Ready-queue key when the executor orders by priority (smaller first).
   int64_t priority = 0;
   /// Free-form name shown in traces (e.g. the MLIR op it came from).
@@ -81,7 +99,10 @@ struct Task {
   /// backend's bandwidth model (negative: use the model).
   double seconds = -1;
 
-  bool runsOnCopyWorker() const { return kind == TaskKind::Transfer; }
+  bool runsOnCopyWorker() const {
+    return kind == TaskKind::Transfer || kind == TaskKind::Evict ||
+           kind == TaskKind::Reload;
+  }
 };
 
 /// checkEinsumSignature for an einsum as the runtime holds one (a task, a
@@ -125,6 +146,18 @@ public:
   /// there, created once per (value, device) and reused afterwards.
   Result<ValueId> onDevice(ValueId value, int device);
 
+  /// A copy of device value `input` in host memory (a host value), made by
+  /// the copy worker of `input`'s device.
+  Result<ValueId> addEvict(ValueId input);
+  /// A copy of host value `stash` on `device`, made by that device's copy
+  /// worker once `stash` and every value of `after` are available. `after`
+  /// are control dependencies: they are not read and do not keep their
+  /// buffers alive (a buffer is freed after its last reader). They may be
+  /// any earlier values, on any device, host values included (e.g. "after
+  /// that evict finished"); repeats and `stash` itself are dropped.
+  Result<ValueId> addReload(ValueId stash, int device,
+                            std::vector<ValueId> after = {});
+
   Result<ValueId> addFill(int device, Shape shape, double value,
                           ElementType type = ElementType::F32);
 
@@ -148,7 +181,8 @@ public:
                            std::vector<ValueId> inputs = {}, Shape shape = {0},
                            ElementType type = ElementType::F32);
 
-  /// Keeps `value` alive after the run and returns its contents.
+  /// Keeps `value` alive after the run and returns its contents. Host
+  /// values cannot be outputs (reload them first).
   Status markOutput(ValueId value);
   Status setPriority(ValueId value, int64_t priority);
   Status setLabel(ValueId value, std::string label);
@@ -159,6 +193,11 @@ public:
   /// Tasks reading `value`, without repeats, in id order.
   const std::vector<ValueId> &consumers(ValueId value) const {
     return consumers_[value];
+  }
+  /// Tasks that wait for `value` without reading it (it is in their
+  /// `after`), in id order.
+  const std::vector<ValueId> &controlDependents(ValueId value) const {
+    return controlDependents_[value];
   }
   bool isOutput(ValueId value) const { return isOutput_[value]; }
   const std::vector<ValueId> &inputs() const { return inputIds_; }
@@ -177,6 +216,8 @@ private:
   Result<ValueId> add(Task task);
   Status checkValue(ValueId value, const char *role) const;
   Status checkOnDevice(ValueId value, int device, size_t operand) const;
+  /// Fails when `value` is a host value (only reloads read those).
+  Status checkNotOnHost(ValueId value, const char *role) const;
   /// The shapes of `inputs`, all on `device` and of one element type
   /// (returned in `type`); errors are prefixed with `context`.
   Result<std::vector<Shape>> operandShapes(const std::vector<ValueId> &inputs,
@@ -186,6 +227,7 @@ private:
 
   std::vector<Task> tasks_;
   std::vector<std::vector<ValueId>> consumers_;
+  std::vector<std::vector<ValueId>> controlDependents_;
   std::vector<bool> isOutput_;
   std::vector<ValueId> inputIds_;
   std::vector<ValueId> outputIds_;
