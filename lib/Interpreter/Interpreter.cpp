@@ -383,7 +383,8 @@ namespace {
 /// Runs one op of a straight-line doppler function on its operands' values.
 FailureOr<HostTensor> evaluateOp(Operation *op,
                                  ArrayRef<const HostTensor *> operands) {
-  if (isa<EinsumOp, FusedOp, SliceOp, AssembleOp, FillOp, TransferOp>(op)) {
+  if (isa<EinsumOp, FusedOp, SliceOp, AssembleOp, FillOp, TransferOp, EvictOp,
+          ReloadOp>(op)) {
     // Check up front that all operands and results are host tensors.
     for (auto [i, operand] : llvm::enumerate(op->getOperands()))
       if (failed(requireHostType(op, operand.getType(), "operand " + Twine(i))))
@@ -433,6 +434,11 @@ FailureOr<HostTensor> evaluateOp(Operation *op,
         // One address space here: a move between devices is a copy.
         return *operands[0];
       })
+      .Case<EvictOp, ReloadOp>([&](Operation *) -> FailureOr<HostTensor> {
+        // Host memory is the only memory here: an offload and its reload
+        // are copies (a reload's `after` values order it, nothing more).
+        return *operands[0];
+      })
       .Case([&](TaskOp) -> FailureOr<HostTensor> {
         return op->emitOpError() << "is a cost-only op with opaque values; the "
                                     "interpreter cannot run it";
@@ -440,8 +446,9 @@ FailureOr<HostTensor> evaluateOp(Operation *op,
       .Default([&](Operation *) -> FailureOr<HostTensor> {
         return op->emitOpError()
                << "is not supported by the interpreter (it runs "
-                  "doppler.einsum, doppler.slice, doppler.assemble, "
-                  "doppler.fill, doppler.transfer and func.return)";
+                  "doppler.einsum, doppler.fused, doppler.slice, "
+                  "doppler.assemble, doppler.fill, doppler.transfer, "
+                  "doppler.evict, doppler.reload and func.return)";
       });
 }
 

@@ -123,3 +123,21 @@ func.func @fused() -> tensor<4x5xf32> {
       : (tensor<4x5xf32>, tensor<5xf32>) -> tensor<4x5xf32>
   return %y : tensor<4x5xf32>
 }
+
+// An evict and its reload are copies: the reloaded 3s (sum 3 * 20 = 60)
+// add to the 2s a later op on the device makes, 5 * 20 = 100; the reload
+// waits for that op (`after`) but reads nothing from it.
+// OFFLOAD: @offload (seed 0): 2 output(s)
+// OFFLOAD-NEXT: output 0: tensor<4x5xf32> sum 100 l2 22.3606798
+// OFFLOAD-NEXT: output 1: tensor<4x5xf32> sum 60 l2 13.4164079
+// RUN: doppler-interpret %s --function offload | FileCheck %s --check-prefix=OFFLOAD
+func.func @offload() -> (tensor<4x5xf32>, tensor<4x5xf32>) {
+  %x = doppler.fill 3.0 {doppler.device = #doppler.device<0>} : tensor<4x5xf32>
+  %h = doppler.evict %x from <0> {doppler.device = #doppler.device<0>} : tensor<4x5xf32>
+  %t = doppler.fill 2.0 {doppler.device = #doppler.device<0>} : tensor<4x5xf32>
+  %r = doppler.reload %h to <0> after(%t : tensor<4x5xf32>) {doppler.device = #doppler.device<0>} : tensor<4x5xf32>
+  %y = doppler.einsum "ij,ij->ij" join(add) (%r, %t) {doppler.device = #doppler.device<0>}
+      : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xf32>
+  %s = doppler.reload %h to <1> {doppler.device = #doppler.device<1>} : tensor<4x5xf32>
+  return %y, %s : tensor<4x5xf32>, tensor<4x5xf32>
+}

@@ -406,6 +406,33 @@ std::string unsupportedType(Type type) {
   return "";
 }
 
+/// Offload is a runtime's concern: IREE (and linalg on tensors) manage
+/// their own memory, so an evict and its reloads fold to the evicted value.
+/// The users of a reload then read that value where it was produced; a
+/// reload onto another device becomes a use across devices, which the IREE
+/// export turns into a flow.tensor.transfer like any other.
+struct EvictLowering : OpConversionPattern<EvictOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(EvictOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getInput());
+    return success();
+  }
+};
+
+struct ReloadLowering : OpConversionPattern<ReloadOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ReloadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getStash());
+    return success();
+  }
+};
+
 struct ConvertDopplerToLinalgPass
     : mlir::doppler::impl::ConvertDopplerToLinalgPassBase<ConvertDopplerToLinalgPass> {
   using Base::Base;
@@ -422,8 +449,8 @@ struct ConvertDopplerToLinalgPass
 
 void mlir::doppler::populateDopplerToLinalgPatterns(
     RewritePatternSet &patterns, const DopplerToLinalgOptions &options) {
-  patterns.add<EinsumLowering, FusedLowering, SliceLowering, FillLowering>(
-      patterns.getContext());
+  patterns.add<EinsumLowering, FusedLowering, SliceLowering, FillLowering,
+               EvictLowering, ReloadLowering>(patterns.getContext());
   patterns.add<AssembleLowering>(patterns.getContext(),
                                  options.assembleWithConcat);
 }
@@ -432,7 +459,7 @@ void mlir::doppler::configureDopplerToLinalgTarget(ConversionTarget &target) {
   target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                          math::MathDialect, tensor::TensorDialect>();
   target.addIllegalOp<EinsumOp, FusedOp, SliceOp, AssembleOp, FillOp,
-                      TaskOp>();
+                      EvictOp, ReloadOp, TaskOp>();
   target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
 }
 
