@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 namespace doppler::placement {
 
@@ -92,7 +93,15 @@ private:
 
 double Annealer::evaluate() {
   ++evaluations_;
-  return judge_.run(current_);
+  double makespan = judge_.run(current_);
+  const std::vector<double> &limits = options_.peakMemoryLimits;
+  if (!limits.empty()) {
+    const Schedule &schedule = judge_.schedule();
+    for (size_t d = 0; d < limits.size(); ++d)
+      if (schedule.peakMemoryOf(static_cast<DeviceId>(d)) > limits[d])
+        return std::numeric_limits<double>::infinity();
+  }
+  return makespan;
 }
 
 bool Annealer::budgetLeft(double *progress) {
@@ -394,6 +403,21 @@ std::optional<SearchResult> refinePlacement(Simulator &judge,
     if (error)
       *error = "search needs a time budget or an evaluation budget";
     return std::nullopt;
+  }
+  if (!options.peakMemoryLimits.empty()) {
+    if (!judge.options().trackMemory) {
+      if (error)
+        *error = "peak memory limits need a judge that tracks memory";
+      return std::nullopt;
+    }
+    if (options.peakMemoryLimits.size() !=
+        static_cast<size_t>(judge.numDevices())) {
+      if (error)
+        *error = "expected " + std::to_string(judge.numDevices()) +
+                 " peak memory limits, got " +
+                 std::to_string(options.peakMemoryLimits.size());
+      return std::nullopt;
+    }
   }
   Annealer annealer(judge, initial, options);
   return annealer.run();

@@ -185,8 +185,10 @@ Simulator::Simulator(const Graph &graph, const System &system,
   linkFreeAt_.resize(static_cast<size_t>(numDevices) * numDevices);
   lastSenderTo_.resize(numDevices);
   lastArrivalTo_.resize(numDevices);
-  if (options_.trackMemory)
+  if (options_.trackMemory) {
     schedule_.peakMemory.assign(numDevices, 0.0);
+    schedule_.peakMemoryTime.assign(numDevices, 0.0);
+  }
   if (options_.recordTransfers)
     schedule_.transfers.reserve(numEdges);
 }

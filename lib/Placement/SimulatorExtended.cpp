@@ -99,6 +99,8 @@ void Simulator::ExtendedRun::reset() {
   std::fill(sim.lastSenderTo_.begin(), sim.lastSenderTo_.end(), -1);
   std::fill(sim.copySentFor_.begin(), sim.copySentFor_.end(), -1);
   std::fill(schedule.peakMemory.begin(), schedule.peakMemory.end(), 0.0);
+  std::fill(schedule.peakMemoryTime.begin(), schedule.peakMemoryTime.end(),
+            0.0);
   schedule.transfers.clear();
   schedule.status = SimulationStatus::Ok;
   schedule.failedNode = schedule.failedDevice = -1;
@@ -173,9 +175,13 @@ void Simulator::ExtendedRun::releaseCopy(NodeId u, DeviceId d) {
 }
 
 void Simulator::ExtendedRun::samplePeaks() {
-  for (DeviceId d = 0; d < numDevices; ++d)
-    sim.schedule_.peakMemory[d] =
-        std::max(sim.schedule_.peakMemory[d], sim.liveBytes_[d]);
+  Schedule &schedule = sim.schedule_;
+  for (DeviceId d = 0; d < numDevices; ++d) {
+    if (sim.liveBytes_[d] > schedule.peakMemory[d]) {
+      schedule.peakMemory[d] = sim.liveBytes_[d];
+      schedule.peakMemoryTime[d] = now;
+    }
+  }
 }
 
 double Simulator::ExtendedRun::transferTime(int32_t e, DeviceId from,

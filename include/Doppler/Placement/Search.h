@@ -51,6 +51,11 @@ struct SearchOptions {
   /// Stop early once the makespan reaches this value (e.g. a lower bound);
   /// 0 means never.
   double targetMakespan = 0;
+  /// Per device, bytes (empty = no limit): a candidate whose simulated
+  /// peak (Schedule::peakMemory) exceeds the limit on some device counts
+  /// as infeasible (+infinity) and is never accepted from a feasible
+  /// placement. Needs a judge with SimulatorOptions::trackMemory.
+  std::vector<double> peakMemoryLimits;
 };
 
 struct SearchResult {

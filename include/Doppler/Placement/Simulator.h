@@ -109,6 +109,9 @@ struct Schedule {
   /// Per device, bytes: the most live at any instant (trackMemory; see
   /// SimulatorOptions::trackMemory for what is live when).
   std::vector<double> peakMemory;
+  /// Per device: the first instant its peak was live (trackMemory). The
+  /// peak holds over [peakMemoryTime[d], the next event there).
+  std::vector<double> peakMemoryTime;
   std::vector<TransferRecord> transfers; // in request order (recordTransfers)
   SimulationStatus status = SimulationStatus::Ok;
   NodeId failedNode = -1;

@@ -1,0 +1,119 @@
+//===- Offload.h - Evicting values to host memory and back ------*- C++ -*-===//
+//
+// The offload planner of Doppler issue 17 (TURNIP-style): for a placed graph
+// whose simulated peak exceeds some device's capacity, chooses values to
+// evict to host memory and when to reload them. MLIR-free; errors never
+// throw.
+//
+// The model (the contract the MLIR pass and the runtime implement). An
+// eviction of value v (a node's output) on its producer's device d:
+//  - the copy to the host starts when v finishes. v's readers on d that run
+//    before the eviction point (the *early readers*) keep reading the
+//    original, which is freed, as without offload, once its last reader and
+//    the host copy are done;
+//  - the *late readers* (the remaining readers of v on d) read a reloaded
+//    copy instead, copied back from the host starting when the *trigger*
+//    node (a node on d) has finished; the reloaded copy lives on d from the
+//    start of that reload until its last late reader ends;
+//  - readers on other devices are untouched (they get transfers of the
+//    original, as without offload).
+// Constraints (so that the IR can express it): every early reader's id <
+// every late reader's id (node ids are the IR body order); trigger id < the
+// smallest late reader id; the trigger is on d and is not v (it may be an
+// early reader or any other node on d); late readers are non-empty; only
+// values on their producer's device are evicted.
+//
+// The prediction is the reference simulator (with memory tracking) on a
+// rewritten graph (buildOffloadGraph): one extra device H (id D =
+// numDevices, unlimited capacity) holds, per eviction, a "stash" node
+// (compute 0, output bytes = v's, edge v -> stash costing the evict time)
+// and a "reload" node (compute 0; inputs: the stash and the trigger, the
+// latter's edge costing 0), and edges reload -> each late reader costing
+// the reload time replace v -> late reader. Evict and reload times are the
+// device's host link latency + bytes / host link bandwidth.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_PLACEMENT_OFFLOAD_H
+#define DOPPLER_PLACEMENT_OFFLOAD_H
+
+#include "Doppler/Placement/Graph.h"
+#include "Doppler/Placement/System.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace doppler::placement {
+
+/// The link between one device and host memory.
+struct HostLink {
+  double bandwidth = 0; ///< bytes per cost unit
+  double latency = 0;   ///< cost units
+};
+
+struct OffloadOptions {
+  std::vector<HostLink> hostLinks;   // per device (size = system.numDevices()); required
+  std::vector<double> residentBytes; // as in MemoryFitOptions
+  int64_t maxEvaluations = 20000;    // simulator runs the choice may spend
+  int64_t maxEvictions = 100000;
+};
+
+struct Eviction {
+  NodeId value;                     // evicted node output (on its producer's device)
+  DeviceId device;                  // = assignment[value]
+  NodeId trigger;                   // reload starts when this node on `device` ends
+  std::vector<NodeId> earlyReaders; // readers on `device` reading the original (ascending ids; may be empty)
+  std::vector<NodeId> lateReaders;  // readers on `device` reading the reloaded copy (ascending ids; non-empty)
+};
+
+struct OffloadPlan {
+  std::vector<Eviction> evictions;  // in order of value id
+  bool fits = false;                // predicted peak + resident <= capacity on every device
+  double makespan = 0;              // predicted, with the evictions
+  double unlimitedMakespan = 0;     // the input placement with no limits and no offload
+  std::vector<double> peakBefore, peakAfter; // per device, resident included
+  double hostPeak = 0;              // bytes stashed on the host at once (predicted)
+  std::string diagnosis;            // when !fits: why (which device, what is live there at the peak)
+  int64_t evaluations = 0;          // simulator runs spent
+};
+
+/// The rewritten graph of the prediction: the input graph's nodes keep
+/// their ids, then per eviction i a stash node stashNode[i] and a reload
+/// node reloadNode[i] on the host device H = system.numDevices() - 1.
+struct OffloadGraph {
+  Graph graph;
+  std::vector<DeviceId> assignment;
+  System system; // D + 1 devices: H last, with unlimited capacity
+  std::vector<NodeId> stashNode, reloadNode; // per eviction
+};
+
+/// Evict (or reload) time of `bytes` over `link`: latency + bytes /
+/// bandwidth.
+double hostTransferTime(const HostLink &link, double bytes);
+
+/// Builds the rewritten graph for `evictions` (checked against the
+/// constraints above; an error names the eviction and the broken rule).
+/// Needs output bytes and one host link per device with positive bandwidth.
+/// A trigger that is a graph output loses its "live to the end" status in
+/// the prediction (it gains a reader), so planOffload never picks one.
+std::optional<OffloadGraph>
+buildOffloadGraph(const Graph &graph, const System &system,
+                  ArrayView<DeviceId> assignment,
+                  const std::vector<Eviction> &evictions,
+                  const OffloadOptions &options, std::string *error = nullptr);
+
+/// Chooses evictions greedily by simulated cost until every device fits
+/// (see Offload.cpp for the rule). Returns an empty plan (fits = true,
+/// makespan = the unlimited one) when nothing exceeds a capacity. Errors:
+/// no output bytes, an invalid assignment, host links or resident bytes of
+/// the wrong length, a non-positive host bandwidth.
+std::optional<OffloadPlan> planOffload(const Graph &graph,
+                                       const System &system,
+                                       ArrayView<DeviceId> assignment,
+                                       const OffloadOptions &options,
+                                       std::string *error = nullptr);
+
+} // namespace doppler::placement
+
+#endif // DOPPLER_PLACEMENT_OFFLOAD_H
