@@ -7,6 +7,12 @@
 //   doppler.einsum / fused / slice /          ->  a task of the same kind on
 //     assemble / fill                             the op's device
 //   doppler.transfer %x from <a> to <b>       ->  a transfer task to b
+//   doppler.evict %x from <a>                 ->  an evict task (a host value
+//                                                 written by a's copy worker)
+//   doppler.reload %h to <b> after(%t...)     ->  a reload task onto b that
+//                                                 also waits for the tasks of
+//                                                 the `after` values (function
+//                                                 arguments: nothing to wait for)
 //   doppler.task (cost-only)                  ->  a delay task of its compute
 //                                                 cost (microseconds), only
 //                                                 with `delayTasks`
@@ -109,6 +115,14 @@ public:
   addAssemble(AssembleOp op, int device,
               ArrayRef<std::vector<int64_t>> extents, ArrayRef<TaskRef> blocks,
               std::string &error) = 0;
+  /// A copy of `input` (on `device`) into host memory.
+  virtual FailureOr<TaskRef> addEvict(EvictOp op, TaskRef input, int device,
+                                      std::string &error) = 0;
+  /// A copy of the host value `stash` onto `device` once every task of
+  /// `after` has finished (control dependencies, not read).
+  virtual FailureOr<TaskRef> addReload(ReloadOp op, TaskRef stash, int device,
+                                       ArrayRef<TaskRef> after,
+                                       std::string &error) = 0;
   /// Serve `task` by this priority (nanoseconds of simulated start).
   virtual void setPriority(TaskRef task, int64_t priority) = 0;
   virtual LogicalResult addResult(TaskRef task, std::string &error) = 0;
@@ -157,6 +171,8 @@ private:
   LogicalResult visitReturn(Operation &op);
   LogicalResult visitTask(TaskOp task, int device);
   LogicalResult visitTransfer(TransferOp transfer, int device);
+  LogicalResult visitEvict(EvictOp evict, int device);
+  LogicalResult visitReload(ReloadOp reload, int device);
   LogicalResult visitTensorOp(Operation &op, int device);
   /// The task of `value` as read by `user` on `device`.
   FailureOr<TaskRef> operand(Value value, Operation *user, int device);

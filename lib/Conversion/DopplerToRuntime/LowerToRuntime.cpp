@@ -278,6 +278,22 @@ public:
                              e.constI32(builder, loc, blocks.size())}));
   }
 
+  // The C API (CApi.h) has no evict or reload call yet: say so at the op
+  // rather than emit calls that would not link.
+  FailureOr<TaskRef> addEvict(EvictOp, TaskRef, int,
+                              std::string &error) override {
+    error = "the runtime's C API has no evict task (doppler-run runs "
+            "offloaded programs)";
+    return failure();
+  }
+
+  FailureOr<TaskRef> addReload(ReloadOp, TaskRef, int, ArrayRef<TaskRef>,
+                               std::string &error) override {
+    error = "the runtime's C API has no reload task (doppler-run runs "
+            "offloaded programs)";
+    return failure();
+  }
+
   void setPriority(TaskRef task, int64_t priority) override {
     auto setPriority = e.declare("dopplerRtGraphSetPriority", e.i32,
                                  {e.ptrType, e.i64, e.i64});

@@ -214,6 +214,39 @@ LogicalResult PlacedFunctionWalker::visitTransfer(TransferOp transfer,
                 error);
 }
 
+LogicalResult PlacedFunctionWalker::visitEvict(EvictOp evict, int device) {
+  // The verifier ties the op's device, its source and the producer's device.
+  if (failed(requireStaticTensor(evict.getType(), evict, "the value")) ||
+      failed(getRuntimeElement(evict.getType().getElementType(), evict)))
+    return failure();
+  FailureOr<TaskRef> input = operand(evict.getInput(), evict, device);
+  if (failed(input))
+    return failure();
+  std::string error;
+  return define(evict, sink.addEvict(evict, *input, device, error), error);
+}
+
+LogicalResult PlacedFunctionWalker::visitReload(ReloadOp reload, int device) {
+  auto it = values.find(reload.getStash());
+  if (it == values.end())
+    return reload.emitOpError() << "reloads a value that has no runtime task";
+  SmallVector<TaskRef> after;
+  for (Value value : reload.getAfter()) {
+    if (isa<BlockArgument>(value))
+      continue; // Arguments are bound before the run starts.
+    auto dependency = values.find(value);
+    if (dependency == values.end())
+      return reload.emitOpError()
+             << "waits for a value of '" << value.getDefiningOp()->getName()
+             << "', which has no runtime task";
+    after.push_back(dependency->second.first);
+  }
+  std::string error;
+  return define(reload,
+                sink.addReload(reload, it->second.first, device, after, error),
+                error);
+}
+
 LogicalResult PlacedFunctionWalker::visitTensorOp(Operation &op, int device) {
   // Check the result type first.
   FailureOr<RankedTensorType> resultType =
@@ -274,5 +307,9 @@ LogicalResult PlacedFunctionWalker::visit(Operation &op) {
     return visitTask(task, *device);
   if (auto transfer = dyn_cast<TransferOp>(op))
     return visitTransfer(transfer, *device);
+  if (auto evict = dyn_cast<EvictOp>(op))
+    return visitEvict(evict, *device);
+  if (auto reload = dyn_cast<ReloadOp>(op))
+    return visitReload(reload, *device);
   return visitTensorOp(op, *device);
 }

@@ -143,6 +143,17 @@ public:
                   error);
   }
 
+  FailureOr<TaskRef> addEvict(EvictOp, TaskRef input, int,
+                              std::string &error) override {
+    return answer(plan.graph.addEvict(input), error);
+  }
+
+  FailureOr<TaskRef> addReload(ReloadOp, TaskRef stash, int device,
+                               ArrayRef<TaskRef> after,
+                               std::string &error) override {
+    return answer(plan.graph.addReload(stash, device, toIds(after)), error);
+  }
+
   void setPriority(TaskRef task, int64_t priority) override {
     (void)plan.graph.setPriority(task, priority);
   }
