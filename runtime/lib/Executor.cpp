@@ -119,17 +119,48 @@ Status injectedFailure(FaultKind kind, uint64_t bytes) {
                          " fault");
 }
 
-/// Ready tasks of one device and worker kind.
+/// How a queue serves its tasks in the current run.
+enum class QueueMode : uint8_t { Fifo, Priority, Program };
+
+/// Ready tasks of one device and worker kind. All members but `queued` are
+/// used with `mutex` held.
 class ReadyQueue {
 public:
-  bool empty() const { return fifo_.empty() && heap_.empty(); }
+  /// Called between runs (no task queued): `sequence` is, in program mode,
+  /// every task this queue will serve, in id order.
+  void startRun(QueueMode mode, std::vector<ValueId> sequence) {
+    mode_ = mode;
+    sequence_ = std::move(sequence);
+    next_ = 0;
+    blocked = false;
+    admitting = false;
+  }
 
-  // push and pop are called with `mutex` held.
-  void push(ValueId id, int64_t priority, bool byPriority) {
-    if (!byPriority) {
+  /// Whether no task can be served now. In program mode only the next task
+  /// of the sequence can, once it is ready, and not while the previous one
+  /// is being admitted or is parked (blocked).
+  bool empty() const {
+    if (mode_ != QueueMode::Program)
+      return fifo_.empty() && heap_.empty();
+    return blocked || admitting || heap_.empty() ||
+           heap_.front().id != sequence_[next_];
+  }
+
+  /// Tasks that could be served right now (what the run's `active` count
+  /// includes for this queue).
+  int64_t runnable() const {
+    if (mode_ == QueueMode::Program)
+      return empty() ? 0 : 1;
+    return static_cast<int64_t>(fifo_.size() + heap_.size());
+  }
+
+  void push(ValueId id, int64_t priority) {
+    if (mode_ == QueueMode::Fifo) {
       fifo_.push_back(id);
     } else {
-      heap_.push_back({priority, nextSequence_++, id});
+      // Program order keys on the id: the heap's top is the lowest ready id.
+      int64_t key = mode_ == QueueMode::Program ? id : priority;
+      heap_.push_back({key, nextSequence_++, id});
       std::push_heap(heap_.begin(), heap_.end(), Entry::later);
     }
     queued.store(queued.load(std::memory_order_relaxed) + 1,
@@ -147,8 +178,24 @@ public:
     std::pop_heap(heap_.begin(), heap_.end(), Entry::later);
     ValueId id = heap_.back().id;
     heap_.pop_back();
+    if (mode_ == QueueMode::Program) {
+      ++next_;
+      admitting = true;
+    }
     return id;
   }
+
+  /// Program mode: puts back the task just popped (it was parked), so that
+  /// it stays the next one to serve.
+  void unpop(ValueId id) {
+    --next_;
+    heap_.push_back({id, nextSequence_++, id});
+    std::push_heap(heap_.begin(), heap_.end(), Entry::later);
+    queued.store(queued.load(std::memory_order_relaxed) + 1,
+                 std::memory_order_release);
+  }
+
+  bool program() const { return mode_ == QueueMode::Program; }
 
   std::mutex mutex;
   std::condition_variable wakeUp;
@@ -156,6 +203,11 @@ public:
   int sleepers = 0;
   /// Number of queued tasks, readable without the mutex by polling workers.
   std::atomic<int64_t> queued{0};
+  /// Program mode: the task popped last is being admitted (its memory
+  /// reserved); the next one may not start before that is settled.
+  bool admitting = false;
+  /// Program mode: the next task is parked until memory is freed.
+  bool blocked = false;
 
 private:
   struct Entry {
@@ -168,15 +220,30 @@ private:
                                       : x.sequence > y.sequence;
     }
   };
+  QueueMode mode_ = QueueMode::Fifo;
   std::deque<ValueId> fifo_;
   std::vector<Entry> heap_;
   uint64_t nextSequence_ = 0;
+  std::vector<ValueId> sequence_;
+  size_t next_ = 0;
 };
 
+/// One device's memory, or the host pool. Guarded by `mutex`.
 struct DeviceMemory {
-  std::atomic<uint64_t> inUse{0};
-  std::atomic<uint64_t> peak{0};
-  uint64_t limit = 0;
+  std::mutex mutex;
+  uint64_t inUse = 0;
+  uint64_t peak = 0;
+  uint64_t limit = 0; ///< 0: unlimited.
+  /// Wait policy: tasks whose output did not fit, in the order they parked.
+  std::vector<ValueId> parked;
+
+  void account(uint64_t bytes) {
+    inUse += bytes;
+    peak = std::max(peak, inUse);
+  }
+  bool fits(uint64_t bytes) const {
+    return !limit || (bytes <= limit && inUse <= limit - bytes);
+  }
 };
 
 /// Everything one run mutates; workers reach it through Impl::current.
@@ -185,11 +252,12 @@ struct RunState {
       : graph(graph), pendingInputs(new std::atomic<int32_t>[graph.size()]),
         pendingReaders(new std::atomic<int32_t>[graph.size()]),
         buffers(graph.size()), allocated(graph.size(), 0),
-        timings(graph.size()), memory(new DeviceMemory[numDevices + 1]) {}
+        accounted(graph.size(), 0), timings(graph.size()),
+        memory(new DeviceMemory[numDevices + 1]) {}
 
   const TaskGraph &graph;
   PreparedGraph *prepared = nullptr;
-  bool byPriority = false;
+  bool waitForMemory = false;
   /// The task an injected fault fails (-1: none) and the fault's kind.
   ValueId faultTask = -1;
   FaultKind faultKind = FaultKind::None;
@@ -198,10 +266,19 @@ struct RunState {
   std::unique_ptr<std::atomic<int32_t>[]> pendingReaders;
   std::vector<DeviceBuffer> buffers;
   std::vector<uint8_t> allocated;
+  /// The value's bytes are counted in its pool's `inUse` (set under the
+  /// pool's mutex; a parked task is admitted this way before it is
+  /// queued again).
+  std::vector<uint8_t> accounted;
   std::vector<TaskTiming> timings;
   /// One per device, then the host pool (index numDevices).
   std::unique_ptr<DeviceMemory[]> memory;
   std::atomic<int64_t> remaining{0};
+  /// Tasks running or queued where a worker can serve them now. Parked
+  /// tasks, tasks queued behind a parked one in program order and tasks
+  /// waiting for inputs do not count. When it drops to 0 with tasks
+  /// parked, nothing can ever free memory for them: a memory deadlock.
+  std::atomic<int64_t> active{0};
   std::atomic<bool> failed{false};
   std::mutex errorMutex;
   std::string error;
@@ -249,14 +326,34 @@ struct Executor::Impl {
       worker.join();
   }
 
+  /// What admit() decided for a task a worker popped.
+  enum class Admission { Run, Skip, Parked };
+
   void workerLoop(ReadyQueue &queue, int device, WorkerKind kind, int lane);
-  void runTask(RunState &run, ValueId id, WorkerKind kind, int lane);
+  void runTask(RunState &run, ReadyQueue &queue, ValueId id, WorkerKind kind,
+               int lane);
+  Admission admit(RunState &run, ReadyQueue &queue, ValueId id,
+                  Status &error);
   Status executeTask(RunState &run, ValueId id, WorkerKind kind, int lane);
   void finishTask(RunState &run, ValueId id);
   void enqueue(RunState &run, ValueId id);
   Status allocateValue(RunState &run, ValueId id);
   void freeValue(RunState &run, ValueId id);
+  /// Wait policy: admits the parked tasks of `memory` that now fit, in the
+  /// order they parked. Called with memory.mutex held.
+  void retryParked(RunState &run, DeviceMemory &memory);
+  /// Puts parked task `id` back where a worker finds it.
+  void unpark(RunState &run, ValueId id);
+  /// `active` dropped to 0: fails the run when tasks are parked.
+  void onStall(RunState &run);
   void fail(RunState &run, std::string message);
+  ReadyQueue &queueOf(const Task &task) {
+    return task.runsOnCopyWorker() ? *copyQueues[task.device]
+                                   : *computeQueues[task.device];
+  }
+  DeviceMemory &poolOf(RunState &run, const Task &task) {
+    return run.memory[task.onHost ? numDevices : task.device];
+  }
   Status validate(const TaskGraph &graph, const InputBindings &inputs) const;
   Result<PreparedGraph *> prepare(const TaskGraph &graph);
   Result<RunResult> run(const TaskGraph &graph, const InputBindings &inputs);
@@ -312,6 +409,7 @@ void Executor::Impl::workerLoop(ReadyQueue &queue, int device, WorkerKind kind,
       }
     }
     ValueId id;
+    RunState *run;
     {
       std::unique_lock<std::mutex> lock(queue.mutex);
       while (queue.empty() && !shutdown.load(std::memory_order_relaxed)) {
@@ -321,36 +419,120 @@ void Executor::Impl::workerLoop(ReadyQueue &queue, int device, WorkerKind kind,
       }
       if (queue.empty())
         return; // Shutting down.
+      run = current;
+      int64_t before = queue.runnable();
       id = queue.pop();
+      // The popped task now counts as running.
+      run->active.fetch_add(queue.runnable() - before + 1);
     }
-    runTask(*current, id, kind, lane);
+    runTask(*run, queue, id, kind, lane);
   }
 }
 
 void Executor::Impl::fail(RunState &run, std::string message) {
-  std::lock_guard<std::mutex> lock(run.errorMutex);
-  if (run.error.empty())
-    run.error = std::move(message);
-  run.failed.store(true);
+  {
+    std::lock_guard<std::mutex> lock(run.errorMutex);
+    if (run.error.empty())
+      run.error = std::move(message);
+    run.failed.store(true);
+  }
+  if (!run.waitForMemory)
+    return;
+  // Parked tasks are queued again, to be skipped like every other task that
+  // has not started. A worker parks a task only after checking `failed`
+  // under the pool's mutex, so none parks after this sweep.
+  for (int d = 0; d < numDevices; ++d) {
+    DeviceMemory &memory = run.memory[d];
+    std::lock_guard<std::mutex> lock(memory.mutex);
+    std::vector<ValueId> parked = std::move(memory.parked);
+    memory.parked.clear();
+    for (ValueId id : parked)
+      unpark(run, id);
+  }
+}
+
+void Executor::Impl::unpark(RunState &run, ValueId id) {
+  const Task &task = run.graph.task(id);
+  ReadyQueue &queue = queueOf(task);
+  bool wake;
+  {
+    std::lock_guard<std::mutex> lock(queue.mutex);
+    if (queue.program()) {
+      // The task stayed at the head of its sequence: unblock the queue.
+      int64_t before = queue.runnable();
+      queue.blocked = false;
+      run.active.fetch_add(queue.runnable() - before);
+    } else {
+      int64_t before = queue.runnable();
+      queue.push(id, task.priority);
+      run.active.fetch_add(queue.runnable() - before);
+    }
+    wake = queue.sleepers > 0;
+  }
+  if (wake)
+    queue.wakeUp.notify_all();
+}
+
+void Executor::Impl::retryParked(RunState &run, DeviceMemory &memory) {
+  if (memory.parked.empty() || run.failed.load())
+    return;
+  size_t kept = 0;
+  for (size_t i = 0; i < memory.parked.size(); ++i) {
+    ValueId id = memory.parked[i];
+    uint64_t bytes = run.graph.byteSize(id);
+    if (!memory.fits(bytes)) {
+      memory.parked[kept++] = id;
+      continue;
+    }
+    memory.account(bytes);
+    run.accounted[id] = 1;
+    unpark(run, id);
+  }
+  memory.parked.resize(kept);
+}
+
+void Executor::Impl::onStall(RunState &run) {
+  std::string message;
+  for (int d = 0; d < numDevices; ++d) {
+    DeviceMemory &memory = run.memory[d];
+    std::lock_guard<std::mutex> lock(memory.mutex);
+    if (memory.parked.empty())
+      continue;
+    if (!message.empty())
+      message += "; ";
+    message += "memory deadlock on device " + std::to_string(d) + ": ";
+    for (size_t i = 0; i < memory.parked.size(); ++i) {
+      ValueId id = memory.parked[i];
+      message += (i ? ", " : "") + taskContext(run.graph, id) + " needs " +
+                 std::to_string(run.graph.byteSize(id)) + " bytes";
+    }
+    message += "; " + std::to_string(memory.inUse) + " of the " +
+               std::to_string(memory.limit) +
+               "-byte limit are held by buffers whose readers cannot run";
+  }
+  // Nothing parked: the run is simply over.
+  if (!message.empty())
+    fail(run, std::move(message));
 }
 
 Status Executor::Impl::allocateValue(RunState &run, ValueId id) {
   const Task &task = run.graph.task(id);
   uint64_t bytes = run.graph.byteSize(id);
-  DeviceMemory &memory = run.memory[task.onHost ? numDevices : task.device];
-  uint64_t inUse = memory.inUse.fetch_add(bytes) + bytes;
-  if (memory.limit && inUse > memory.limit) {
-    memory.inUse.fetch_sub(bytes);
-    return Status::failure(
-        "out of memory on device " + std::to_string(task.device) + ": needs " +
-        std::to_string(bytes) + " bytes with " + std::to_string(inUse - bytes) +
-        " in use and a limit of " + std::to_string(memory.limit));
-  }
-  uint64_t peak = memory.peak.load();
-  while (inUse > peak && !memory.peak.compare_exchange_weak(peak, inUse)) {
+  DeviceMemory &memory = poolOf(run, task);
+  if (!run.accounted[id]) {
+    std::lock_guard<std::mutex> lock(memory.mutex);
+    if (!memory.fits(bytes))
+      return Status::failure("out of memory on device " +
+                             std::to_string(task.device) + ": needs " +
+                             std::to_string(bytes) + " bytes with " +
+                             std::to_string(memory.inUse) +
+                             " in use and a limit of " +
+                             std::to_string(memory.limit));
+    memory.account(bytes);
+    run.accounted[id] = 1;
   }
   // A backend whose allocator throws (std::bad_alloc) fails like one that
-  // returns an error: the bytes are given back either way.
+  // returns an error; the bytes stay accounted until freeValue.
   Result<DeviceBuffer> buffer = Status::failure("not allocated");
   try {
     buffer = task.onHost ? backend->allocateHost(bytes)
@@ -358,43 +540,112 @@ Status Executor::Impl::allocateValue(RunState &run, ValueId id) {
   } catch (...) {
     buffer = Status::failure(exceptionMessage(std::current_exception()));
   }
-  if (!buffer) {
-    memory.inUse.fetch_sub(bytes);
+  if (!buffer)
     return buffer.status();
-  }
   run.buffers[id] = *buffer;
   run.allocated[id] = 1;
   return Status();
 }
 
 void Executor::Impl::freeValue(RunState &run, ValueId id) {
-  if (!run.allocated[id])
-    return;
   const Task &task = run.graph.task(id);
-  if (task.onHost)
-    backend->deallocateHost(run.buffers[id]);
-  else
-    backend->deallocate(task.device, run.buffers[id]);
-  run.memory[task.onHost ? numDevices : task.device].inUse.fetch_sub(
-      run.graph.byteSize(id));
-  run.buffers[id] = DeviceBuffer{};
-  run.allocated[id] = 0;
+  if (run.allocated[id]) {
+    if (task.onHost)
+      backend->deallocateHost(run.buffers[id]);
+    else
+      backend->deallocate(task.device, run.buffers[id]);
+    run.buffers[id] = DeviceBuffer{};
+    run.allocated[id] = 0;
+  }
+  if (!run.accounted[id])
+    return;
+  DeviceMemory &memory = poolOf(run, task);
+  std::lock_guard<std::mutex> lock(memory.mutex);
+  memory.inUse -= run.graph.byteSize(id);
+  run.accounted[id] = 0;
+  retryParked(run, memory);
 }
 
 void Executor::Impl::enqueue(RunState &run, ValueId id) {
   const Task &task = run.graph.task(id);
-  ReadyQueue &queue = task.runsOnCopyWorker() ? *copyQueues[task.device]
-                                              : *computeQueues[task.device];
+  ReadyQueue &queue = queueOf(task);
   bool wake;
   {
     std::lock_guard<std::mutex> lock(queue.mutex);
-    queue.push(id, task.priority, run.byPriority);
-    wake = queue.sleepers > 0;
+    int64_t before = queue.runnable();
+    queue.push(id, task.priority);
+    run.active.fetch_add(queue.runnable() - before);
+    wake = queue.sleepers > 0 && !queue.empty();
   }
   // A worker that is not asleep will find the task without a wake-up; this
   // keeps chains on one device free of system calls.
   if (wake)
     queue.wakeUp.notify_one();
+}
+
+Executor::Impl::Admission Executor::Impl::admit(RunState &run,
+                                                ReadyQueue &queue, ValueId id,
+                                                Status &error) {
+  const Task &task = run.graph.task(id);
+  // Program order: the next task of this queue may start once this one is
+  // admitted (or parked, which blocks the queue instead).
+  auto settle = [&](bool park) {
+    if (!queue.program())
+      return;
+    bool wake;
+    {
+      std::lock_guard<std::mutex> lock(queue.mutex);
+      int64_t before = queue.runnable();
+      queue.admitting = false;
+      if (park) {
+        queue.unpop(id);
+        queue.blocked = true;
+      }
+      run.active.fetch_add(queue.runnable() - before);
+      wake = queue.sleepers > 0 && !queue.empty();
+    }
+    if (wake)
+      queue.wakeUp.notify_one();
+  };
+  if (run.failed.load(std::memory_order_relaxed)) {
+    settle(false);
+    return Admission::Skip;
+  }
+  DeviceMemory &memory = poolOf(run, task);
+  if (!run.waitForMemory || task.onHost || !memory.limit ||
+      run.accounted[id]) {
+    settle(false);
+    return Admission::Run;
+  }
+  uint64_t bytes = run.graph.byteSize(id);
+  {
+    std::lock_guard<std::mutex> lock(memory.mutex);
+    if (run.failed.load()) {
+      settle(false);
+      return Admission::Skip;
+    }
+    if (bytes > memory.limit) {
+      settle(false);
+      error = Status::failure("needs " + std::to_string(bytes) +
+                              " bytes, more than device " +
+                              std::to_string(task.device) +
+                              "'s memory limit of " +
+                              std::to_string(memory.limit) + " bytes");
+      return Admission::Run;
+    }
+    if (memory.fits(bytes)) {
+      memory.account(bytes);
+      run.accounted[id] = 1;
+      settle(false);
+      return Admission::Run;
+    }
+    memory.parked.push_back(id);
+    settle(true);
+  }
+  // No longer running: parked.
+  if (run.active.fetch_sub(1) == 1)
+    onStall(run);
+  return Admission::Parked;
 }
 
 Status Executor::Impl::executeTask(RunState &run, ValueId id, WorkerKind kind,
@@ -437,16 +688,21 @@ Status Executor::Impl::executeTask(RunState &run, ValueId id, WorkerKind kind,
   return status;
 }
 
-void Executor::Impl::runTask(RunState &run, ValueId id, WorkerKind kind,
-                             int lane) {
-  if (!run.failed.load(std::memory_order_relaxed)) {
-    Status status;
+void Executor::Impl::runTask(RunState &run, ReadyQueue &queue, ValueId id,
+                             WorkerKind kind, int lane) {
+  Status status;
+  Admission admission = admit(run, queue, id, status);
+  if (admission == Admission::Parked)
+    return; // Queued again once memory is freed (or the run fails).
+  if (admission == Admission::Run) {
     // An exception (e.g. bad_alloc in a backend) must not end the worker
     // thread: it fails the run like any other error.
-    try {
-      status = executeTask(run, id, kind, lane);
-    } catch (...) {
-      status = Status::failure(exceptionMessage(std::current_exception()));
+    if (status) {
+      try {
+        status = executeTask(run, id, kind, lane);
+      } catch (...) {
+        status = Status::failure(exceptionMessage(std::current_exception()));
+      }
     }
     if (!status)
       fail(run, taskContext(run.graph, id) + ": " + status.message());
@@ -473,6 +729,10 @@ void Executor::Impl::finishTask(RunState &run, ValueId id) {
     if (run.pendingInputs[dependent].fetch_sub(1, std::memory_order_acq_rel) ==
         1)
       enqueue(run, dependent);
+  // This task counts in `remaining` until the end, so a stall found here
+  // leaves the run alive while it is handled.
+  if (run.active.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    onStall(run);
   if (run.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     // The lock pairs with the waiter's predicate check: no lost wake-up.
     std::lock_guard<std::mutex> lock(doneMutex);
@@ -528,12 +788,6 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
   if (!preparedGraph)
     return preparedGraph.status();
 
-  // Not implemented yet (issue 17, in progress): refuse rather than ignore.
-  if (options.order == ReadyOrder::Program ||
-      options.memoryPolicy == MemoryPolicy::Wait)
-    return Status::failure("program order and the wait memory policy are "
-                           "not implemented yet");
-
   Result<ValueId> faultTask = resolveFault(options.fault, graph);
   if (!faultTask)
     return faultTask.status();
@@ -542,11 +796,51 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
   run.prepared = *preparedGraph;
   run.faultTask = *faultTask;
   run.faultKind = options.fault.kind;
-  run.byPriority = options.order == ReadyOrder::Priority;
+  run.waitForMemory = options.memoryPolicy == MemoryPolicy::Wait;
   for (int d = 0; d < numDevices; ++d)
     run.memory[d].limit = d < static_cast<int>(options.memoryLimits.size())
                               ? options.memoryLimits[d]
                               : 0;
+  // Waiting cannot help a task whose output alone exceeds its limit: fail
+  // before anything runs.
+  if (run.waitForMemory)
+    for (ValueId id = 0; id < graph.size(); ++id) {
+      const Task &task = graph.task(id);
+      uint64_t limit = run.memory[task.device].limit;
+      if (task.kind != TaskKind::Input && !task.onHost && limit &&
+          graph.byteSize(id) > limit)
+        return Status::failure(
+            taskContext(graph, id) + ": needs " +
+            std::to_string(graph.byteSize(id)) + " bytes, more than device " +
+            std::to_string(task.device) + "'s memory limit of " +
+            std::to_string(limit) + " bytes");
+    }
+
+  // Queues serve this run in its order; in program order each serves its
+  // device's tasks of its kind in id order.
+  QueueMode mode = options.order == ReadyOrder::Priority ? QueueMode::Priority
+                   : options.order == ReadyOrder::Program ? QueueMode::Program
+                                                          : QueueMode::Fifo;
+  {
+    std::vector<std::vector<ValueId>> computeSequence(numDevices),
+        copySequence(numDevices);
+    if (mode == QueueMode::Program)
+      for (ValueId id = 0; id < graph.size(); ++id) {
+        const Task &task = graph.task(id);
+        if (task.kind != TaskKind::Input)
+          (task.runsOnCopyWorker() ? copySequence
+                                   : computeSequence)[task.device]
+              .push_back(id);
+      }
+    for (int d = 0; d < numDevices; ++d) {
+      {
+        std::lock_guard<std::mutex> lock(computeQueues[d]->mutex);
+        computeQueues[d]->startRun(mode, std::move(computeSequence[d]));
+      }
+      std::lock_guard<std::mutex> lock(copyQueues[d]->mutex);
+      copyQueues[d]->startRun(mode, std::move(copySequence[d]));
+    }
+  }
 
   // Every buffer still allocated goes back however run() returns: an
   // error, success (after the outputs were copied back) or an exception
@@ -646,10 +940,10 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
       ++stats.copyTasks;
     }
   }
-  result.hostPeakBytes = run.memory[numDevices].peak.load();
+  result.hostPeakBytes = run.memory[numDevices].peak;
   for (int d = 0; d < numDevices; ++d) {
     DeviceStats &stats = result.devices[d];
-    stats.peakBytes = run.memory[d].peak.load();
+    stats.peakBytes = run.memory[d].peak;
     stats.utilization =
         result.makespan > 0 ? stats.computeBusy / result.makespan : 0;
   }
