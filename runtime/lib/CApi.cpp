@@ -249,6 +249,23 @@ DopplerRtValue dopplerRtGraphAddDelay(DopplerRtGraph *graph, int32_t device,
   });
 }
 
+DopplerRtValue dopplerRtGraphAddEvict(DopplerRtGraph *graph,
+                                      DopplerRtValue input) {
+  return buildValue(graph, [&](TaskGraph &g) { return g.addEvict(input); });
+}
+
+DopplerRtValue dopplerRtGraphAddReload(DopplerRtGraph *graph,
+                                       DopplerRtValue stash, int32_t device,
+                                       const DopplerRtValue *after,
+                                       int32_t numAfter) {
+  return buildValue(graph, [&](TaskGraph &g) -> Result<ValueId> {
+    Result<std::vector<int64_t>> triggers = toVector(after, numAfter, "after");
+    if (!triggers)
+      return triggers.status();
+    return g.addReload(stash, device, std::move(*triggers));
+  });
+}
+
 int32_t dopplerRtGraphAddArgument(DopplerRtGraph *graph, int32_t elementType,
                                   const int64_t *shape, int32_t rank) {
   if (!graph)
@@ -433,6 +450,41 @@ void dopplerRtExecutorSetPriorityOrder(DopplerRtExecutor *executor,
                                                  : ReadyOrder::Fifo);
 }
 
+int32_t dopplerRtExecutorSetReadyOrder(DopplerRtExecutor *executor,
+                                       int32_t order) {
+  if (!executor)
+    return -1;
+  switch (order) {
+  case DOPPLER_RT_ORDER_FIFO:
+    executor->executor->setReadyOrder(ReadyOrder::Fifo);
+    return 0;
+  case DOPPLER_RT_ORDER_PRIORITY:
+    executor->executor->setReadyOrder(ReadyOrder::Priority);
+    return 0;
+  case DOPPLER_RT_ORDER_PROGRAM:
+    executor->executor->setReadyOrder(ReadyOrder::Program);
+    return 0;
+  default:
+    return -1;
+  }
+}
+
+int32_t dopplerRtExecutorSetMemoryPolicy(DopplerRtExecutor *executor,
+                                         int32_t policy) {
+  if (!executor)
+    return -1;
+  switch (policy) {
+  case DOPPLER_RT_MEMORY_FAIL:
+    executor->executor->setMemoryPolicy(MemoryPolicy::Fail);
+    return 0;
+  case DOPPLER_RT_MEMORY_WAIT:
+    executor->executor->setMemoryPolicy(MemoryPolicy::Wait);
+    return 0;
+  default:
+    return -1;
+  }
+}
+
 DopplerRtRun *dopplerRtExecutorRun(DopplerRtExecutor *executor,
                                    const DopplerRtGraph *graph,
                                    const DopplerRtValue *inputs,
@@ -490,6 +542,12 @@ uint64_t dopplerRtRunPeakBytes(const DopplerRtRun *run, int32_t device) {
       device >= static_cast<int32_t>(run->result->devices.size()))
     return 0;
   return run->result->devices[device].peakBytes;
+}
+
+uint64_t dopplerRtRunHostPeakBytes(const DopplerRtRun *run) {
+  if (!run || !run->result)
+    return 0;
+  return run->result->hostPeakBytes;
 }
 
 int32_t dopplerRtRunReadOutput(const DopplerRtRun *run, DopplerRtValue value,

@@ -13,7 +13,10 @@ int dopplerRtTestBuildGraphInC(void) {
   DopplerRtValue x = dopplerRtGraphAddInput(graph, 0, DOPPLER_RT_F32, shape, 1);
   DopplerRtValue y =
       dopplerRtGraphAddEinsum(graph, 0, "i->i", "exp", NULL, 0.0, &x, 1);
-  int ok = x == 0 && y == 1;
+  DopplerRtValue stash = dopplerRtGraphAddEvict(graph, x);
+  DopplerRtValue back = dopplerRtGraphAddReload(graph, stash, 0, &y, 1);
+  int ok = x == 0 && y == 1 && stash == 2 && back == 3 &&
+           DOPPLER_RT_ORDER_PROGRAM == 2 && DOPPLER_RT_MEMORY_WAIT == 1;
   dopplerRtGraphDestroy(graph);
   return ok;
 }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <string>
 
 using namespace doppler;
 using namespace doppler::runtime::test;
@@ -114,6 +115,56 @@ TEST(CApi, ReportsErrorsWithoutCrashing) {
   EXPECT_EQ(dopplerRtRunWriteTrace(run, "/tmp/unused.json"), -1);
   dopplerRtRunDestroy(run);
   EXPECT_EQ(dopplerRtExecutorSetMemoryLimit(e, 3, 10), -1);
+  dopplerRtExecutorDestroy(e);
+  dopplerRtGraphDestroy(g);
+}
+
+TEST(CApi, OffloadsWaitsAndRunsInProgramOrder) {
+  DopplerRtGraph *g = dopplerRtGraphCreate();
+  int64_t shape[1] = {256};
+  DopplerRtValue x = dopplerRtGraphAddInput(g, 0, DOPPLER_RT_F32, shape, 1);
+  DopplerRtValue stash = dopplerRtGraphAddEvict(g, x);
+  ASSERT_GE(stash, 0) << dopplerRtGraphError(g);
+  DopplerRtValue doubled =
+      dopplerRtGraphAddEinsum(g, 0, "i->i", "scale", nullptr, 2.0, &x, 1);
+  DopplerRtValue back = dopplerRtGraphAddReload(g, stash, 0, &doubled, 1);
+  ASSERT_GE(back, 0) << dopplerRtGraphError(g);
+  DopplerRtValue both[2] = {doubled, back};
+  DopplerRtValue sum =
+      dopplerRtGraphAddEinsum(g, 0, "i,i->i", "add", nullptr, 0.0, both, 2);
+  ASSERT_EQ(dopplerRtGraphMarkOutput(g, sum), 0);
+  // Host values are read by reloads only, and are not outputs.
+  EXPECT_LT(dopplerRtGraphAddEinsum(g, 0, "i->i", "exp", nullptr, 0.0, &stash,
+                                    1),
+            0);
+  EXPECT_NE(std::string(dopplerRtGraphError(g)).find("host value"),
+            std::string::npos);
+  EXPECT_EQ(dopplerRtGraphMarkOutput(g, stash), -1);
+  EXPECT_LT(dopplerRtGraphAddReload(g, x, 0, nullptr, 0), 0);
+  EXPECT_LT(dopplerRtGraphAddReload(g, stash, 0, nullptr, -1), 0);
+
+  DopplerRtExecutor *e = dopplerRtCpuExecutorCreate(1, 0.0, 0.0);
+  ASSERT_EQ(dopplerRtExecutorSetMemoryPolicy(e, DOPPLER_RT_MEMORY_WAIT), 0);
+  EXPECT_EQ(dopplerRtExecutorSetMemoryPolicy(e, 7), -1);
+  ASSERT_EQ(dopplerRtExecutorSetReadyOrder(e, DOPPLER_RT_ORDER_PROGRAM), 0);
+  EXPECT_EQ(dopplerRtExecutorSetReadyOrder(e, 3), -1);
+  // At most three buffers are live at once (doubled, the reload, the sum).
+  ASSERT_EQ(dopplerRtExecutorSetMemoryLimit(e, 0, 3 * 1024), 0);
+  std::vector<float> data = randomFloats(256, 3);
+  const void *bound[1] = {data.data()};
+  DopplerRtRun *run = dopplerRtExecutorRun(e, g, &x, bound, 1);
+  ASSERT_EQ(dopplerRtRunError(run), nullptr) << dopplerRtRunError(run);
+  std::vector<float> out(256);
+  ASSERT_EQ(dopplerRtRunReadOutput(run, sum, out.data(), 1024), 0);
+  for (size_t i = 0; i < out.size(); ++i)
+    EXPECT_EQ(out[i], data[i] * 2 + data[i]);
+  EXPECT_EQ(dopplerRtRunHostPeakBytes(run), 1024u);
+  EXPECT_LE(dopplerRtRunPeakBytes(run, 0), 3u * 1024u);
+  double doubledEnd = 0, backStart = 0, unused = 0;
+  ASSERT_EQ(dopplerRtRunTaskTime(run, doubled, &unused, &doubledEnd), 0);
+  ASSERT_EQ(dopplerRtRunTaskTime(run, back, &backStart, &unused), 0);
+  EXPECT_GE(backStart, doubledEnd);
+  dopplerRtRunDestroy(run);
   dopplerRtExecutorDestroy(e);
   dopplerRtGraphDestroy(g);
 }

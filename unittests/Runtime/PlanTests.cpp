@@ -194,6 +194,83 @@ TEST(Plan, RejectsBadFilesWithOneLineMessages) {
     EXPECT_EQ(message.find('\n'), std::string::npos);
 }
 
+/// An argument evicted on device 0 while it is scaled there, then
+/// reloaded onto device 1 once the scale is done, and added to a copy of
+/// the scale's result.
+Plan makeOffloadPlan() {
+  Plan plan;
+  plan.function = "offload";
+  int64_t a = plan.addArgument(ElementType::F32, {8, 4});
+  TaskGraph &g = plan.graph;
+  ValueId x = *g.addInput(0, {8, 4});
+  EXPECT_TRUE(plan.bindArgument(x, a).ok());
+  ValueId stash = *g.addEvict(x);                                      // 1
+  ValueId scaled =                                                     // 2
+      *g.addEinsum(0, "ij->ij", JoinKind::Scale, std::nullopt, {x}, 3.0);
+  ValueId back = *g.addReload(stash, 1, {scaled});                     // 3
+  ValueId moved = *g.addTransfer(scaled, 1);                           // 4
+  ValueId sum = *g.addEinsum(1, "ij,ij->ij", JoinKind::Add, std::nullopt,
+                             {back, moved});
+  EXPECT_TRUE(plan.addResult(sum).ok());
+  return plan;
+}
+
+TEST(Plan, EvictAndReloadRoundTrip) {
+  Plan plan = makeOffloadPlan();
+  std::string text = planToJson(plan);
+  EXPECT_NE(text.find("\"kind\":\"evict\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"after\":[2]"), std::string::npos) << text;
+  Result<Plan> loaded = planFromJson(text, "offload.json");
+  ASSERT_TRUE(loaded.ok()) << loaded.message();
+  EXPECT_EQ(planToJson(*loaded), text);
+  EXPECT_TRUE(loaded->graph.task(1).onHost);
+  EXPECT_EQ(loaded->graph.task(3).after, (std::vector<ValueId>{2}));
+  std::vector<HostTensor> expected = runPlan(plan, 4);
+  std::vector<HostTensor> actual = runPlan(*loaded, 4);
+  ASSERT_EQ(actual.size(), 1u);
+  EXPECT_EQ(actual[0].bytes, expected[0].bytes);
+  // sum = x + 3x.
+  HostArguments args = makeSeededArguments(plan.arguments, 4).value();
+  const float *x = reinterpret_cast<const float *>(args.buffers[0].data());
+  for (int i = 0; i < 32; ++i)
+    EXPECT_EQ(actual[0].f32()[i], x[i] + x[i] * 3.0f);
+}
+
+TEST(Plan, RejectsBadOffloadTasks) {
+  std::string good = planToJson(makeOffloadPlan());
+  auto edited = [&](const std::string &from, const std::string &to) {
+    std::string text = good;
+    size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos)
+      text.replace(at, from.size(), to);
+    return errorOf(text);
+  };
+  // Unknown and later ids in "after" (a later one would make a cycle).
+  EXPECT_EQ(edited("\"after\":[2]", "\"after\":[99]"),
+            "p.json: tasks[3]: after 0 refers to task 99, which does not "
+            "exist before this task (a task may only wait for earlier tasks)");
+  EXPECT_NE(edited("\"after\":[2]", "\"after\":[3]")
+                .find("after 0 refers to task 3, which does not exist before"),
+            std::string::npos);
+  EXPECT_NE(edited("\"after\":[2]", "\"after\":\"2\"").find("after"),
+            std::string::npos);
+  // A reload of a device value.
+  EXPECT_NE(edited("\"inputs\":[1],\"kind\":\"reload\"",
+                   "\"inputs\":[0],\"kind\":\"reload\"")
+                .find("reload source %0 is not a host value"),
+            std::string::npos);
+  // A host value read by anything else.
+  EXPECT_NE(edited("\"inputs\":[2],\"kind\":\"transfer\"",
+                   "\"inputs\":[1],\"kind\":\"transfer\"")
+                .find("is a host value"),
+            std::string::npos);
+  // An evict written on another device than its input's.
+  EXPECT_NE(edited("\"device\":0,\"id\":1", "\"device\":1,\"id\":1")
+                .find("an evict runs on its input's device 0, not on device 1"),
+            std::string::npos);
+}
+
 TEST(Plan, OutputsFileRoundTrip) {
   std::vector<HostTensor> out = runPlan(makePlan(), 5);
   std::string path = ::testing::TempDir() + "/doppler-outputs.json";

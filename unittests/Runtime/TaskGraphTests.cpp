@@ -129,3 +129,80 @@ TEST(TaskGraph, VersionChangesOnEveryMutation) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(TaskGraph, EvictAndReloadMakeAndReadHostValues) {
+  TaskGraph g;
+  ValueId x = *g.addInput(1, {4, 5}, ElementType::F64);
+  ValueId y = *g.addFill(1, {4, 5}, 2.0, ElementType::F64);
+  Result<ValueId> stash = g.addEvict(x);
+  ASSERT_TRUE(stash) << stash.message();
+  const Task &host = g.task(*stash);
+  EXPECT_EQ(host.kind, TaskKind::Evict);
+  EXPECT_TRUE(host.onHost);
+  EXPECT_EQ(host.device, 1);
+  EXPECT_EQ(host.type, ElementType::F64);
+  EXPECT_EQ(host.shape, (Shape{4, 5}));
+  EXPECT_TRUE(host.runsOnCopyWorker());
+  EXPECT_EQ(g.describe(*stash), "%2 evict 1->host");
+  EXPECT_EQ(taskKindName(TaskKind::Evict), "evict");
+  EXPECT_EQ(taskKindName(TaskKind::Reload), "reload");
+
+  Result<ValueId> back = g.addReload(*stash, 0, {y, y, *stash, x});
+  ASSERT_TRUE(back) << back.message();
+  const Task &reload = g.task(*back);
+  EXPECT_EQ(reload.kind, TaskKind::Reload);
+  EXPECT_FALSE(reload.onHost);
+  EXPECT_EQ(reload.device, 0);
+  EXPECT_TRUE(reload.runsOnCopyWorker());
+  EXPECT_EQ(reload.inputs, (std::vector<ValueId>{*stash}));
+  EXPECT_EQ(reload.uniqueInputs, (std::vector<ValueId>{*stash}));
+  // Repeats and the stash itself are dropped; the rest sorted by id.
+  EXPECT_EQ(reload.after, (std::vector<ValueId>{x, y}));
+  EXPECT_EQ(g.describe(*back), "%3 reload host->0");
+  // Control dependents are not readers: they do not keep buffers alive.
+  EXPECT_EQ(g.consumers(x), (std::vector<ValueId>{*stash}));
+  EXPECT_TRUE(g.consumers(y).empty());
+  EXPECT_EQ(g.controlDependents(y), (std::vector<ValueId>{*back}));
+  EXPECT_EQ(g.controlDependents(x), (std::vector<ValueId>{*back}));
+  EXPECT_EQ(g.consumers(*stash), (std::vector<ValueId>{*back}));
+  EXPECT_TRUE(g.markOutput(*back).ok());
+}
+
+TEST(TaskGraph, OnlyReloadsReadHostValues) {
+  TaskGraph g;
+  ValueId x = *g.addInput(0, {8});
+  ValueId stash = *g.addEvict(x);
+  const std::string host = "is a host value";
+  EXPECT_TRUE(mentions(
+      g.addEinsum(0, "i->i", JoinKind::Exp, std::nullopt, {stash}).status(),
+      host));
+  EXPECT_TRUE(mentions(g.addFused(0, "i,i->i", "add(in0, in1)", {x, stash})
+                           .status(),
+                       host));
+  EXPECT_TRUE(mentions(g.addTransfer(stash, 1).status(), host));
+  EXPECT_TRUE(mentions(g.onDevice(stash, 1).status(), host));
+  EXPECT_TRUE(mentions(g.addSlice(0, stash, {0}, {4}).status(), host));
+  EXPECT_TRUE(mentions(g.addAssemble(0, {{8}}, {stash}).status(), host));
+  EXPECT_TRUE(mentions(g.addDelay(0, 0.0, {stash}).status(), host));
+  EXPECT_TRUE(mentions(g.addEvict(stash).status(), host));
+  Status output = g.markOutput(stash);
+  EXPECT_FALSE(output);
+  EXPECT_EQ(output.message(),
+            "output %1 is a host value (reload it onto a device)");
+  EXPECT_TRUE(g.outputs().empty());
+  // Reloads read host values only; ids must exist and be earlier.
+  EXPECT_EQ(g.addReload(x, 0).message(),
+            "reload source %0 is not a host value (reload the output of an "
+            "evict)");
+  EXPECT_TRUE(mentions(g.addReload(9, 0).status(), "does not exist"));
+  EXPECT_TRUE(mentions(g.addReload(stash, 0, {2}).status(),
+                       "reload control dependency %2 does not exist"));
+  EXPECT_TRUE(mentions(g.addReload(stash, -1).status(), "negative"));
+  EXPECT_TRUE(mentions(g.addEvict(5).status(), "does not exist"));
+  // Nothing was added by the failed calls.
+  EXPECT_EQ(g.size(), 2);
+}
+
+} // namespace

@@ -94,6 +94,19 @@ DopplerRtValue dopplerRtGraphAddDelay(DopplerRtGraph *graph, int32_t device,
                                       double seconds,
                                       const DopplerRtValue *inputs,
                                       int32_t numInputs);
+/* A copy of device value `input` in host memory (a host value, made by the
+ * copy worker of `input`'s device). Only dopplerRtGraphAddReload may read
+ * a host value. */
+DopplerRtValue dopplerRtGraphAddEvict(DopplerRtGraph *graph,
+                                      DopplerRtValue input);
+/* A copy of host value `stash` on `device`, started once `stash` and the
+ * `numAfter` values of `after` (control dependencies: not read, so they do
+ * not keep buffers alive) are available. `after` may be NULL when
+ * `numAfter` is 0. */
+DopplerRtValue dopplerRtGraphAddReload(DopplerRtGraph *graph,
+                                       DopplerRtValue stash, int32_t device,
+                                       const DopplerRtValue *after,
+                                       int32_t numAfter);
 /* These return 0 on success, -1 on failure. */
 int32_t dopplerRtGraphMarkOutput(DopplerRtGraph *graph, DopplerRtValue value);
 int32_t dopplerRtGraphSetPriority(DopplerRtGraph *graph, DopplerRtValue value,
@@ -149,6 +162,25 @@ int32_t dopplerRtExecutorSetMemoryLimit(DopplerRtExecutor *executor,
 /* Nonzero: devices serve ready tasks by priority; 0: by readiness (FIFO). */
 void dopplerRtExecutorSetPriorityOrder(DopplerRtExecutor *executor,
                                        int32_t byPriority);
+/* Ready orders (ReadyOrder in Executor.h). */
+enum {
+  DOPPLER_RT_ORDER_FIFO = 0,
+  DOPPLER_RT_ORDER_PRIORITY = 1,
+  /* Each device runs its compute tasks, and its copy tasks, in id order. */
+  DOPPLER_RT_ORDER_PROGRAM = 2,
+};
+/* Returns 0, or -1 for an unknown order. */
+int32_t dopplerRtExecutorSetReadyOrder(DopplerRtExecutor *executor,
+                                       int32_t order);
+/* Memory policies (MemoryPolicy in Executor.h): what a task whose output
+ * does not fit under its device's limit does. */
+enum {
+  DOPPLER_RT_MEMORY_FAIL = 0, /* the run fails (the default) */
+  DOPPLER_RT_MEMORY_WAIT = 1, /* the task waits until memory is freed */
+};
+/* Returns 0, or -1 for an unknown policy. */
+int32_t dopplerRtExecutorSetMemoryPolicy(DopplerRtExecutor *executor,
+                                         int32_t policy);
 
 /*===-- Runs
  * ---------------------------------------------------------------===*/
@@ -168,6 +200,8 @@ double dopplerRtRunMakespan(const DopplerRtRun *run);
 int32_t dopplerRtRunTaskTime(const DopplerRtRun *run, DopplerRtValue value,
                              double *start, double *end);
 uint64_t dopplerRtRunPeakBytes(const DopplerRtRun *run, int32_t device);
+/* Largest sum of live host values (evict outputs) during the run. */
+uint64_t dopplerRtRunHostPeakBytes(const DopplerRtRun *run);
 /* Copies an output marked with dopplerRtGraphMarkOutput; `bytes` must be
  * its exact size. Returns 0, or -1. */
 int32_t dopplerRtRunReadOutput(const DopplerRtRun *run, DopplerRtValue value,
