@@ -82,7 +82,10 @@ std::string RunReport::json() const {
                          {"copy_busy_s", stats.copyBusy},
                          {"compute_tasks", stats.computeTasks},
                          {"copy_tasks", stats.copyTasks},
-                         {"peak_bytes", stats.peakBytes}});
+                         {"peak_bytes", stats.peakBytes},
+                         {"memory_limit_bytes", nullptr}});
+    if (uint64_t limit = memoryLimitOf(d))
+      perDevice.back()["memory_limit_bytes"] = limit;
   }
   nlohmann::json outputsJson = nlohmann::json::array();
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -108,6 +111,7 @@ std::string RunReport::json() const {
                          {"makespans_s", measurement.makespans},
                          {"predicted_makespan_s", nullptr},
                          {"per_device", std::move(perDevice)},
+                         {"host_peak_bytes", run.hostPeakBytes},
                          {"outputs", std::move(outputsJson)}};
   if (predicted) {
     root["predicted_makespan_s"] = *predicted;
@@ -155,8 +159,14 @@ std::string RunReport::text() const {
            formatSignificant(stats.utilization, 3) + ", " +
            std::to_string(stats.computeTasks) + " compute task(s), " +
            std::to_string(stats.copyTasks) + " transfer(s) in, peak " +
-           std::to_string(stats.peakBytes) + " bytes\n";
+           std::to_string(stats.peakBytes) + " bytes";
+    if (uint64_t limit = memoryLimitOf(d))
+      out += " of a " + std::to_string(limit) + "-byte limit";
+    out += "\n";
   }
+  if (run.hostPeakBytes)
+    out += "  host: peak " + std::to_string(run.hostPeakBytes) +
+           " bytes of evicted values\n";
   for (size_t i = 0; i < outputs.size(); ++i) {
     out += "  " + describeOutput(i, outputs[i]);
     if (i < errors.size())

@@ -8,10 +8,10 @@
 //
 //   doppler-run-plan PLAN.json [--devices D] [--seed S] [--repeat N]
 //                    [--backend cpu|cuda] [--link-bandwidth B]
-//                    [--link-latency L] [--order fifo|priority]
+//                    [--link-latency L] [--order fifo|priority|program]
 //                    [--trace FILE] [--write-outputs FILE] [--json]
 //                    [--idle-spin-us N] [--memory-limit BYTES]
-//                    [--inject-fault KIND:TASK]
+//                    [--memory-policy fail|wait] [--inject-fault KIND:TASK]
 //
 // Exit status: 0 on success, 1 on any error (one line on stderr).
 //
@@ -36,7 +36,8 @@ int fail(const std::string &message) {
 }
 
 struct Options {
-  std::string planPath, tracePath, outputsPath, order = "fifo", fault;
+  std::string planPath, tracePath, outputsPath, order = "fifo", fault,
+      memoryPolicy = "fail";
   tools::BackendChoice backend;
   int64_t devices = 0, repeat = 3, seed = 0, idleSpin = -1, memoryLimit = 0;
   bool json = false;
@@ -66,9 +67,11 @@ std::optional<int> parseArguments(int argc, char **argv, Options &opts) {
           numberOption({"--link-latency"}, &opts.backend.linkLatency, "L",
                        "CPU link model: seconds (default 0: off)",
                        "needs a non-negative number", 0),
-          textOption({"--order"}, &opts.order, "fifo|priority",
-                     "ready-task order (default fifo)",
-                     "needs fifo or priority", {"fifo", "priority"}),
+          textOption({"--order"}, &opts.order, "fifo|priority|program",
+                     "ready-task order (default fifo; program: each "
+                     "device runs its tasks in id order)",
+                     "needs fifo, priority or program",
+                     {"fifo", "priority", "program"}),
           textOption({"--trace"}, &opts.tracePath, "FILE",
                      "write a Chrome trace of the median run",
                      "needs a file name"),
@@ -83,6 +86,11 @@ std::optional<int> parseArguments(int argc, char **argv, Options &opts) {
                         "bytes of live buffers allowed per device (default: "
                         "unlimited; 0 is refused, not read as unlimited)",
                         "needs a positive integer", 1),
+          textOption({"--memory-policy"}, &opts.memoryPolicy, "fail|wait",
+                     "a task whose output does not fit under the limit "
+                     "fails the run, or waits for memory to be freed "
+                     "(default fail)",
+                     "needs fail or wait", {"fail", "wait"}),
           textOption({"--inject-fault"}, &opts.fault, "KIND:TASK",
                      "testing: make one task fail (KIND kernel, alloc or "
                      "transfer; TASK a task id or #N, the Nth of that kind)",
@@ -113,6 +121,8 @@ int report(const Options &opts, const Plan &plan, Measurement measurement) {
   report.repeat = static_cast<int>(opts.repeat);
   report.graph = &plan.graph;
   report.predicted = plan.predictedMakespan;
+  report.memoryLimits.assign(static_cast<size_t>(opts.backend.devices),
+                             static_cast<uint64_t>(opts.memoryLimit));
   report.measurement = std::move(measurement);
   Result<std::vector<HostTensor>> outputs =
       collectResults(plan, report.measurement.median);
@@ -157,8 +167,9 @@ int main(int argc, char **argv) {
   if (!created)
     return fail(created.message());
   ExecutorOptions options;
-  options.order =
-      opts.order == "priority" ? ReadyOrder::Priority : ReadyOrder::Fifo;
+  // Both names were checked by the parser.
+  options.order = parseReadyOrder(opts.order).value();
+  options.memoryPolicy = parseMemoryPolicy(opts.memoryPolicy).value();
   options.idleSpinMicroseconds = static_cast<int>(
       std::max<int64_t>(-1, std::min<int64_t>(opts.idleSpin, 1000000)));
   options.memoryLimits.assign(static_cast<size_t>(opts.devices),

@@ -176,13 +176,22 @@ struct RunReport {
   std::optional<double> maxRelError;
   double tolerance = 0;
   std::string trace;
+  /// Bytes allowed per device (index = device; 0 or missing: unlimited),
+  /// reported next to each device's peak.
+  std::vector<uint64_t> memoryLimits;
 
+  /// memoryLimits[device], 0 when unlimited or not given.
+  uint64_t memoryLimitOf(size_t device) const {
+    return device < memoryLimits.size() ? memoryLimits[device] : 0;
+  }
   bool ok() const { return !maxRelError || *maxRelError <= tolerance; }
   /// JSON keys: file, function, backend, devices, seed, repeat, tasks,
   /// tasks_by_kind, measured_makespan_s, makespans_s, predicted_makespan_s
   /// (null when unknown), measured_over_predicted, per_device (utilization,
-  /// compute/copy busy seconds and task counts, peak_bytes), outputs (type,
-  /// sum, l2[, rel_error]), and with a check max_rel_error, tolerance, ok.
+  /// compute/copy busy seconds and task counts, peak_bytes,
+  /// memory_limit_bytes (null: unlimited)), host_peak_bytes (evicted
+  /// values), outputs (type, sum, l2[, rel_error]), and with a check
+  /// max_rel_error, tolerance, ok.
   std::string json() const;
   std::string text() const;
 };
