@@ -102,6 +102,12 @@ std::string formatPlacementReportJson(const PlacementReport &report) {
     out["peak_memory"] = peak;
     out["memory_capacity"] = capacity;
   }
+  if (report.movedToFit) {
+    out["moved_to_fit"] = *report.movedToFit;
+    out["memory_feasible"] = report.memoryFeasible;
+    if (!report.memoryFeasible)
+      out["memory_diagnosis"] = report.memoryDiagnosis;
+  }
   out["assignment"] = report.assignment;
   // One line (assignments are long); replace: never throw on odd bytes in
   // a file name.
@@ -143,6 +149,17 @@ std::string formatPlacementReportText(const PlacementReport &report) {
     appendf(out, "memory:      peak per device %s of capacity %s bytes\n",
             list(report.peakMemory).c_str(),
             list(report.memoryCapacity).c_str());
+  }
+  if (report.movedToFit && (*report.movedToFit > 0 || !report.memoryFeasible)) {
+    if (report.memoryFeasible)
+      appendf(out, "memory fit:  %lld node(s) moved to fit\n",
+              static_cast<long long>(*report.movedToFit));
+    else
+      appendf(out,
+              "memory fit:  no placement found that fits (%s); kept the "
+              "least overflow (%lld node(s) moved)\n",
+              report.memoryDiagnosis.c_str(),
+              static_cast<long long>(*report.movedToFit));
   }
   appendf(out, "device  nodes  busy                  utilisation\n");
   for (size_t d = 0; d < report.deviceBusy.size(); ++d)

@@ -4,14 +4,18 @@
 #include "Doppler/Placement/Analysis.h"
 #include "Doppler/Placement/Heuristics.h"
 #include "Doppler/Placement/Learning/LearnedPolicy.h"
+#include "Doppler/Placement/MemoryFit.h"
 #include "Doppler/Placement/Search.h"
 #include "Doppler/Placement/Simulator.h"
+#include "Doppler/Placement/SystemDescription.h"
 #include "Doppler/Transforms/Passes.h"
 #include "Doppler/Analysis/PlacementGraph.h"
 
 #include "Doppler/Support/Limits.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/Format.h"
+
+#include <cmath>
 
 namespace mlir::doppler {
 #define GEN_PASS_DEF_DOPPLERPLACEPASS
@@ -64,6 +68,29 @@ public:
     if (refineSeconds < 0 || refineEvaluations < 0)
       return error() << "doppler-place: refinement budgets must not be "
                         "negative";
+    if (!std::isfinite(memoryLimit) || memoryLimit < 0)
+      return error() << "doppler-place: memory-limit must be a non-negative "
+                        "number of bytes (0: the system's capacities), got "
+                     << memoryLimit;
+    if (fitEvaluations < 1)
+      return error() << "doppler-place: fit-evaluations must be at least 1, "
+                        "got "
+                     << static_cast<int64_t>(fitEvaluations);
+    capacities.clear();
+    if (!system.getValue().empty()) {
+      std::string loadError;
+      std::optional<placement::SystemDescription> description =
+          placement::SystemDescription::load(system, &loadError);
+      if (!description)
+        return error() << "doppler-place: " << loadError;
+      // Devices beyond the description take its devices' capacities in
+      // turn, as they take their costs.
+      for (int d = 0; d < devices; ++d)
+        capacities.push_back(
+            description->device(d % description->numDevices()).memoryBytes);
+    }
+    if (memoryLimit > 0)
+      capacities.assign(devices, memoryLimit);
     return success();
   }
 
@@ -79,6 +106,72 @@ public:
   }
 
 private:
+  /// Memory capacity per device (empty: no memory constraint).
+  std::vector<double> capacities;
+
+  /// Makes `assignment` fit the devices' memory (fitToMemory); warns when no
+  /// fitting placement is found and keeps the one with the least overflow.
+  LogicalResult fitMemory(FunctionOpInterface function,
+                          const placement::Graph &graph,
+                          std::vector<placement::DeviceId> &assignment) {
+    if (capacities.empty())
+      return success();
+    // Cost-only graphs (doppler.task values) have no sizes, or all zero.
+    bool sized = graph.hasOutputBytes() &&
+                 llvm::any_of(graph.outputBytesList(),
+                              [](double bytes) { return bytes > 0; });
+    if (!sized) {
+      if (memoryLimit > 0)
+        mlir::emitWarning(function.getLoc())
+            << "memory-limit ignored: the ops carry no byte sizes (cost-only "
+               "graph)";
+      return success();
+    }
+    placement::SystemBuilder builder(devices);
+    builder.setMemoryCapacities(capacities);
+    std::string error;
+    std::optional<placement::System> memorySystem = builder.build(&error);
+    if (!memorySystem)
+      return function.emitOpError() << "memory capacities: " << error;
+    placement::MemoryFitOptions options;
+    options.seed = seed;
+    options.maxEvaluations = fitEvaluations;
+    std::optional<placement::MemoryFitResult> fit = placement::fitToMemory(
+        graph, *memorySystem, assignment, options, &error);
+    if (!fit)
+      return function.emitOpError() << "memory fit failed: " << error;
+    if (!fit->feasible)
+      // At the function's location without the op dump (one line).
+      mlir::emitWarning(function.getLoc())
+          << "no placement found that fits the devices' memory ("
+          << fit->diagnosis
+          << "); keeping the one with the least overflow: doppler-plan-memory "
+             "can offload tensors to host memory";
+    if (fit->changed) {
+      int64_t moved = 0;
+      for (auto [before, after] : llvm::zip(assignment, fit->assignment))
+        moved += before != after;
+      numMovedToFit += moved;
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << "moved " << moved << " ops to fit the devices' memory: predicted "
+         << "makespan " << llvm::format("%.6g", fit->initialMakespan)
+         << " -> " << llvm::format("%.6g", fit->makespan)
+         << ", peak memory per device [";
+      llvm::interleaveComma(fit->peakMemory, os, [&](double bytes) {
+        os << placement::formatBytes(bytes);
+      });
+      os << "] of [";
+      llvm::interleaveComma(capacities, os, [&](double bytes) {
+        os << placement::formatBytes(bytes);
+      });
+      os << "]";
+      mlir::emitRemark(function.getLoc(), text);
+      assignment = std::move(fit->assignment);
+    }
+    return success();
+  }
+
   /// The policy as the summary remark names it.
   std::string policyDescription() const {
     if (policy.getValue() != placement::kLearnedPolicyName)
@@ -126,6 +219,8 @@ private:
         return function.emitOpError() << "refinement failed: " << error;
       *assignment = std::move(refined->assignment);
     }
+    if (failed(fitMemory(function, graph, *assignment)))
+      return failure();
 
     for (auto [node, op] : llvm::enumerate(irGraph->ops))
       setDevice(op, (*assignment)[node]);

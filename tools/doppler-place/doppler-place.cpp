@@ -17,6 +17,7 @@
 #include "Doppler/Placement/Graph.h"
 #include "Doppler/Placement/Heuristics.h"
 #include "Doppler/Placement/Learning/LearnedPolicy.h"
+#include "Doppler/Placement/MemoryFit.h"
 #include "Doppler/Placement/PlacementReport.h"
 #include "Doppler/Placement/Search.h"
 #include "Doppler/Placement/Simulator.h"
@@ -60,7 +61,8 @@ implement), node ids in op order.
 
   doppler-place GRAPH --devices D [--policy NAME] [--seed S] [--samples K]
                 [--model FILE] [--refine-seconds T] [--refine-evaluations N]
-                [--estimate earliest|load] [--json] [-o FILE]
+                [--estimate earliest|load] [--memory-limit B]
+                [--fit-evaluations N] [--json] [-o FILE]
   doppler-place GRAPH --devices D --assignment FILE [--repeat N] [--json]
                 [-o FILE]
 )";
@@ -135,6 +137,17 @@ cl::opt<std::string> systemName(
     cl::desc(".mlir: system preset or JSON file used to cost ops that have "
              "no costs (default h100x4)"),
     cl::value_desc("S"), cl::init("h100x4"), cl::cat(category));
+cl::opt<std::string> memoryLimitText(
+    "memory-limit",
+    cl::desc(".mlir: bytes of memory per device, instead of the --system's "
+             "capacities; a placement that exceeds a device's is made to fit "
+             "(graphs with byte sizes only)"),
+    cl::value_desc("B"), cl::cat(category));
+cl::opt<std::string> fitEvaluationsText(
+    "fit-evaluations",
+    cl::desc("Simulator runs spent making a placement fit the devices' "
+             "memory (default 20000; deterministic for a seed)"),
+    cl::value_desc("N"), cl::cat(category));
 cl::opt<bool> shortHelp("h", cl::desc("Alias for --help"), cl::Hidden,
                         cl::cat(category));
 
@@ -157,6 +170,8 @@ struct Options {
   int64_t repeat = 0;
   bool json = false;
   std::string outputPath;
+  double memoryLimit = 0;
+  int64_t fitEvaluations = 20000;
   doppler::GraphLoadOptions load;
 };
 
@@ -259,6 +274,20 @@ bool readValues(Options &options, std::string *error) {
                                          std::numeric_limits<int32_t>::max(),
                                          &options.repeat, error))
     return false;
+  if (given(memoryLimitText)) {
+    std::optional<double> parsed = doppler::parseFiniteDouble(memoryLimitText);
+    if (!parsed || *parsed <= 0 || startsWithSpace(memoryLimitText)) {
+      *error = "--memory-limit expects a positive number of bytes, got '" +
+               memoryLimitText + "'";
+      return false;
+    }
+    options.memoryLimit = *parsed;
+  }
+  if (given(fitEvaluationsText) &&
+      !parseInteger("--fit-evaluations", fitEvaluationsText, 1,
+                    std::numeric_limits<int64_t>::max(),
+                    &options.fitEvaluations, error))
+    return false;
   options.json = jsonOutput;
   options.outputPath = outputPath;
   options.load.function = functionName;
@@ -339,6 +368,53 @@ bool evaluateAssignment(const Options &options, const Graph &graph,
 }
 
 /// Places with --policy, then refines by search when asked.
+/// Each device's memory capacity: --memory-limit, else the --system's
+/// (devices beyond the system's take its devices' capacities in turn, as
+/// they take their costs), else unknown (infinity).
+std::vector<double> memoryCapacities(const Options &options) {
+  const int32_t numDevices = static_cast<int32_t>(options.devices);
+  std::vector<double> capacity(numDevices,
+                               std::numeric_limits<double>::infinity());
+  if (options.memoryLimit > 0) {
+    capacity.assign(numDevices, options.memoryLimit);
+    return capacity;
+  }
+  std::string error;
+  if (std::optional<SystemDescription> system =
+          SystemDescription::load(options.load.system, &error))
+    for (DeviceId d = 0; d < numDevices; ++d)
+      capacity[d] = system->device(d % system->numDevices()).memoryBytes;
+  return capacity;
+}
+
+/// Makes the placement fit the devices' memory where the graph has byte
+/// sizes (MemoryFit.h); a placement that fits is kept as it is.
+bool fitMemory(const Options &options, const Graph &graph,
+               PlacementReport &report, std::string *error) {
+  if (!graph.hasOutputBytes())
+    return true;
+  SystemBuilder builder(static_cast<int32_t>(options.devices));
+  builder.setMemoryCapacities(memoryCapacities(options));
+  std::optional<System> system = builder.build(error);
+  if (!system)
+    return false;
+  MemoryFitOptions fitOptions;
+  fitOptions.seed = options.seed;
+  fitOptions.maxEvaluations = options.fitEvaluations;
+  std::optional<MemoryFitResult> fit =
+      fitToMemory(graph, *system, report.assignment, fitOptions, error);
+  if (!fit)
+    return false;
+  int64_t moved = 0;
+  for (size_t v = 0; v < fit->assignment.size(); ++v)
+    moved += fit->assignment[v] != report.assignment[v];
+  report.movedToFit = moved;
+  report.memoryFeasible = fit->feasible;
+  report.memoryDiagnosis = fit->diagnosis;
+  report.assignment = std::move(fit->assignment);
+  return true;
+}
+
 bool placeWithPolicy(const Options &options, const Graph &graph,
                      Simulator &simulator, PlacementReport &report,
                      std::string *error) {
@@ -369,6 +445,8 @@ bool placeWithPolicy(const Options &options, const Graph &graph,
     report.assignment = refined->assignment;
     report.refinement = std::move(refined);
   }
+  if (!fitMemory(options, graph, report, error))
+    return false;
   report.seconds = secondsSince(begin);
   report.makespan = simulator.run(report.assignment);
   return true;
@@ -403,14 +481,7 @@ void addMemoryFigures(const Options &options, const Graph &graph,
   if (!graph.hasOutputBytes())
     return;
   const int32_t numDevices = static_cast<int32_t>(options.devices);
-  report.memoryCapacity.assign(numDevices,
-                               std::numeric_limits<double>::infinity());
-  std::string error;
-  if (std::optional<SystemDescription> system =
-          SystemDescription::load(options.load.system, &error))
-    for (DeviceId d = 0; d < numDevices; ++d)
-      report.memoryCapacity[d] =
-          system->device(d % system->numDevices()).memoryBytes;
+  report.memoryCapacity = memoryCapacities(options);
   SimulatorOptions memory;
   memory.trackMemory = true;
   Simulator simulator(graph, System::uniform(numDevices), memory);
@@ -424,6 +495,14 @@ int runTool(const Options &options) {
       doppler::loadPlacementGraph(options.graphPath, options.load, &error);
   if (!graph)
     return fail(error);
+  if (options.memoryLimit > 0 &&
+      (!graph->hasOutputBytes() ||
+       std::none_of(graph->outputBytesList().begin(),
+                    graph->outputBytesList().end(),
+                    [](double bytes) { return bytes > 0; })))
+    return fail("--memory-limit: " + options.graphPath +
+                " carries no tensor sizes (a cost-only graph), so memory "
+                "cannot be checked");
   const int32_t numDevices = static_cast<int32_t>(options.devices);
   PlacementReport report = startReport(options, *graph);
   Simulator simulator(*graph, numDevices);

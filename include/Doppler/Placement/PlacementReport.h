@@ -45,6 +45,12 @@ struct PlacementReport {
   /// Empty when the graph carries no output sizes.
   std::vector<double> peakMemory;
   std::vector<double> memoryCapacity;
+  /// The memory fit after the policy (MemoryFit.h), when capacities were
+  /// known: ops moved to fit (0: the placement fitted as it was), whether
+  /// the result fits, and why not.
+  std::optional<int64_t> movedToFit;
+  bool memoryFeasible = true;
+  std::string memoryDiagnosis;
 };
 
 /// One line of JSON (no newline), the headline numbers first.

@@ -103,6 +103,19 @@ def DopplerPlacePass : Pass<"doppler-place"> {
     code's variant, for comparisons). The learned policy loads LibTorch on first use (about
     0.7 s); the heuristics need no LibTorch.
 
+    Memory: with `system` or `memory-limit`, and ops that carry byte sizes
+    (einsum and friends, not cost-only `doppler.task` graphs), the placement
+    must fit every device's memory: the simulator's peak of live buffers on
+    each device (outputs from their op's start to their last reader,
+    received copies, graph outputs to the end; function arguments are not
+    counted here: `doppler-plan-memory` counts them) is compared with its
+    capacity, and a placement that exceeds one is repaired (ops moved off
+    the overfull devices, then annealing among placements that fit,
+    `fit-evaluations` simulator runs at most; lib/Placement/MemoryFit.h). A
+    placement that fits is never changed. When no fitting placement is
+    found, a warning gives the reason and the placement with the least
+    overflow is kept, for `doppler-plan-memory` to offload.
+
     ```mlir
     // doppler-opt --doppler-place="devices=2 policy=critical-path"
     %0 = doppler.task "input" compute(1.0) transfer(1.0) {doppler.device = #doppler.device<0>}
@@ -127,9 +140,22 @@ def DopplerPlacePass : Pass<"doppler-place"> {
            "Devices of the system description the costs came from (set by "
            "doppler-pipeline; 0: unknown). Placing on more warns: the extra "
            "devices have no description and take the costs of the others">,
+    Option<"system", "system", "std::string", /*default=*/"\"\"",
+           "System description (preset or JSON path) whose memory "
+           "capacities the placement must respect (empty: no memory "
+           "constraint unless memory-limit is set; doppler-pipeline passes "
+           "its own)">,
+    Option<"memoryLimit", "memory-limit", "double", /*default=*/"0.0",
+           "Bytes of memory per device, overriding the system's capacities "
+           "(0: the system's)">,
+    Option<"fitEvaluations", "fit-evaluations", "int64_t", /*default=*/"20000",
+           "Simulator runs spent making a placement that exceeds a "
+           "device's memory fit (deterministic per seed)">,
   ];
   let statistics = [
     Statistic<"numPlaced", "ops-placed", "Ops given a device">,
+    Statistic<"numMovedToFit", "ops-moved-to-fit",
+              "Ops the memory fit moved to another device">,
   ];
 }
 
