@@ -13,7 +13,9 @@
 //   doppler-run FILE.mlir [--backend cpu|cuda] [--devices D] [--check]
 //               [--trace FILE] [--seed S] [--repeat N] [--json]
 //               [--function NAME] [--link-bandwidth B] [--link-latency L]
-//               [--order fifo|priority] [--inputs every-user|first-user]
+//               [--order fifo|priority|program]
+//               [--memory-limit BYTES] [--memory-policy wait|fail]
+//               [--inputs every-user|first-user]
 //               [--delay-tasks] [--write-outputs FILE] [--idle-spin-us N]
 //               [--breakdown] [--arguments FILE]
 //   doppler-run FILE.mlir --export-plan PLAN.json   (for doppler-run-plan)
@@ -107,11 +109,23 @@ cl::opt<double>
     linkLatency("link-latency",
                 cl::desc("CPU backend: seconds every transfer takes at least"),
                 cl::init(0), cl::cat(category));
-cl::opt<std::string> order("order",
-                           cl::desc("How a device picks among ready tasks: "
-                                    "fifo (readiness order) or priority "
-                                    "(simulated start time)"),
-                           cl::init("fifo"), cl::cat(category));
+cl::opt<std::string> order(
+    "order",
+    cl::desc("How a device picks among ready tasks: fifo (readiness order), "
+             "priority (simulated start time) or program (the program's "
+             "order on each device, as an eager framework runs it)"),
+    cl::init("fifo"), cl::cat(category));
+cl::opt<double> memoryLimit(
+    "memory-limit",
+    cl::desc("Bytes of live buffers allowed on every device (0: unlimited); "
+             "the run reports each device's peak against it"),
+    cl::init(0), cl::cat(category));
+cl::opt<std::string> memoryPolicy(
+    "memory-policy",
+    cl::desc("With --memory-limit, a task whose output does not fit: wait "
+             "(parked until buffers are freed; the device runs other ready "
+             "tasks meanwhile; a memory deadlock is an error) or fail"),
+    cl::init("wait"), cl::cat(category));
 cl::opt<int> idleSpin(
     "idle-spin-us",
     cl::desc("How long an idle worker polls before sleeping, in "
@@ -471,8 +485,11 @@ std::optional<int> runPlan(const rt::Plan &plan, int devices,
   if (!created)
     return fail(created.message());
   rt::ExecutorOptions executorOptions;
-  executorOptions.order =
-      order == "priority" ? rt::ReadyOrder::Priority : rt::ReadyOrder::Fifo;
+  executorOptions.order = rt::parseReadyOrder(order).value();
+  executorOptions.memoryPolicy = rt::parseMemoryPolicy(memoryPolicy).value();
+  if (memoryLimit > 0)
+    executorOptions.memoryLimits.assign(static_cast<size_t>(devices),
+                                        static_cast<uint64_t>(memoryLimit));
   executorOptions.idleSpinMicroseconds = idleSpin;
   if (!injectFault.empty()) {
     rt::Result<rt::FaultInjection> fault =
@@ -508,6 +525,7 @@ std::optional<int> runPlan(const rt::Plan &plan, int devices,
   report.graph = &plan.graph;
   report.predicted = plan.predictedMakespan;
   report.measurement = std::move(*measured);
+  report.memoryLimits = executorOptions.memoryLimits;
   return std::nullopt;
 }
 
@@ -598,8 +616,18 @@ int main(int argc, char **argv) {
   if (!(linkBandwidth >= 0) || !std::isfinite(linkBandwidth) ||
       !(linkLatency >= 0) || !std::isfinite(linkLatency))
     return fail("--link-bandwidth and --link-latency must be finite and >= 0");
-  if (order != "fifo" && order != "priority")
-    return fail("--order must be fifo or priority, not '" + order + "'");
+  if (!rt::parseReadyOrder(order))
+    return fail("--order must be fifo, priority or program, not '" + order +
+                "'");
+  if (!rt::parseMemoryPolicy(memoryPolicy))
+    return fail("--memory-policy must be wait or fail, not '" + memoryPolicy +
+                "'");
+  // Whole bytes, at most 2^63 (the runtime counts in uint64_t).
+  if (!(memoryLimit >= 0) || !(memoryLimit <= 9.2e18) ||
+      memoryLimit != std::floor(memoryLimit))
+    return fail("--memory-limit must be a whole number of bytes >= 0 (0: "
+                "unlimited), got " +
+                llvm::formatv("{0}", memoryLimit.getValue()).str());
   if (inputsPolicy != "every-user" && inputsPolicy != "first-user")
     return fail("--inputs must be every-user or first-user, not '" +
                 inputsPolicy + "'");
