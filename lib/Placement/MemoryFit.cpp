@@ -13,21 +13,32 @@
 //     the device, alone, on the device with the most headroom; else stop.
 // The integral (bytes above capacity times how long) breaks ties between
 // moves that leave the peak itself unchanged (a plateau of equal peaks), so
-// every accepted move is progress and the descent ends. The annealing that
-// follows (refinePlacement with SearchOptions::peakMemoryLimits) only
-// accepts feasible placements. Nothing here draws a random number; the
-// annealing is seeded.
+// every accepted move is progress and the descent ends.
+//
+// Where the descent stalls above capacity, a seeded annealing takes over
+// (moves: a node of the most overfull device elsewhere, a node to a
+// neighbour's device, a swap), on overflow + integral / initial makespan
+// (the average excess), until a placement fits. The input's repair gets half
+// the budget; if it finds nothing that fits, the repair restarts from the
+// placements of deterministic heuristics, sharing the rest.
+//
+// Then the annealing of Search.cpp (refinePlacement with
+// SearchOptions::peakMemoryLimits), which only accepts feasible placements,
+// shortens the makespan with what is left of the budget. Same seed and
+// budget, same result.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Doppler/Placement/MemoryFit.h"
 
+#include "Doppler/Placement/Heuristics.h"
 #include "Doppler/Placement/Search.h"
 #include "Doppler/Placement/Simulator.h"
 #include "Doppler/Support/NumberFormat.h"
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 namespace doppler::placement {
@@ -126,6 +137,10 @@ public:
   /// Runs the descent from current_ (whose cost is `cost`); returns the
   /// final cost.
   FitCost run(FitCost cost);
+  /// Seeded annealing on overflow + overflow integral / `timeScale` (the
+  /// average excess over a run of that length) from current_, until a
+  /// placement fits or the budget is spent; current_ becomes the best seen.
+  FitCost anneal(FitCost cost, uint64_t seed, double timeScale);
   std::vector<DeviceId> &assignment() { return current_; }
 
 private:
@@ -289,6 +304,91 @@ FitCost Repairer::run(FitCost cost) {
       break;
   }
   return cost;
+}
+
+FitCost Repairer::anneal(FitCost cost, uint64_t seed, double timeScale) {
+  if (numDevices_ < 2 || cost.feasible())
+    return cost;
+  SeededRandom random(seed);
+  const int32_t numNodes = graph_.numNodes();
+  auto scalar = [&](const FitCost &c) {
+    return c.overflow + c.integral / timeScale;
+  };
+  FitCost best = cost;
+  std::vector<DeviceId> bestAssignment = current_;
+  judge_.evaluate(current_);
+  std::vector<double> peaks = judge_.schedule().peakMemory;
+  double currentScore = scalar(cost);
+  const double initialTemperature = 0.05 * currentScore;
+  const int64_t start = judge_.evaluations();
+  const int64_t span = std::max<int64_t>(1, maxEvaluations_ - start);
+  std::vector<std::pair<NodeId, DeviceId>> changed;
+  while (budgetLeft() && !best.feasible()) {
+    changed.clear();
+    const double pick = random.uniform();
+    if (pick < 0.5) {
+      // A node of the device most over its capacity, elsewhere.
+      DeviceId worst = worstDevice(peaks);
+      for (int tries = 0; tries < 16; ++tries) {
+        NodeId v = static_cast<NodeId>(random.below(numNodes));
+        if (current_[v] != worst)
+          continue;
+        DeviceId to = static_cast<DeviceId>(random.below(numDevices_ - 1));
+        to += to >= worst;
+        changed.emplace_back(v, current_[v]);
+        current_[v] = to;
+        break;
+      }
+    } else if (pick < 0.75) {
+      // A node joins a neighbour's device.
+      NodeId v = static_cast<NodeId>(random.below(numNodes));
+      std::vector<DeviceId> others;
+      for (NodeId u : graph_.predecessors(v))
+        if (current_[u] != current_[v])
+          others.push_back(current_[u]);
+      for (NodeId w : graph_.successors(v))
+        if (current_[w] != current_[v])
+          others.push_back(current_[w]);
+      if (!others.empty()) {
+        changed.emplace_back(v, current_[v]);
+        current_[v] = others[random.below(others.size())];
+      }
+    } else {
+      // Two nodes on different devices swap.
+      NodeId v = static_cast<NodeId>(random.below(numNodes));
+      NodeId w = static_cast<NodeId>(random.below(numNodes));
+      if (current_[v] != current_[w]) {
+        changed.emplace_back(v, current_[v]);
+        changed.emplace_back(w, current_[w]);
+        std::swap(current_[v], current_[w]);
+      }
+    }
+    if (changed.empty())
+      continue;
+    FitCost moved = judge_.evaluate(current_);
+    const double score = scalar(moved);
+    const double progress =
+        static_cast<double>(judge_.evaluations() - start) / span;
+    const double temperature =
+        initialTemperature * std::pow(0.001, std::min(1.0, progress));
+    bool accept = score <= currentScore;
+    if (!accept && temperature > 0)
+      accept = random.uniform() < std::exp(-(score - currentScore) /
+                                           temperature);
+    if (!accept) {
+      for (auto it = changed.rbegin(); it != changed.rend(); ++it)
+        current_[it->first] = it->second;
+      continue;
+    }
+    currentScore = score;
+    peaks = judge_.schedule().peakMemory;
+    if (moved < best) {
+      best = moved;
+      bestAssignment = current_;
+    }
+  }
+  current_ = std::move(bestAssignment);
+  return best;
 }
 
 std::vector<double> withResident(const std::vector<double> &peaks,
@@ -510,9 +610,46 @@ std::optional<MemoryFitResult> fitToMemory(const Graph &graph,
   if (!result.diagnosis.empty())
     return finish(cost);
 
-  Repairer repairer(graph, judge, options.maxEvaluations, result.assignment);
-  cost = repairer.run(cost);
-  result.assignment = repairer.assignment();
+  // The repair from the input: the descent, then the annealing, on up to
+  // half the budget.
+  const double timeScale = std::max(result.initialMakespan, 1e-9);
+  auto repair = [&](std::vector<DeviceId> start, FitCost startCost,
+                    int64_t budget) {
+    Repairer repairer(graph, judge, judge.evaluations() + budget,
+                      std::move(start));
+    FitCost repaired = repairer.run(startCost);
+    if (!repaired.feasible())
+      repaired = repairer.anneal(repaired, options.seed, timeScale);
+    return std::make_pair(repaired, std::move(repairer.assignment()));
+  };
+  {
+    auto [repaired, placed] =
+        repair(result.assignment, cost, options.maxEvaluations / 2);
+    cost = repaired;
+    result.assignment = std::move(placed);
+  }
+  // Restarts from the deterministic heuristics' placements, sharing the
+  // rest of the budget, while nothing fits.
+  static const char *const kRestarts[] = {"critical-path", "heft",
+                                          "join-aware", "round-robin"};
+  const int numRestarts = static_cast<int>(std::size(kRestarts));
+  for (int i = 0; i < numRestarts && !cost.feasible(); ++i) {
+    const int64_t left = options.maxEvaluations - judge.evaluations();
+    if (left < 2)
+      break;
+    std::optional<std::vector<DeviceId>> start =
+        placeWithPolicy(kRestarts[i], graph, numDevices);
+    if (!start)
+      continue;
+    FitCost startCost = judge.evaluate(*start);
+    auto [repaired, placed] =
+        repair(std::move(*start), startCost, (left - 1) / (numRestarts - i));
+    if (repaired < cost) {
+      cost = repaired;
+      result.assignment = std::move(placed);
+      result.restartPolicy = kRestarts[i];
+    }
+  }
   if (cost.feasible()) {
     // Shorten the makespan, staying feasible.
     int64_t left = options.maxEvaluations - judge.evaluations() - 1;

@@ -47,6 +47,10 @@ struct MemoryFitResult {
   std::vector<double> peakMemory;        // per device, of `assignment` (resident included)
   std::vector<double> initialPeakMemory; // of the input
   int64_t evaluations = 0;
+  /// "" when the repair started from the input; else the heuristic policy
+  /// whose placement the repair restarted from (when the input's repair
+  /// found nothing that fits).
+  std::string restartPolicy;
   /// When !feasible: one line saying why, e.g. "node 12 needs 3.2 GB at
   /// once (inputs and output) but the largest device holds 2 GB" or "best
   /// found: device 1 peaks at 5.1 GB, over its 4 GB capacity".
@@ -61,8 +65,12 @@ struct MemoryFitResult {
 /// largest buffers live at the over-capacity instant, moved to the device
 /// with most headroom or to a neighbour's device), each candidate judged by
 /// a simulator run, lexicographic objective (total overflow bytes, then
-/// makespan); then improves the makespan by annealing restricted to
-/// feasible placements. Deterministic for a seed and an evaluation budget.
+/// makespan; see MemoryFit.cpp); if that stalls, a seeded annealing on the
+/// overflow; if the input's repair (half the budget) finds nothing that
+/// fits, the same from the placements of the critical-path, heft,
+/// join-aware and round-robin policies in turn (restartPolicy says which
+/// one). Then improves the makespan by annealing restricted to feasible
+/// placements. Deterministic for a seed and an evaluation budget.
 /// Errors: no output bytes, an invalid assignment, residentBytes of the
 /// wrong length or negative.
 std::optional<MemoryFitResult> fitToMemory(const Graph &graph,
