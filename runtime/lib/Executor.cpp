@@ -5,8 +5,18 @@
 // finished. The worker that finishes a task decrements them, frees values
 // whose last reader it was, and pushes newly ready tasks onto their device's
 // queue. Nothing waits for anything but its own inputs, so there are no
-// barriers; each queue is served in push (= readiness) order or by
-// priority.
+// barriers; each queue is served in push (= readiness) order, by
+// priority, or in program order (id order; only the next task of the
+// device's sequence may start).
+//
+// Memory: each device (and the host pool) has a mutex-guarded count of
+// bytes in use. A task's bytes are counted when it is admitted, before it
+// allocates. With MemoryPolicy::Wait a task that does not fit is parked on
+// its device; freeing a buffer there admits the parked tasks that now fit
+// and queues them again (in program order the queue is blocked while its
+// next task is parked). `active` counts tasks running or servable; when it
+// reaches 0 while tasks are parked, no buffer can ever be freed for them:
+// the run fails as a memory deadlock.
 //
 // Failure: the first failing task records its error and sets `failed`;
 // from then on workers skip the tasks they pop (finishing them without
@@ -893,8 +903,13 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
   current = &run;
   run.start = Clock::now();
   if (run.remaining.load() > 0) {
+    // This thread counts as active while it queues the first tasks: one of
+    // them parking before the next is queued is no deadlock.
+    run.active.fetch_add(1);
     for (ValueId id : readyAtStart)
       enqueue(run, id);
+    if (run.active.fetch_sub(1) == 1)
+      onStall(run);
     std::unique_lock<std::mutex> lock(doneMutex);
     done.wait(lock, [&] { return run.remaining.load() == 0; });
   }

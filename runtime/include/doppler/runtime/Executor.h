@@ -5,12 +5,16 @@
 //  - a task becomes ready when every input it reads is available on its
 //    device (graph inputs at once, others when their producer finishes);
 //  - each device serves its ready tasks one at a time per worker, in the
-//    order they became ready (FIFO), or by priority when asked;
+//    order they became ready (FIFO), by priority, or in program (id) order
+//    when asked;
 //  - transfers run on the destination device's copy worker(s), so copies
 //    overlap compute;
 //  - a buffer is freed as soon as its last reader finishes (graph outputs
 //    are kept and returned), and per-device memory in use is tracked
-//    against an optional limit.
+//    against an optional limit: going over it fails the run, or (with
+//    MemoryPolicy::Wait) makes the task wait until memory is freed;
+//  - evicts and reloads move values to and from host memory (a separate
+//    pool) on the copy workers.
 // Worker threads persist across runs. Every task's start and end (steady
 // clock, relative to the run's start) are recorded and can be written as a
 // Chrome trace.
