@@ -265,6 +265,46 @@ TEST(CudaBackend, VirtualDevicesShareOneGpu) {
   EXPECT_GT(run->devices[1].copyTasks, 0);
 }
 
+// Issue 17: host values live in pinned memory; evict and reload copy on the
+// copy worker's stream and complete before returning, in either completion
+// mode. Written without a GPU at hand: not yet run on one.
+TEST(CudaBackend, EvictAndReloadRoundTripThroughPinnedHostMemory) {
+  REQUIRE_GPU();
+  for (auto completion : {CudaBackendOptions::Completion::Synchronize,
+                          CudaBackendOptions::Completion::Deferred}) {
+    CudaBackendOptions options;
+    options.physicalDevices = {0, 0};
+    options.completion = completion;
+    ExecutorOptions executorOptions;
+    executorOptions.memoryPolicy = MemoryPolicy::Wait;
+    Executor executor(makeBackend(options), executorOptions);
+    TaskGraph graph;
+    Shape shape = {300, 41};
+    std::vector<double> data(numElements(shape));
+    for (size_t i = 0; i < data.size(); ++i)
+      data[i] = 0.5 * static_cast<double>(i) - 7.25;
+    ValueId input = *graph.addInput(0, shape, ElementType::F64);
+    ValueId negated = *graph.addEinsum(0, "ij->ij", JoinKind::Neg,
+                                       std::nullopt, {input});
+    ValueId stash = *graph.addEvict(negated);
+    ValueId late = *graph.addEinsum(0, "ij->ij", JoinKind::Neg, std::nullopt,
+                                    {negated});
+    ValueId back = *graph.addReload(stash, 1, {late});
+    ValueId twice = *graph.addEinsum(1, "ij->ij", JoinKind::Neg, std::nullopt,
+                                     {back});
+    ASSERT_TRUE(graph.markOutput(twice));
+    ASSERT_TRUE(graph.markOutput(late));
+    Result<RunResult> run = executor.run(graph, {{input, data.data()}});
+    ASSERT_TRUE(run) << run.message();
+    EXPECT_EQ(0, std::memcmp(run->outputs.at(twice).bytes.data(), data.data(),
+                             data.size() * sizeof(double)));
+    EXPECT_EQ(0, std::memcmp(run->outputs.at(late).bytes.data(), data.data(),
+                             data.size() * sizeof(double)));
+    EXPECT_EQ(run->hostPeakBytes, data.size() * sizeof(double));
+    EXPECT_GE(run->tasks[back].start, run->tasks[late].end);
+  }
+}
+
 TEST(CudaBackend, PeerCopiesBetweenGpus) {
   REQUIRE_GPU();
   if (*cudaDeviceCount() < 2)
