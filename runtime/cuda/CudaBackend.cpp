@@ -306,10 +306,16 @@ public:
     DOPPLER_CUDA_TRY(cudaSetDevice(worker.gpu));
     auto *prepared = static_cast<CudaPreparedGraph *>(launch.prepared);
     bool deferred = options_.completion == Completion::Deferred;
-    if (deferred)
+    if (deferred) {
       for (ValueId input : task.uniqueInputs)
         if (const SharedEvent &ready = prepared->ready[input])
           DOPPLER_CUDA_TRY(cudaStreamWaitEvent(worker.stream, ready->event, 0));
+      // A reload's control dependencies: their work is done on the GPU too
+      // before the reload starts (not only enqueued).
+      for (ValueId trigger : task.after)
+        if (const SharedEvent &ready = prepared->ready[trigger])
+          DOPPLER_CUDA_TRY(cudaStreamWaitEvent(worker.stream, ready->event, 0));
+    }
 
     if (Status status = enqueue(launch, worker, *prepared); !status)
       return status;
