@@ -5,26 +5,40 @@
 //  1. simulate the graph with the evictions chosen so far (trackMemory, the
 //     reference timing otherwise); take the device with the largest
 //     overflow and the instant of its peak (Schedule::peakMemoryTime);
-//  2. candidates: the values produced on that device whose buffer is live
-//     there at that instant, not read by the node running then, not yet
-//     evicted, and with readers there that start after the instant (the
-//     gap spans the peak). The readers split by id: the late readers are
-//     the longest id-suffix of them that all start after the instant, the
-//     rest are early. Candidates whose original can be freed by then (early
-//     readers and outgoing transfers done, the host copy made) come first,
-//     each group largest first; the first few are tried;
-//  3. triggers: a node on the device, not the value, not a graph output,
-//     with an id below the first late reader: the one that ends latest
-//     while leaving the reload time before the first late reader starts,
-//     and the one that ends first after the instant (when the former ends
-//     before it: then its reload would be live at the peak);
-//  4. every (candidate, trigger) is simulated; the best by (overflow bytes,
-//     overflow integral, makespan) is kept if it lowers (overflow bytes,
-//     overflow integral); the integral (bytes over capacity times how
-//     long) makes progress on a plateau of equal peaks visible;
-//  5. stop when every device fits, when no candidate lowers the overflow,
+//  2. candidates, new evictions: the values produced on that device whose
+//     buffer is live there at that instant, not running nor read by the node
+//     running then, and with readers there that start after the instant
+//     (the gap spans the peak). The readers split by id: the late readers
+//     are the longest id-suffix of them that all start after the instant,
+//     the rest are early. A value already evicted is a candidate again when
+//     this split gives it more late readers (its eviction is replaced).
+//     Candidates whose original can be freed by then (early readers and
+//     outgoing transfers done, the host copy made) come first, each group
+//     largest first; the first six are tried;
+//  3. triggers for each: a node on the device, not the value, not a graph
+//     output, with an id below the first late reader: the one ending last
+//     before the late readers are ready (less the reload time) but after
+//     the instant (no reader then moves in its device's FIFO queue, so the
+//     schedule stays); the one ending last while leaving the reload time
+//     before the first late reader starts; the first one ending after the
+//     instant; the last one to end;
+//  4. candidates, new triggers: a reload under way at the instant whose
+//     readers have not started is triggered by the first node ending after
+//     the instant instead;
+//  5. every candidate is simulated; the best by (overflow bytes, overflow
+//     integral, makespan) is kept if it lowers (overflow bytes, overflow
+//     integral); the integral (bytes over capacity times how long) makes
+//     progress on a plateau of equal peaks visible;
+//  6. stop when every device fits, when no candidate lowers the overflow,
 //     or at the evaluation or eviction budget.
 // Nothing is random: the same inputs give the same plan.
+//
+// What it cannot do, by the model: evict a received copy (only values on
+// their producer's device), reload one value twice (one eviction per value:
+// a reloaded copy stays from its reload to its last late reader), or keep a
+// late reader's place in its device's FIFO queue when the reload arrives
+// after it was ready (the reader then queues behind what became ready
+// before, and its other inputs stay live meanwhile).
 //
 //===----------------------------------------------------------------------===//
 
@@ -180,10 +194,30 @@ public:
   OffloadPlan plan();
 
 private:
-  /// The candidate evictions at the current trial's worst peak.
-  std::vector<Eviction> candidates(const Trial &current, DeviceId d,
-                                   double time);
+  /// A change to the current plan: a new eviction (replace < 0) or a new
+  /// trigger for eviction `replace`.
+  struct Change {
+    int32_t replace;
+    Eviction eviction;
+  };
+  /// The candidate changes at the current trial's worst peak.
+  std::vector<Change> candidates(const Trial &current, DeviceId d,
+                                 double time);
   std::string diagnose(const Trial &trial) const;
+  /// When `w`'s last input arrived in `trial`'s schedule.
+  double readyTime(const Trial &trial, NodeId w) const {
+    const Graph &rewritten = trial.rewritten.graph;
+    const std::vector<DeviceId> &device = trial.rewritten.assignment;
+    ArrayView<NodeId> preds = rewritten.predecessors(w);
+    ArrayView<int32_t> edges = rewritten.predecessorEdges(w);
+    double ready = 0;
+    for (size_t i = 0; i < preds.size(); ++i)
+      ready = std::max(ready, trial.schedule.end[preds[i]] +
+                                  (device[preds[i]] != device[w]
+                                       ? rewritten.edgeCost(edges[i])
+                                       : 0.0));
+    return ready;
+  }
 
   const Graph &graph_;
   const System &system_;
@@ -229,20 +263,21 @@ bool Planner::judge(std::vector<Eviction> evictions, Trial &trial) {
   return true;
 }
 
-std::vector<Eviction> Planner::candidates(const Trial &current, DeviceId d,
-                                          double time) {
+std::vector<Planner::Change>
+Planner::candidates(const Trial &current, DeviceId d, double time) {
   const Schedule &schedule = current.schedule;
   const Graph &rewritten = current.rewritten.graph;
   const int32_t numNodes = graph_.numNodes();
-  std::vector<uint8_t> evicted(numNodes, 0);
-  for (const Eviction &eviction : current.evictions)
-    evicted[eviction.value] = 1;
+  std::vector<int32_t> evictionOf(numNodes, -1);
+  for (size_t i = 0; i < current.evictions.size(); ++i)
+    evictionOf[current.evictions[i].value] = static_cast<int32_t>(i);
   auto running = [&](NodeId v) {
     return schedule.start[v] <= time && time < schedule.end[v];
   };
 
   struct Candidate {
     Eviction eviction;
+    int32_t replace; // an eviction of the same value, split earlier
     bool freesInTime;
     double bytes;
   };
@@ -251,7 +286,7 @@ std::vector<Eviction> Planner::candidates(const Trial &current, DeviceId d,
        bufferIntervals(rewritten, current.rewritten.assignment, schedule)) {
     const NodeId v = buffer.value;
     if (buffer.device != d || buffer.received || v >= numNodes ||
-        evicted[v] || !buffer.liveAt(time) || running(v))
+        !buffer.liveAt(time) || running(v))
       continue;
     std::vector<NodeId> readers;
     bool readNow = false, othersDone = true;
@@ -273,6 +308,13 @@ std::vector<Eviction> Planner::candidates(const Trial &current, DeviceId d,
       --split;
     if (split == readers.size())
       continue; // no reader after the peak
+    // An evicted value still live here: split it earlier, if that gives it
+    // more late readers.
+    const int32_t replace = evictionOf[v];
+    if (replace >= 0 &&
+        readers.size() - split <=
+            current.evictions[replace].lateReaders.size())
+      continue;
     Eviction eviction;
     eviction.value = v;
     eviction.device = d;
@@ -284,7 +326,7 @@ std::vector<Eviction> Planner::candidates(const Trial &current, DeviceId d,
     bool freesInTime = othersDone && schedule.end[v] + evictTime <= time;
     for (NodeId w : eviction.earlyReaders)
       freesInTime &= schedule.end[w] <= time;
-    found.push_back({std::move(eviction), freesInTime, buffer.bytes});
+    found.push_back({std::move(eviction), replace, freesInTime, buffer.bytes});
   }
   std::stable_sort(found.begin(), found.end(),
                    [](const Candidate &a, const Candidate &b) {
@@ -296,15 +338,50 @@ std::vector<Eviction> Planner::candidates(const Trial &current, DeviceId d,
   if (found.size() > kValues)
     found.resize(kValues);
 
-  std::vector<Eviction> result;
+  std::vector<Change> result;
+  // Reloads under way at the peak whose readers do not run yet: reload
+  // later, after the first node that ends after the peak.
+  for (size_t i = 0; i < current.evictions.size(); ++i) {
+    const Eviction &eviction = current.evictions[i];
+    if (eviction.device != d)
+      continue;
+    const NodeId reload = current.rewritten.reloadNode[i];
+    bool liveNow = schedule.end[reload] <= time, readNow = false;
+    for (NodeId w : eviction.lateReaders) {
+      liveNow &= time < schedule.end[w];
+      readNow |= schedule.start[w] <= time;
+    }
+    if (!liveNow || readNow)
+      continue;
+    NodeId firstAfter = -1;
+    for (NodeId t = 0; t < eviction.lateReaders.front(); ++t) {
+      if (t == eviction.value || assignment_[t] != d ||
+          graph_.outDegree(t) == 0)
+        continue;
+      if (schedule.end[t] > time &&
+          (firstAfter < 0 || schedule.end[t] < schedule.end[firstAfter]))
+        firstAfter = t;
+    }
+    if (firstAfter >= 0 && firstAfter != eviction.trigger) {
+      Change change{static_cast<int32_t>(i), eviction};
+      change.eviction.trigger = firstAfter;
+      result.push_back(std::move(change));
+    }
+  }
   for (Candidate &candidate : found) {
     Eviction &eviction = candidate.eviction;
     const NodeId v = eviction.value;
     const NodeId firstLate = eviction.lateReaders.front();
-    const double deadline =
-        schedule.start[firstLate] -
+    const double reloadTime =
         hostTransferTime(options_.hostLinks[d], graph_.outputBytes(v));
-    NodeId latest = -1, firstAfter = -1;
+    const double deadline = schedule.start[firstLate] - reloadTime;
+    // Back before every late reader is ready: no reader moves in its
+    // device's FIFO, so the schedule stays as it is.
+    double readyDeadline = kInfinity;
+    for (NodeId w : eviction.lateReaders)
+      readyDeadline = std::min(readyDeadline, readyTime(current, w));
+    readyDeadline -= reloadTime;
+    NodeId latest = -1, firstAfter = -1, last = -1, inTime = -1;
     for (NodeId t = 0; t < firstLate; ++t) {
       if (t == v || assignment_[t] != d || graph_.outDegree(t) == 0)
         continue;
@@ -313,15 +390,25 @@ std::vector<Eviction> Planner::candidates(const Trial &current, DeviceId d,
         latest = t;
       if (end > time && (firstAfter < 0 || end < schedule.end[firstAfter]))
         firstAfter = t;
+      if (last < 0 || end > schedule.end[last])
+        last = t;
+      if (end > time && end <= readyDeadline &&
+          (inTime < 0 || end > schedule.end[inTime]))
+        inTime = t;
     }
-    if (latest >= 0) {
-      eviction.trigger = latest;
-      result.push_back(eviction);
-    }
-    if (firstAfter >= 0 && firstAfter != latest &&
-        (latest < 0 || schedule.end[latest] <= time)) {
-      eviction.trigger = firstAfter;
-      result.push_back(eviction);
+    std::vector<NodeId> triggers = {inTime, latest, firstAfter, last};
+    for (NodeId trigger : triggers) {
+      if (trigger < 0)
+        continue;
+      bool seen = false;
+      for (const Change &change : result)
+        seen |= change.replace == candidate.replace &&
+                change.eviction.value == v &&
+                change.eviction.trigger == trigger;
+      if (seen)
+        continue;
+      eviction.trigger = trigger;
+      result.push_back({candidate.replace, eviction});
     }
   }
   return result;
@@ -403,9 +490,7 @@ OffloadPlan Planner::plan() {
   }
 
   while (!current.fits() && impossible.empty() &&
-         evaluations_ < options_.maxEvaluations &&
-         static_cast<int64_t>(current.evictions.size()) <
-             options_.maxEvictions) {
+         evaluations_ < options_.maxEvaluations) {
     DeviceId worst = 0;
     double worstExcess = -kInfinity;
     for (DeviceId d = 0; d < numDevices_; ++d) {
@@ -417,12 +502,18 @@ OffloadPlan Planner::plan() {
     }
     Trial best;
     bool found = false;
-    for (Eviction &eviction : candidates(
+
+    for (Change &change : candidates(
              current, worst, current.schedule.peakMemoryTime[worst])) {
       if (evaluations_ >= options_.maxEvaluations)
         break;
       std::vector<Eviction> evictions = current.evictions;
-      evictions.push_back(std::move(eviction));
+      if (change.replace >= 0)
+        evictions[change.replace] = std::move(change.eviction);
+      else if (static_cast<int64_t>(evictions.size()) < options_.maxEvictions)
+        evictions.push_back(std::move(change.eviction));
+      else
+        continue;
       Trial trial;
       if (!judge(std::move(evictions), trial))
         continue;

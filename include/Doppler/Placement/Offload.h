@@ -67,6 +67,15 @@ struct Eviction {
   std::vector<NodeId> lateReaders;  // readers on `device` reading the reloaded copy (ascending ids; non-empty)
 };
 
+inline bool operator==(const Eviction &a, const Eviction &b) {
+  return a.value == b.value && a.device == b.device &&
+         a.trigger == b.trigger && a.earlyReaders == b.earlyReaders &&
+         a.lateReaders == b.lateReaders;
+}
+inline bool operator!=(const Eviction &a, const Eviction &b) {
+  return !(a == b);
+}
+
 struct OffloadPlan {
   std::vector<Eviction> evictions;  // in order of value id
   bool fits = false;                // predicted peak + resident <= capacity on every device
