@@ -536,7 +536,7 @@ std::optional<MemoryFitResult> fitToMemory(const Graph &graph,
     return std::nullopt;
   };
   const int32_t numDevices = system.numDevices();
-  if (!graph.hasOutputBytes())
+  if (!graph.hasOutputBytes() && graph.numNodes() > 0)
     return fail("fitting a placement to memory needs the output size of "
                 "every node, and the graph has none");
   if (!validateAssignment(graph, numDevices, assignment, error))
@@ -560,6 +560,19 @@ std::optional<MemoryFitResult> fitToMemory(const Graph &graph,
   for (DeviceId d = 0; d < numDevices; ++d)
     limits[d] = system.memoryCapacity(d) -
                 (resident.empty() ? 0.0 : resident[d]);
+  if (graph.numNodes() == 0) {
+    // Nothing to place: only the resident bytes count.
+    MemoryFitResult result;
+    result.peakMemory = withResident(std::vector<double>(numDevices, 0.0),
+                                     resident);
+    result.initialPeakMemory = result.peakMemory;
+    result.feasible = true;
+    for (DeviceId d = 0; d < numDevices; ++d)
+      result.feasible &= limits[d] >= 0;
+    if (!result.feasible)
+      result.diagnosis = memoryLowerBoundViolation(graph, system, resident);
+    return result;
+  }
   FitJudge judge(graph, system, limits);
 
   MemoryFitResult result;

@@ -69,7 +69,7 @@ std::string checkOptions(const Graph &graph, const System &system,
                          ArrayView<DeviceId> assignment,
                          const OffloadOptions &options) {
   const int32_t numDevices = system.numDevices();
-  if (!graph.hasOutputBytes())
+  if (!graph.hasOutputBytes() && graph.numNodes() > 0)
     return "offload planning needs the output size of every node, and the "
            "graph has none";
   std::string error;
@@ -465,6 +465,20 @@ OffloadPlan Planner::plan() {
   Simulator unlimited(graph_, numDevices_);
   plan.unlimitedMakespan = unlimited.run(assignment_);
 
+  if (graph_.numNodes() == 0) {
+    // Nothing runs: only the resident bytes count.
+    plan.peakBefore.assign(numDevices_, 0.0);
+    for (DeviceId d = 0; d < numDevices_; ++d) {
+      plan.peakBefore[d] = resident(d);
+      if (limits_[d] < 0 && plan.diagnosis.empty())
+        plan.diagnosis = "device " + std::to_string(d) + " holds " +
+                         formatBytes(system_.memoryCapacity(d)) + " but " +
+                         formatBytes(resident(d)) + " are resident there";
+    }
+    plan.peakAfter = plan.peakBefore;
+    plan.fits = plan.diagnosis.empty();
+    return plan;
+  }
   Trial current;
   judge({}, current);
   plan.peakBefore = current.schedule.peakMemory;
@@ -472,9 +486,15 @@ OffloadPlan Planner::plan() {
   for (DeviceId d = 0; d < numDevices_; ++d)
     plan.peakBefore[d] += resident(d);
 
-  // No eviction helps a node whose own inputs and output do not fit.
+  // No eviction helps a device whose resident bytes exceed it, or a node
+  // whose own inputs and output do not fit.
   std::string impossible;
-  if (!current.fits()) {
+  for (DeviceId d = 0; d < numDevices_ && impossible.empty(); ++d)
+    if (limits_[d] < 0)
+      impossible = "device " + std::to_string(d) + " holds " +
+                   formatBytes(system_.memoryCapacity(d)) + " but " +
+                   formatBytes(resident(d)) + " are resident there";
+  if (!current.fits() && impossible.empty()) {
     for (NodeId v = 0; v < graph_.numNodes() && impossible.empty(); ++v) {
       const DeviceId d = assignment_[v];
       const double need = nodeWorkingSet(graph_, v);

@@ -162,6 +162,31 @@ TEST(MemoryFit, ResidentBytesCount) {
   EXPECT_FALSE(result->changed);
 }
 
+TEST(MemoryFit, EdgeCases) {
+  // An empty graph fits.
+  Graph empty = makeGraph({}, {});
+  std::optional<MemoryFitResult> result =
+      fitToMemory(empty, systemWith({0, 0}), std::vector<DeviceId>{}, {});
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(result->feasible);
+  EXPECT_EQ(result->makespan, 0);
+  // One device: nowhere to move; the diagnosis names the best found.
+  Graph graph = twoChains();
+  result = fitToMemory(graph, systemWith({250}),
+                       std::vector<DeviceId>{0, 0, 0, 0}, {});
+  ASSERT_TRUE(result);
+  EXPECT_FALSE(result->feasible);
+  EXPECT_FALSE(result->changed);
+  EXPECT_EQ(result->diagnosis,
+            "best found: device 0 peaks at 300 B, over its 250 B capacity");
+  // An unlimited device takes the overflow.
+  result = fitToMemory(graph, systemWith({150, kUnlimited}),
+                       std::vector<DeviceId>{0, 0, 0, 0}, {});
+  ASSERT_TRUE(result);
+  EXPECT_TRUE(result->feasible) << result->diagnosis;
+  EXPECT_LE(result->peakMemory[0], 150);
+}
+
 TEST(MemoryFit, RejectsBadInputs) {
   Graph noBytes = [] {
     GraphBuilder builder;

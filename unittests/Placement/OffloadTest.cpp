@@ -295,6 +295,36 @@ TEST(PlanOffload, BelowOneNodesOwnNeedItSaysSo) {
                              "output) but device 0 holds 124 B");
 }
 
+TEST(PlanOffload, EdgeCases) {
+  // An empty graph fits anywhere.
+  Graph empty = makeGraph({}, {});
+  std::optional<OffloadPlan> plan =
+      planOffload(empty, systemWith({0}), std::vector<DeviceId>{},
+                  hostLinks(1, 1));
+  ASSERT_TRUE(plan);
+  EXPECT_TRUE(plan->fits);
+  EXPECT_EQ(plan->makespan, 0);
+  // More resident than the device holds.
+  Graph graph = chainReadTwice();
+  OffloadOptions options = hostLinks(1, 100);
+  options.residentBytes = {200};
+  plan = planOffload(graph, systemWith({150}),
+                     std::vector<DeviceId>{0, 0, 0, 0}, options);
+  ASSERT_TRUE(plan);
+  EXPECT_FALSE(plan->fits);
+  EXPECT_EQ(plan->diagnosis,
+            "device 0 holds 150 B but 200 B are resident there");
+  // A device without a limit next to a tight one: only the tight one's
+  // values are evicted.
+  std::optional<OffloadPlan> mixed =
+      planOffload(graph, systemWith({kUnlimited, 125}),
+                  std::vector<DeviceId>{1, 1, 1, 1}, hostLinks(2, 100));
+  ASSERT_TRUE(mixed);
+  EXPECT_TRUE(mixed->fits) << mixed->diagnosis;
+  ASSERT_EQ(mixed->evictions.size(), 1u);
+  EXPECT_EQ(mixed->evictions[0].device, 1);
+}
+
 TEST(PlanOffload, RejectsBadOptions) {
   Graph graph = chainReadTwice();
   std::vector<DeviceId> assignment = {0, 0, 0, 0};
