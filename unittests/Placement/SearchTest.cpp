@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 using namespace doppler::placement;
 using namespace doppler::placement::testing;
@@ -157,6 +158,60 @@ TEST(SearchTest, ApproachesTheBoundOnSharedGraphs) {
     ASSERT_TRUE(result);
     EXPECT_LT(result->makespan, 1.10 * makespanLowerBound(*graph, 4)) << name;
   }
+}
+
+TEST(SearchTest, PeakMemoryLimitsKeepTheSearchFeasible) {
+  // A transformer block with output bytes (1000 x m(v)) on 4 devices; each
+  // device may hold what round-robin peaks at there. From round-robin
+  // (feasible), every placement the search returns stays within the
+  // limits, and it still improves the makespan.
+  std::optional<Graph> reference = sharedGraph("transformer_block_215nodes");
+  ASSERT_TRUE(reference);
+  GraphBuilder builder;
+  for (NodeId v = 0; v < reference->numNodes(); ++v) {
+    builder.addNode(reference->computeCost(v), reference->transferCost(v));
+    builder.setOutputBytes(v, 1000 * reference->transferCost(v));
+  }
+  for (int32_t e = 0; e < reference->numEdges(); ++e)
+    builder.addEdge(reference->edgeSource(e), reference->edgeTarget(e),
+                    reference->edgeCost(e));
+  std::optional<Graph> graph = builder.build();
+  ASSERT_TRUE(graph);
+  SimulatorOptions tracking;
+  tracking.trackMemory = true;
+  Simulator judge(*graph, System::uniform(4), tracking);
+  std::vector<DeviceId> start = placeRoundRobin(*graph, 4);
+  judge.run(start);
+  const std::vector<double> limits = judge.schedule().peakMemory;
+
+  SearchOptions options;
+  options.seed = 5;
+  options.maxEvaluations = 2000;
+  options.peakMemoryLimits = limits;
+  std::optional<SearchResult> result = refinePlacement(judge, start, options);
+  ASSERT_TRUE(result);
+  EXPECT_LT(result->makespan, result->initialMakespan);
+  judge.run(result->assignment);
+  for (size_t d = 0; d < limits.size(); ++d)
+    EXPECT_LE(judge.schedule().peakMemory[d], limits[d]);
+  // Without the limits the same search goes over them somewhere.
+  options.peakMemoryLimits.clear();
+  std::optional<SearchResult> free = refinePlacement(judge, start, options);
+  ASSERT_TRUE(free);
+  judge.run(free->assignment);
+  bool over = false;
+  for (size_t d = 0; d < limits.size(); ++d)
+    over |= judge.schedule().peakMemory[d] > limits[d];
+  EXPECT_TRUE(over);
+
+  std::string error;
+  options.peakMemoryLimits = {1, 2};
+  EXPECT_FALSE(refinePlacement(judge, start, options, &error));
+  EXPECT_EQ(error, "expected 4 peak memory limits, got 2");
+  Simulator plain(*graph, 4);
+  options.peakMemoryLimits = limits;
+  EXPECT_FALSE(refinePlacement(plain, start, options, &error));
+  EXPECT_EQ(error, "peak memory limits need a judge that tracks memory");
 }
 
 } // namespace

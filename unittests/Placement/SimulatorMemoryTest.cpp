@@ -63,6 +63,10 @@ TEST(SimulatorMemory, ChainOnOneDeviceHoldsTwoTensors) {
   Graph graph = makeGraph({{1, 0, 10}, {1, 0, 20}, {1, 0, 40}, {1, 0, 5}},
                           {{0, 1}, {1, 2}, {2, 3}});
   EXPECT_EQ(peaks(graph, 1, {0, 0, 0, 0}), (std::vector<double>{60}));
+  // The peak is first reached at 2.
+  Simulator simulator(graph, System::uniform(1), memoryOptions());
+  simulator.run(std::vector<DeviceId>{0, 0, 0, 0});
+  EXPECT_EQ(simulator.schedule().peakMemoryTime, (std::vector<double>{2}));
 }
 
 TEST(SimulatorMemory, ReceivedCopyLivesUntilItsLastReaderThere) {
@@ -93,6 +97,8 @@ TEST(SimulatorMemory, DiamondAcrossTwoDevices) {
   Simulator simulator(graph, System::uniform(2), memoryOptions());
   EXPECT_EQ(simulator.run(std::vector<DeviceId>{0, 0, 1, 0}), 48);
   EXPECT_EQ(simulator.schedule().peakMemory, (std::vector<double>{900, 400}));
+  EXPECT_EQ(simulator.schedule().peakMemoryTime,
+            (std::vector<double>{44, 11}));
   EXPECT_EQ(simulator.schedule().peakMemoryOf(0), 900);
   EXPECT_EQ(simulator.schedule().peakMemoryOf(1), 400);
 }
