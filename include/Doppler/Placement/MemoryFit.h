@@ -8,11 +8,17 @@
 //
 // fitToMemory keeps a placement that already fits. Otherwise it repairs it
 // (nodes move off overfull devices, each candidate judged by a simulator
-// run, lexicographically by total overflow bytes, then makespan) and then
-// shortens the makespan by simulated annealing restricted to feasible
-// placements (refinePlacement with SearchOptions::peakMemoryLimits).
-// Deterministic for a seed and an evaluation budget. MLIR-free; errors never
-// throw.
+// run, lexicographically by total overflow bytes, then makespan; a seeded
+// annealing on the overflow where that stalls; restarts from heuristic
+// placements as a last resort) and then shortens the makespan by simulated
+// annealing restricted to feasible placements (refinePlacement with
+// SearchOptions::peakMemoryLimits). Deterministic for a seed and an
+// evaluation budget. MLIR-free; errors never throw.
+//
+// Measured (unittests/Placement/MemoryFitTest.cpp): on 200 random layered
+// graphs with capacities at a known placement's peaks (+0..10%), every
+// heuristic policy's placement is made to fit with 1500 evaluations; 19 of
+// the 1004 that did not fit needed a restart.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DOPPLER_PLACEMENT_MEMORYFIT_H
@@ -59,9 +65,9 @@ struct MemoryFitResult {
 
 /// The feasibility judge: simulated peak per device (Simulator with
 /// trackMemory, reference timing otherwise) against System::memoryCapacity.
-/// Requires graph.hasOutputBytes() (else error). If the input fits, returns
-/// it unchanged (feasible, changed = false, 1 evaluation). Otherwise repairs
-/// it: moves nodes off overfull devices (candidates: producers of the
+/// Requires graph.hasOutputBytes() (else error; an empty graph needs none).
+/// If the input fits, returns it unchanged (feasible, changed = false, 1
+/// evaluation). Otherwise repairs it: moves nodes off overfull devices (candidates: producers of the
 /// largest buffers live at the over-capacity instant, moved to the device
 /// with most headroom or to a neighbour's device), each candidate judged by
 /// a simulator run, lexicographic objective (total overflow bytes, then

@@ -113,7 +113,13 @@ buildOffloadGraph(const Graph &graph, const System &system,
                   const OffloadOptions &options, std::string *error = nullptr);
 
 /// Chooses evictions greedily by simulated cost until every device fits
-/// (see Offload.cpp for the rule). Returns an empty plan (fits = true,
+/// (see Offload.cpp for the rule and what the model keeps it from doing).
+/// Measured (unittests/Placement/OffloadTest.cpp): on 200 random skip
+/// chains on one device with capacity = the largest working set of one node
+/// plus the graph output, it fits 160 of the 170 over capacity (fast host
+/// link) or 147 (slow link); on random layered graphs with up to 5 nodes a
+/// layer it lowers the overflow of most but fits few (FIFO queue waits and,
+/// on several devices, received copies hold the memory). Returns an empty plan (fits = true,
 /// makespan = the unlimited one) when nothing exceeds a capacity. Errors:
 /// no output bytes, an invalid assignment, host links or resident bytes of
 /// the wrong length, a non-positive host bandwidth.
