@@ -15,9 +15,7 @@ using namespace mlir;
 using namespace mlir::doppler;
 using ::doppler::placement::SystemDescription;
 
-namespace {
-
-double valueBytes(Type type) {
+double mlir::doppler::valueBytes(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
   if (!shaped || !shaped.hasStaticShape())
     return 0;
@@ -30,8 +28,6 @@ double valueBytes(Type type) {
                                             shaped.getShape().size()) *
          ((element.getIntOrFloatBitWidth() + 7) / 8);
 }
-
-} // namespace
 
 double mlir::doppler::resultBytes(Operation *op) {
   double bytes = 0;

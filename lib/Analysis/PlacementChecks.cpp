@@ -16,7 +16,7 @@ LogicalResult mlir::doppler::verifyUnplaced(FunctionOpInterface function) {
   Operation *nesting = nullptr, *nested = nullptr;
   for (Block &block : function.getFunctionBody())
     for (Operation &op : block) {
-      if (getDevice(&op) >= 0 || isa<TransferOp>(op)) {
+      if (getDevice(&op) >= 0 || isa<TransferOp, EvictOp, ReloadOp>(op)) {
         placed = placed ? placed : &op;
         ++placedCount;
       }
@@ -82,6 +82,10 @@ LogicalResult mlir::doppler::verifyTransfers(FunctionOpInterface function) {
       if (!producer || producer->getBlock() != &body)
         return; // arguments are everywhere; nested values stay local
       int64_t from = getDevice(producer);
+      // A reload reads a host value (on no device) and waits for its
+      // `after` values wherever they are: nothing crosses devices.
+      if (isa<ReloadOp>(user))
+        return;
       if (auto transfer = dyn_cast<TransferOp>(user)) {
         if (user == &op && transfer.getSource().getId() != from) {
           user->emitOpError() << "moves a value from device "

@@ -46,6 +46,13 @@ mlir::doppler::buildPlacementGraph(FunctionOpInterface function,
     return transfers == TransferHandling::AsNodes || !isa<TransferOp>(op);
   };
   for (Operation &op : body.front()) {
+    // An offloaded program's copies are not placement-graph nodes, and
+    // dropping them would predict a schedule without them.
+    if (isa<EvictOp, ReloadOp>(op))
+      return op.emitOpError()
+             << "is an offload (doppler-plan-memory's output): the program "
+                "cannot be placed or simulated again; use the program from "
+                "before doppler-plan-memory";
     if (!isNode(op))
       continue;
     double compute, transfer;

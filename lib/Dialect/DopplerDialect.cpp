@@ -52,7 +52,13 @@ DeviceAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t id) {
 
 namespace {
 /// Discardable `doppler.*` attributes and the kind of value each holds.
-enum class DiscardableKind { Device, NonNegativeFloat, PositiveInts };
+enum class DiscardableKind {
+  Device,
+  NonNegativeFloat,
+  PositiveInts,
+  NonNegativeInts,
+  Dictionary
+};
 struct DiscardableAttr {
   StringLiteral name;
   DiscardableKind kind;
@@ -67,6 +73,9 @@ constexpr DiscardableAttr kDiscardableAttrs[] = {
     {kMakespanAttr, DiscardableKind::NonNegativeFloat},
     // Explicit per-index partition counts for decomposition.
     {kPartsAttr, DiscardableKind::PositiveInts},
+    // doppler-plan-memory: predicted peak bytes per device, and a summary.
+    {kPeakMemoryAttr, DiscardableKind::NonNegativeInts},
+    {kOffloadAttr, DiscardableKind::Dictionary},
 };
 } // namespace
 
@@ -96,18 +105,26 @@ LogicalResult DopplerDialect::verifyOperationAttribute(Operation *op,
                << v;
       return success();
     }
-    case DiscardableKind::PositiveInts: {
+    case DiscardableKind::PositiveInts:
+    case DiscardableKind::NonNegativeInts: {
       auto value = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
       if (!value)
         return op->emitOpError() << "'" << name
                                  << "' must be an array<i64>, got "
                                  << attr.getValue();
-      for (int64_t part : value.asArrayRef())
-        if (part < 1)
-          return op->emitOpError()
-                 << "'" << name << "' entries must be >= 1, got " << part;
+      int64_t least = known.kind == DiscardableKind::PositiveInts ? 1 : 0;
+      for (int64_t entry : value.asArrayRef())
+        if (entry < least)
+          return op->emitOpError() << "'" << name << "' entries must be >= "
+                                   << least << ", got " << entry;
       return success();
     }
+    case DiscardableKind::Dictionary:
+      if (!isa<DictionaryAttr>(attr.getValue()))
+        return op->emitOpError() << "'" << name
+                                 << "' must be a dictionary, got "
+                                 << attr.getValue();
+      return success();
     }
   }
   return op->emitOpError() << "unknown doppler attribute '" << name << "'";

@@ -77,6 +77,17 @@ FailureOr<FunctionSchedule> readSchedule(FunctionOpInterface function) {
       Operation *producer = transfer.getInput().getDefiningOp();
       interval.label = "transfer " + (producer ? labelOf(producer) : "");
       schedule.transfers.push_back(interval);
+    } else if (isa<EvictOp, ReloadOp>(op)) {
+      // Copies to host memory and back run on the device's copy engine:
+      // drawn with its transfers, in its colour.
+      interval.source = device;
+      Value value = op.getOperand(0);
+      if (auto reload = dyn_cast<ReloadOp>(op))
+        value = reload.getStash().getDefiningOp<EvictOp>().getInput();
+      Operation *producer = value.getDefiningOp();
+      interval.label = (isa<EvictOp>(op) ? "evict " : "reload ") +
+                       (producer ? labelOf(producer) : std::string());
+      schedule.transfers.push_back(interval);
     } else {
       schedule.computes.push_back(interval);
     }

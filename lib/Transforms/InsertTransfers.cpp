@@ -70,7 +70,9 @@ private:
         llvm::MapVector<int64_t, SmallVector<OpOperand *>> usesByDevice;
         for (auto [user, operand] : uses) {
           OpOperand &use = *operand;
-          if (user->hasTrait<OpTrait::IsTerminator>())
+          // A reload reads a host value and waits for its `after` values
+          // wherever they are: no move.
+          if (user->hasTrait<OpTrait::IsTerminator>() || isa<ReloadOp>(user))
             continue;
           int64_t to = getDevice(user);
           if (to == from)

@@ -42,6 +42,18 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "doppler.fused ops (doppler-fuse-elementwise) before "
                      "placement"),
       llvm::cl::init(true)};
+  Option<bool> offload{
+      *this, "offload",
+      llvm::cl::desc("Last, offload tensors to host memory where a device's "
+                     "memory would be exceeded (doppler-plan-memory; a "
+                     "program that fits is left as it is)"),
+      llvm::cl::init(true)};
+  Option<double> memoryLimit{
+      *this, "memory-limit",
+      llvm::cl::desc("Bytes of memory per device, overriding the system's "
+                     "capacities, for the placement (doppler-place fits "
+                     "them) and the offload (0: the system's)"),
+      llvm::cl::init(0.0)};
   Option<uint64_t> seed{*this, "seed", llvm::cl::desc("Seed"),
                         llvm::cl::init(0)};
   Option<double> refineSeconds{
@@ -85,6 +97,10 @@ void buildDopplerPipeline(OpPassManager &pm, const PipelineOptions &options) {
   place.model = options.model;
   place.refineSeconds = options.refineSeconds;
   place.refineEvaluations = options.refineEvaluations;
+  // The placement fits the devices' memory where it can; the offload below
+  // handles what it cannot.
+  place.system = options.system;
+  place.memoryLimit = options.memoryLimit;
   // The place pass warns when asked for more devices than the system has
   // (a system that does not load is reported by doppler-annotate-costs).
   std::string error;
@@ -96,6 +112,14 @@ void buildDopplerPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createDopplerInsertTransfersPass());
   pm.addPass(createDopplerVerifyTransfersPass());
   pm.addPass(createDopplerSimulatePass());
+  // Last: it refines the simulated schedule with the copies it adds, and no
+  // pass before it needs to know about them.
+  if (options.offload) {
+    DopplerPlanMemoryPassOptions memory;
+    memory.system = options.system;
+    memory.memoryLimit = options.memoryLimit;
+    pm.addPass(createDopplerPlanMemoryPass(memory));
+  }
 }
 
 } // namespace
@@ -104,6 +128,6 @@ void mlir::doppler::registerDopplerPipeline() {
   PassPipelineRegistration<PipelineOptions>(
       "doppler-pipeline",
       "Annotate costs, decompose, fuse, re-cost, place, insert transfers, "
-      "simulate",
+      "simulate, offload to host memory where needed",
       buildDopplerPipeline);
 }

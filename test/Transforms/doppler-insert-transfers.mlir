@@ -45,3 +45,25 @@ func.func @tasks() -> !doppler.value {
   %b = doppler.task "b" (%a) compute(1.0) transfer(1.0) {doppler.device = #doppler.device<1>}
   return %b : !doppler.value
 }
+
+// -----
+
+// A reload reads a host value and waits for values on any device: no
+// transfer for it; its result is an ordinary value on its device.
+// CHECK-LABEL: func.func @reload_elsewhere
+// CHECK: %[[A:.*]] = doppler.einsum "i->i" join(exp)
+// CHECK-NEXT: %[[H:.*]] = doppler.evict %[[A]] from <0>
+// CHECK-NEXT: %[[T:.*]] = doppler.einsum "i->i" join(neg)
+// CHECK-NEXT: %[[R:.*]] = doppler.reload %[[H]] to <1> after(%[[A]] : tensor<4xf32>)
+// CHECK-NEXT: %[[B:.*]] = doppler.einsum "i,i->i" join(add) (%[[R]], %[[T]])
+// CHECK-NEXT: %[[M:.*]] = doppler.transfer %[[B]] from <1> to <0>
+// CHECK-NEXT: doppler.einsum "i->i" join(relu) (%[[M]])
+func.func @reload_elsewhere(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = doppler.einsum "i->i" join(exp) (%x) {doppler.device = #doppler.device<0>} : (tensor<4xf32>) -> tensor<4xf32>
+  %h = doppler.evict %a from <0> {doppler.device = #doppler.device<0>} : tensor<4xf32>
+  %t = doppler.einsum "i->i" join(neg) (%x) {doppler.device = #doppler.device<1>} : (tensor<4xf32>) -> tensor<4xf32>
+  %r = doppler.reload %h to <1> after(%a : tensor<4xf32>) {doppler.device = #doppler.device<1>} : tensor<4xf32>
+  %b = doppler.einsum "i,i->i" join(add) (%r, %t) {doppler.device = #doppler.device<1>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %c = doppler.einsum "i->i" join(relu) (%b) {doppler.device = #doppler.device<0>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %c : tensor<4xf32>
+}

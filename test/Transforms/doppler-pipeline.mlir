@@ -7,6 +7,21 @@
 // RUN: doppler-opt %t.placed.mlir --doppler-verify-transfers -o /dev/null
 // RUN: FileCheck %s < %t.placed.mlir
 // RUN: doppler-interpret %t.placed.mlir --compare %t.mlir | FileCheck %s --check-prefix=SAME
+// offload (doppler-plan-memory, on by default) changes nothing when the
+// program fits, as it does on h100x4's 80 GB; with 48000 bytes per device
+// the block on one device (38.7 kB of arguments) needs two evictions and
+// still computes what the input did.
+// RUN: doppler-opt %t.mlir --doppler-pipeline="devices=1 parts=1 policy=single offload=false" -o %t.nooffload.mlir 2>/dev/null
+// RUN: doppler-opt %t.mlir --doppler-pipeline="devices=1 parts=1 policy=single" -o %t.offload.mlir 2>/dev/null
+// RUN: diff %t.nooffload.mlir %t.offload.mlir
+// RUN: doppler-opt %t.mlir --doppler-pipeline="devices=1 parts=1 policy=single memory-limit=48000" -o %t.limited.mlir 2>/dev/null
+// RUN: FileCheck %s --check-prefix=OFFLOAD < %t.limited.mlir
+// RUN: doppler-interpret %t.limited.mlir --compare %t.mlir | FileCheck %s --check-prefix=SAME
+// RUN: not doppler-opt %t.mlir --doppler-pipeline="devices=1 parts=1 policy=single memory-limit=30000" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFIT
+// OFFLOAD: doppler.offload = {{{.*}}evictions = 2 : i64
+// OFFLOAD-SAME: doppler.peak_memory = array<i64: 47872>
+// OFFLOAD-COUNT-2: doppler.evict
+// NOFIT: error: @llama_block reads 38.7 kB of arguments on device 0, more than its 30 kB of memory
 // Placement is deterministic for a seed.
 // RUN: doppler-opt %t.mlir --doppler-pipeline="devices=4 parts=4 policy=random seed=5 refine-evaluations=100" -o %t.a 2>/dev/null
 // RUN: doppler-opt %t.mlir --doppler-pipeline="devices=4 parts=4 policy=random seed=5 refine-evaluations=100" -o %t.b 2>/dev/null

@@ -32,3 +32,13 @@ func.func @nested(%a: tensor<4xf32>) -> tensor<4xf32> {
   }) : () -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// An offloaded program counts as placed, also without doppler.device.
+func.func @offloaded(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'doppler.evict' op is already placed; 2 op(s) of @offloaded carry a placement or are transfers}}
+  %h = doppler.evict %x from <0> : tensor<4xf32>
+  %r = doppler.reload %h to <0> : tensor<4xf32>
+  return %r : tensor<4xf32>
+}

@@ -26,15 +26,19 @@ struct CostCounts {
   int64_t asCopies = 0;
 };
 
-/// Sets `doppler.compute_cost` and `doppler.transfer_cost` on every op
-/// directly in the body of every function with a body under `root` (`root`
-/// included), except terminators and `doppler.task` ops (they carry their
-/// own costs).
+/// Bytes a value of `type` holds (static shapes of integer or float
+/// elements; others count 0), in doubles.
+double valueBytes(Type type);
+
 /// Bytes of the op's results (static shapes of integer or float elements;
 /// others count 0), in doubles: what a node of the placement graph holds
 /// in memory.
 double resultBytes(Operation *op);
 
+/// Sets `doppler.compute_cost` and `doppler.transfer_cost` on every op
+/// directly in the body of every function with a body under `root` (`root`
+/// included), except terminators and `doppler.task` ops (they carry their
+/// own costs).
 CostCounts annotateCosts(Operation *root,
                          const ::doppler::placement::SystemDescription &system);
 

@@ -45,7 +45,9 @@ LogicalResult getOpCosts(Operation *op, double &compute, double &transfer);
 
 /// Builds the graph of the ops directly in `function`'s body (nested
 /// regions belong to their op's node). Values from block arguments add no
-/// edge. Errors are emitted on the offending op.
+/// edge. Errors are emitted on the offending op. A program with
+/// `doppler.evict` / `doppler.reload` (doppler-plan-memory's output, which
+/// also carries its own predicted schedule) is refused.
 FailureOr<IRGraph> buildPlacementGraph(FunctionOpInterface function,
                                        TransferHandling transfers);
 

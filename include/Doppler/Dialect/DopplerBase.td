@@ -30,8 +30,9 @@ def Doppler_Dialect : Dialect {
   // The discardable attributes the passes read and write, on ops of any
   // dialect (the dialect verifies them wherever they appear): the placement,
   // the cost model's results and the simulated schedule (in the graph's cost
-  // units, microseconds for the IR), and explicit partition counts for
-  // doppler-decompose. C++ names them through the generated helpers
+  // units, microseconds for the IR), explicit partition counts for
+  // doppler-decompose, and doppler-plan-memory's predicted peak bytes per
+  // device and offload summary (on functions). C++ names them through the generated helpers
   // (DopplerDialect::DeviceAttrHelper::getNameStr(), ...), aliased as
   // kDeviceAttr, ... in DopplerDialect.h.
   let discardableAttrs = (ins
@@ -41,7 +42,9 @@ def Doppler_Dialect : Dialect {
     "::mlir::FloatAttr":$start,
     "::mlir::FloatAttr":$end,
     "::mlir::FloatAttr":$makespan,
-    "::mlir::DenseI64ArrayAttr":$parts
+    "::mlir::DenseI64ArrayAttr":$parts,
+    "::mlir::DenseI64ArrayAttr":$peak_memory,
+    "::mlir::DictionaryAttr":$offload
   );
   let extraClassDeclaration = [{
   private:

@@ -26,6 +26,10 @@ inline constexpr StringLiteral kMakespanAttr =
     DopplerDialect::MakespanAttrHelper::getNameStr();
 inline constexpr StringLiteral kPartsAttr =
     DopplerDialect::PartsAttrHelper::getNameStr();
+inline constexpr StringLiteral kPeakMemoryAttr =
+    DopplerDialect::PeakMemoryAttrHelper::getNameStr();
+inline constexpr StringLiteral kOffloadAttr =
+    DopplerDialect::OffloadAttrHelper::getNameStr();
 } // namespace mlir::doppler
 
 #endif // DOPPLER_DIALECT_DOPPLERDIALECT_H

@@ -16,8 +16,9 @@ namespace mlir::doppler {
 #define GEN_PASS_REGISTRATION
 #include "Doppler/Transforms/Passes.h.inc"
 
-/// Registers `doppler-pipeline`: annotate costs, decompose, re-cost, place,
-/// insert transfers, simulate (with verification between the phases).
+/// Registers `doppler-pipeline`: annotate costs, decompose, fuse, re-cost,
+/// place, insert transfers, simulate, plan memory (offload to host where a
+/// device's memory would be exceeded), with verification between phases.
 void registerDopplerPipeline();
 
 } // namespace mlir::doppler

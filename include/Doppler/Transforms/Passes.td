@@ -224,6 +224,75 @@ def DopplerSimulatePass : Pass<"doppler-simulate"> {
   ];
 }
 
+def DopplerPlanMemoryPass : Pass<"doppler-plan-memory"> {
+  let summary = "Offload tensors to host memory where a device's memory is exceeded";
+  let description = [{
+    On a placed function after transfer insertion (what `doppler-pipeline`
+    produces), predicts every device's peak memory and, where some device
+    would exceed its capacity, chooses values to evict to host memory and
+    when to reload them (the offload planner of
+    lib/Placement/Offload.h), then writes the plan into the IR:
+
+    - the memory of device d: its capacity (the `system` description's, or
+      `memory-limit` bytes for every device) less the bytes of the function
+      arguments read on d (the runtime binds an argument on every device
+      that reads it, `doppler-run --inputs every-user`, its default); the
+      rest must hold the simulator's peak of live buffers on d (outputs
+      from their op's start to their last reader, received copies, returned
+      values to the end);
+    - per eviction of value %v on device d: `doppler.evict %v from <d>`
+      right after %v's producer; `doppler.reload ... to <d> after(%t)`
+      right before the first *late reader* (the readers of %v on d that the
+      planner moves to the reloaded copy), where %t is the result of the
+      *trigger* op on d whose end starts the reload; the late readers read
+      the reload, the earlier readers on d and the readers on other devices
+      (through their transfers) keep reading %v;
+    - the function's `doppler.makespan` becomes the predicted makespan with
+      the offload, `doppler.peak_memory` lists each device's predicted peak
+      in bytes (arguments included), `doppler.offload` summarises the plan
+      (evictions, bytes evicted, the host's peak in bytes, the makespan
+      without memory limits), and every op's `doppler.start` /
+      `doppler.end` is the offloaded schedule (an evict: from its value's
+      end until the host holds the copy; a reload: the copy back).
+
+    Host links (bandwidth and latency between each device and host memory)
+    come from the system description. When everything fits the pass changes
+    nothing at all. When no plan fits, the pass fails with an error naming
+    the device and the planner's diagnosis; likewise when the host's peak
+    exceeds the system's host memory. A function with no bytes to hold
+    (cost-only `doppler.task` graphs) is left alone. A function that already
+    has evictions is refused (run the pass once, last). Every op in the body
+    must be placed and costed.
+
+    ```mlir
+    // doppler-opt --doppler-plan-memory="memory-limit=8192"
+    %a = doppler.einsum "ij->ij" join(exp) (%x) {doppler.device = #doppler.device<0>, ...}
+    %h = doppler.evict %a from <0> {doppler.device = #doppler.device<0>, ...} : tensor<32x32xf32>
+    ...
+    %r = doppler.reload %h to <0> after(%t : tensor<32x32xf32>) {doppler.device = #doppler.device<0>, ...} : tensor<32x32xf32>
+    %y = doppler.einsum "ij,ij->ij" join(add) (%r, %u) {doppler.device = #doppler.device<0>, ...}
+    ```
+  }];
+  let options = [
+    Option<"system", "system", "std::string", /*default=*/"\"h100x4\"",
+           "System preset or JSON description: device memory capacities "
+           "and host links (device d beyond the description takes device "
+           "d mod N's figures)">,
+    Option<"memoryLimit", "memory-limit", "double", /*default=*/"0.0",
+           "Bytes of memory per device, overriding the system's "
+           "capacities (0: the system's)">,
+    Option<"maxEvaluations", "max-evaluations", "int64_t",
+           /*default=*/"20000",
+           "Simulator runs the planner may spend (deterministic)">,
+  ];
+  let statistics = [
+    Statistic<"numEvictions", "evictions", "Values evicted to host memory">,
+    Statistic<"numFunctionsOffloaded", "functions-offloaded",
+              "Functions given evictions">,
+  ];
+  let dependentDialects = ["::mlir::doppler::DopplerDialect"];
+}
+
 def DopplerDecomposePass : Pass<"doppler-decompose"> {
   let summary = "Split every einsum into blocks (EinDecomp-style tensor-relational decomposition)";
   let description = [{

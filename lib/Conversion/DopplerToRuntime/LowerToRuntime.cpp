@@ -278,20 +278,21 @@ public:
                              e.constI32(builder, loc, blocks.size())}));
   }
 
-  // The C API (CApi.h) has no evict or reload call yet: say so at the op
-  // rather than emit calls that would not link.
-  FailureOr<TaskRef> addEvict(EvictOp, TaskRef, int,
-                              std::string &error) override {
-    error = "the runtime's C API has no evict task (doppler-run runs "
-            "offloaded programs)";
-    return failure();
+  FailureOr<TaskRef> addEvict(EvictOp, TaskRef input, int,
+                              std::string &) override {
+    auto addEvict =
+        e.declare("dopplerRtGraphAddEvict", e.i64, {e.ptrType, e.i64});
+    return task(checkedCall(addEvict, {graph, ids[input]}));
   }
 
-  FailureOr<TaskRef> addReload(ReloadOp, TaskRef, int, ArrayRef<TaskRef>,
-                               std::string &error) override {
-    error = "the runtime's C API has no reload task (doppler-run runs "
-            "offloaded programs)";
-    return failure();
+  FailureOr<TaskRef> addReload(ReloadOp, TaskRef stash, int,
+                               ArrayRef<TaskRef> after,
+                               std::string &) override {
+    auto addReload = e.declare("dopplerRtGraphAddReload", e.i64,
+                               {e.ptrType, e.i64, e.i32, e.ptrType, e.i32});
+    return task(checkedCall(addReload,
+                            {graph, ids[stash], taskDevice, operandList(after),
+                             e.constI32(builder, loc, after.size())}));
   }
 
   void setPriority(TaskRef task, int64_t priority) override {

@@ -8,8 +8,15 @@
 // RUN: doppler-run %s --seed 3 --repeat 1 | grep "output " > %t.run.txt
 // RUN: doppler-run-plan %t.plan.json --seed 3 --repeat 1 | grep "output " > %t.plan.txt
 // RUN: diff %t.run.txt %t.plan.txt
-// The C API has no evict or reload call (yet): the lowering says so.
-// RUN: not doppler-opt %s --doppler-lower-to-runtime -o /dev/null 2>&1 | FileCheck %s --check-prefix=CAPI
+// The C-API lowering adds the same tasks through dopplerRtGraphAddEvict and
+// dopplerRtGraphAddReload (the reload with its one `after` value, the second
+// with none, a null list); under mlir-runner its plan is doppler-run's.
+// RUN: doppler-opt %s --doppler-lower-to-runtime | FileCheck %s --check-prefix=CAPI
+// RUN: %if mlir-runner %{ doppler-opt %s --doppler-lower-to-runtime="entry=main seed=3 plan=%t.lowered-plan.json" -o %t.lowered.mlir %}
+// RUN: %if mlir-runner %{ mlir-runner %t.lowered.mlir -e main -entry-point-result=i32 --shared-libs=%doppler_rt_c_lib > %t.runner.txt %}
+// RUN: %if mlir-runner %{ diff %t.plan.json %t.lowered-plan.json %}
+// RUN: %if mlir-runner %{ grep "output " %t.runner.txt | sed -e 's/^ *//' > %t.runner-out.txt %}
+// RUN: %if mlir-runner %{ sed -e 's/^ *//' %t.run.txt | diff - %t.runner-out.txt %}
 
 // EXPORT: wrote {{.*}}: @offload, 7 tasks and inputs on 2 device(s)
 // PLAN: {"argument":0,"device":0,"id":0,"kind":"input"
@@ -21,7 +28,16 @@
 // PLAN-NEXT: {"device":1,"id":6,"inputs":[2],"kind":"reload","shape":[16,16],"type":"f32"}
 // EXEC: @offload on 2 cpu device(s), seed 0: 6 tasks (einsum 3, evict 1, reload 2)
 // EXEC: check against the interpreter: {{.*}}: ok
-// CAPI: error: 'doppler.evict' op cannot become a runtime task: the runtime's C API has no evict task (doppler-run runs offloaded programs)
+// CAPI: %[[E:.*]] = llvm.call @dopplerRtGraphAddEinsum
+// CAPI: %[[H:.*]] = llvm.call @dopplerRtGraphAddEvict(%arg0, %[[E]])
+// CAPI: %[[T:.*]] = llvm.call @dopplerRtGraphAddEinsum
+// CAPI: llvm.store %[[T]], %[[SLOT:.*]] : i64, !llvm.ptr
+// CAPI: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CAPI: llvm.call @dopplerRtGraphAddReload(%arg0, %[[H]], %{{.*}}, %[[BUF:.*]], %[[ONE]])
+// CAPI: llvm.call @dopplerRtGraphAddEinsum
+// CAPI: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CAPI: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CAPI: llvm.call @dopplerRtGraphAddReload(%arg0, %[[H]], %{{.*}}, %[[NULL]], %[[ZERO]])
 func.func @offload(%x: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf32>) {
   %e = doppler.einsum "ij->ij" join(exp) (%x) {doppler.device = #doppler.device<0>}
       : (tensor<16x16xf32>) -> tensor<16x16xf32>
