@@ -550,6 +550,46 @@ TEST(PlanOffload, LowersTheOverflowOfRandomLayeredGraphs) {
   }
 }
 
+TEST(PlanOffload, FitsTheSharedGraphsInFourFifthsOfTheirPeak) {
+  // The reference graphs with output bytes of 1000 x m(v), all on one
+  // device whose capacity is 80% of the peak without offload; the host link
+  // moves a tenth of that capacity per cost unit.
+  for (const char *name : kSharedGraphs) {
+    std::optional<Graph> reference = sharedGraph(name);
+    ASSERT_TRUE(reference);
+    GraphBuilder builder;
+    for (NodeId v = 0; v < reference->numNodes(); ++v) {
+      builder.addNode(reference->computeCost(v), reference->transferCost(v));
+      builder.setOutputBytes(v, 1000 * reference->transferCost(v));
+    }
+    for (int32_t e = 0; e < reference->numEdges(); ++e)
+      builder.addEdge(reference->edgeSource(e), reference->edgeTarget(e),
+                      reference->edgeCost(e));
+    Graph graph = *builder.build();
+    std::vector<DeviceId> assignment(graph.numNodes(), 0);
+    SimulatorOptions tracking;
+    tracking.trackMemory = true;
+    Simulator simulator(graph, System::uniform(1), tracking);
+    simulator.run(assignment);
+    const double capacity = 0.8 * simulator.schedule().peakMemory[0];
+    System system = systemWith({capacity});
+    OffloadOptions options = hostLinks(1, capacity / 10, 1);
+    std::optional<OffloadPlan> plan =
+        planOffload(graph, system, assignment, options);
+    ASSERT_TRUE(plan);
+    EXPECT_TRUE(plan->fits) << name << ": " << plan->diagnosis;
+    EXPECT_FALSE(plan->evictions.empty()) << name;
+    EXPECT_GE(plan->makespan, plan->unlimitedMakespan) << name;
+    EXPECT_GT(plan->hostPeak, 0) << name;
+    expectPlanConsistent(graph, system, assignment, options, *plan);
+    std::printf("[ offload  ] %s on one device at 80%% of its peak: %zu "
+                "evictions, host peak %s, makespan x%.4f\n",
+                name, plan->evictions.size(),
+                formatBytes(plan->hostPeak).c_str(),
+                plan->makespan / plan->unlimitedMakespan);
+  }
+}
+
 TEST(PlanOffload, SameInputsSamePlan) {
   LayeredGraphShape shape;
   shape.sinkBytes = 1;
