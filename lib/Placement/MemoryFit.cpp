@@ -307,7 +307,7 @@ FitCost Repairer::run(FitCost cost) {
 }
 
 FitCost Repairer::anneal(FitCost cost, uint64_t seed, double timeScale) {
-  if (numDevices_ < 2 || cost.feasible())
+  if (numDevices_ < 2 || cost.feasible() || !budgetLeft())
     return cost;
   SeededRandom random(seed);
   const int32_t numNodes = graph_.numNodes();
@@ -582,14 +582,22 @@ std::optional<MemoryFitResult> fitToMemory(const Graph &graph,
   result.initialPeakMemory =
       withResident(judge.schedule().peakMemory, resident);
   auto finish = [&](const FitCost &final) {
-    judge.evaluate(result.assignment);
-    result.makespan = judge.schedule().makespan;
-    result.peakMemory = withResident(judge.schedule().peakMemory, resident);
+    result.changed = !std::equal(result.assignment.begin(),
+                                 result.assignment.end(), assignment.begin());
+    if (result.changed) {
+      // The judge's figures for the placement returned (its last run may
+      // have been another one). Every stage leaves one evaluation for this.
+      judge.evaluate(result.assignment);
+      result.makespan = judge.schedule().makespan;
+      result.peakMemory =
+          withResident(judge.schedule().peakMemory, resident);
+    } else {
+      result.makespan = result.initialMakespan;
+      result.peakMemory = result.initialPeakMemory;
+    }
     result.feasible = final.feasible();
     for (DeviceId d = 0; d < numDevices; ++d)
       result.feasible &= result.peakMemory[d] <= system.memoryCapacity(d);
-    result.changed = !std::equal(result.assignment.begin(),
-                                 result.assignment.end(), assignment.begin());
     result.evaluations = judge.evaluations();
     if (!result.feasible && result.diagnosis.empty()) {
       DeviceId worst = 0;
@@ -636,8 +644,9 @@ std::optional<MemoryFitResult> fitToMemory(const Graph &graph,
     return std::make_pair(repaired, std::move(repairer.assignment()));
   };
   {
-    auto [repaired, placed] =
-        repair(result.assignment, cost, options.maxEvaluations / 2);
+    auto [repaired, placed] = repair(
+        result.assignment, cost,
+        std::max<int64_t>(0, (options.maxEvaluations - 2) / 2));
     cost = repaired;
     result.assignment = std::move(placed);
   }
@@ -647,16 +656,17 @@ std::optional<MemoryFitResult> fitToMemory(const Graph &graph,
                                           "join-aware", "round-robin"};
   const int numRestarts = static_cast<int>(std::size(kRestarts));
   for (int i = 0; i < numRestarts && !cost.feasible(); ++i) {
+    // One evaluation for the start, one left for finish().
     const int64_t left = options.maxEvaluations - judge.evaluations();
-    if (left < 2)
+    if (left < 3)
       break;
     std::optional<std::vector<DeviceId>> start =
         placeWithPolicy(kRestarts[i], graph, numDevices);
     if (!start)
       continue;
     FitCost startCost = judge.evaluate(*start);
-    auto [repaired, placed] =
-        repair(std::move(*start), startCost, (left - 1) / (numRestarts - i));
+    auto [repaired, placed] = repair(std::move(*start), startCost,
+                                     (left - 2) / (numRestarts - i));
     if (repaired < cost) {
       cost = repaired;
       result.assignment = std::move(placed);

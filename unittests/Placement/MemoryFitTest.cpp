@@ -187,6 +187,38 @@ TEST(MemoryFit, EdgeCases) {
   EXPECT_LE(result->peakMemory[0], 150);
 }
 
+TEST(MemoryFit, StaysWithinTheEvaluationBudget) {
+  // Budgets from 1 up: never more simulator runs than allowed, and the
+  // reported figures are always the returned placement's.
+  Graph graph = randomLayeredGraph(11);
+  SimulatorOptions tracking;
+  tracking.trackMemory = true;
+  Simulator simulator(graph, System::uniform(3), tracking);
+  simulator.run(placeRoundRobin(graph, 3));
+  System system = systemWith(simulator.schedule().peakMemory);
+  std::vector<DeviceId> start = placeSingle(graph, 3);
+  bool fitted = false;
+  for (int64_t budget = 1; budget <= 60; ++budget) {
+    MemoryFitOptions options;
+    options.maxEvaluations = budget;
+    std::optional<MemoryFitResult> result =
+        fitToMemory(graph, system, start, options);
+    ASSERT_TRUE(result);
+    EXPECT_LE(result->evaluations, budget);
+    simulator.run(result->assignment);
+    EXPECT_EQ(simulator.schedule().makespan, result->makespan);
+    EXPECT_EQ(simulator.schedule().peakMemory, result->peakMemory);
+    fitted |= result->feasible;
+  }
+  EXPECT_TRUE(fitted);
+  std::string error;
+  MemoryFitOptions none;
+  none.maxEvaluations = 0;
+  EXPECT_FALSE(fitToMemory(graph, system, start, none, &error));
+  EXPECT_EQ(error, "fitting a placement to memory needs an evaluation budget "
+                   "of at least 1, got 0");
+}
+
 TEST(MemoryFit, RejectsBadInputs) {
   Graph noBytes = [] {
     GraphBuilder builder;
