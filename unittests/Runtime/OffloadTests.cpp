@@ -445,6 +445,49 @@ TEST(Offload, ProgramOrderHoldsOnRandomChains) {
 // Impossible limits
 //===----------------------------------------------------------------------===//
 
+/// Device 0 holds a 2S input under a 3S limit. Fill A (2S, ready first)
+/// does not fit until slice B (S) has read the input and freed it.
+TEST(Offload, WaitRunsWhatFitsAndRetriesOnFree) {
+  const int64_t s = 256; // Elements per S.
+  std::vector<float> data(2 * s);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<float>(i);
+  TaskGraph g;
+  ValueId x = unwrap(g.addInput(0, {2 * s}));
+  ValueId a = unwrap(g.addFill(0, {2 * s}, 4.0));
+  ValueId b = unwrap(g.addSlice(0, x, {s}, {s}));
+  ASSERT_TRUE(g.markOutput(a).ok());
+  ASSERT_TRUE(g.markOutput(b).ok());
+  ExecutorOptions options;
+  options.memoryLimits = {3 * s * 4};
+  Executor executor(cpu(1), options);
+  // Failing is still the default.
+  Result<RunResult> failed = runGuarded(executor, g, {{x, data.data()}});
+  ASSERT_FALSE(failed);
+  EXPECT_NE(failed.message().find("task 1 (fill on device 0): out of memory"),
+            std::string::npos)
+      << failed.message();
+
+  executor.setMemoryPolicy(MemoryPolicy::Wait);
+  for (int rep = 0; rep < 20; ++rep) {
+    RunResult run = unwrap(runGuarded(executor, g, {{x, data.data()}}));
+    // A was ready first but ran after B freed the input.
+    EXPECT_GE(run.tasks[a].start, run.tasks[b].end);
+    EXPECT_EQ(run.devices[0].peakBytes, uint64_t(3 * s * 4));
+    EXPECT_EQ(run.outputs.at(a).f32()[2 * s - 1], 4.0f);
+    EXPECT_EQ(run.outputs.at(b).f32()[0], static_cast<float>(s));
+  }
+
+  // Program order may not run B before A: the same limit deadlocks.
+  executor.setReadyOrder(ReadyOrder::Program);
+  Result<RunResult> program = runGuarded(executor, g, {{x, data.data()}});
+  ASSERT_FALSE(program);
+  EXPECT_EQ(program.message(),
+            "memory deadlock on device 0: task 1 (fill on device 0) needs "
+            "2048 bytes; 2048 of the 3072-byte limit are held by buffers "
+            "whose readers cannot run");
+}
+
 TEST(Offload, TaskBiggerThanTheLimitFailsAtOnce) {
   TaskGraph g;
   ValueId wait = unwrap(g.addDelay(0, 5.0));
