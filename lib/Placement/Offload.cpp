@@ -88,6 +88,12 @@ std::string checkOptions(const Graph &graph, const System &system,
              formatShortest(link.latency) +
              " is negative or not a finite number";
   }
+  if (options.maxEvaluations < 1)
+    return "offload planning needs an evaluation budget of at least 1, got " +
+           std::to_string(options.maxEvaluations);
+  if (options.maxEvictions < 0)
+    return "the eviction limit " + std::to_string(options.maxEvictions) +
+           " is negative";
   const std::vector<double> &resident = options.residentBytes;
   if (!resident.empty() && resident.size() != static_cast<size_t>(numDevices))
     return "expected " + std::to_string(numDevices) +

@@ -390,6 +390,45 @@ TEST(PlanOffload, FitsAUNetLikeChain) {
                        *plan);
 }
 
+TEST(PlanOffload, StaysWithinItsBudgets) {
+  // The chain above: every evaluation budget and eviction limit is kept,
+  // and the plan is always its own prediction.
+  std::vector<NodeSpec> nodes(10, NodeSpec{1, 1, 100});
+  nodes[9].bytes = 1;
+  std::vector<std::pair<NodeId, NodeId>> edges;
+  for (NodeId i = 0; i + 1 < 10; ++i)
+    edges.emplace_back(i, i + 1);
+  for (NodeId i = 0; i < 4; ++i)
+    edges.emplace_back(i, 9 - i);
+  Graph graph = makeGraph(nodes, edges);
+  std::vector<DeviceId> assignment(10, 0);
+  System system = systemWith(tightCapacities(graph, 1, assignment));
+  for (int64_t budget = 1; budget <= 40; ++budget) {
+    OffloadOptions options = hostLinks(1, 100);
+    options.maxEvaluations = budget;
+    std::optional<OffloadPlan> plan =
+        planOffload(graph, system, assignment, options);
+    ASSERT_TRUE(plan);
+    EXPECT_LE(plan->evaluations, budget);
+    expectPlanConsistent(graph, system, assignment, options, *plan);
+  }
+  for (int64_t limit = 0; limit <= 3; ++limit) {
+    OffloadOptions options = hostLinks(1, 100);
+    options.maxEvictions = limit;
+    std::optional<OffloadPlan> plan =
+        planOffload(graph, system, assignment, options);
+    ASSERT_TRUE(plan);
+    EXPECT_LE(static_cast<int64_t>(plan->evictions.size()), limit);
+    expectPlanConsistent(graph, system, assignment, options, *plan);
+  }
+  std::string error;
+  OffloadOptions options = hostLinks(1, 100);
+  options.maxEvaluations = 0;
+  EXPECT_FALSE(planOffload(graph, system, assignment, options, &error));
+  EXPECT_EQ(error, "offload planning needs an evaluation budget of at least "
+                   "1, got 0");
+}
+
 TEST(PlanOffload, FitsADiamondWithAHeavySide) {
   // A stretched diamond: a (400 bytes) -> b (100) -> e (200) -> f (200) ->
   // c (50) -> d (1), with a -> c and b -> d across. The big input a waits
