@@ -589,3 +589,24 @@ func.func @reload_negative_device(%x: tensor<4xf32>) {
   %1 = doppler.reload %0 to <-1> : tensor<4xf32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{'doppler.peak_memory' entries must be >= 0, got -1}}
+func.func @peak_memory_negative() attributes {doppler.peak_memory = array<i64: 4096, -1>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'doppler.peak_memory' must be an array<i64>, got [4096]}}
+func.func @peak_memory_kind() attributes {doppler.peak_memory = [4096]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'doppler.offload' must be a dictionary, got 2 : i64}}
+func.func @offload_kind() attributes {doppler.offload = 2} {
+  return
+}

@@ -52,3 +52,11 @@ func.func @dead_evict(%x: tensor<4xf32>) -> tensor<4xf32> {
 // WORK-NEXT: ops: 6 (doppler.einsum 2, doppler.evict 1, doppler.reload 2, func.return 1)
 // WORK-NEXT: flops: 64
 // WORK-NEXT: bytes read: 640 (640 B), written: 528 (528 B)
+
+// doppler-plan-memory's function attributes: per-device peak bytes and a
+// summary.
+// CHECK-LABEL: func.func @summary
+// CHECK-SAME: doppler.offload = {evictions = 1 : i64}, doppler.peak_memory = array<i64: 4096, 0>
+func.func @summary() attributes {doppler.peak_memory = array<i64: 4096, 0>, doppler.offload = {evictions = 1 : i64}} {
+  return
+}
