@@ -49,6 +49,7 @@
 #include "Doppler/Support/NumberFormat.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <limits>
 
@@ -159,19 +160,222 @@ std::string checkEviction(const Graph &graph, ArrayView<DeviceId> assignment,
   return {};
 }
 
+double residentOf(const OffloadOptions &options, DeviceId d) {
+  return options.residentBytes.empty() ? 0.0 : options.residentBytes[d];
+}
+
+/// The system of the rewritten graph: the input devices (with `capacities`)
+/// and the host H last, unlimited, joined to each device by its host link.
+std::optional<System> offloadSystem(const System &system,
+                                    const std::vector<double> &capacities,
+                                    const OffloadOptions &options,
+                                    std::string *error) {
+  const int32_t numDevices = system.numDevices();
+  const DeviceId host = numDevices;
+  SystemBuilder builder(numDevices + 1);
+  for (DeviceId d = 0; d < numDevices; ++d) {
+    builder.setSpeed(d, system.speed(d));
+    builder.setMemoryCapacity(d, capacities[d]);
+    for (DeviceId to = 0; to < numDevices; ++to)
+      if (to != d)
+        builder.setLink(d, to, system.link(d, to));
+    // The host link both ways, for byte-model simulations.
+    const HostLink &hostLink = options.hostLinks[d];
+    Link link{hostLink.bandwidth, hostLink.latency};
+    builder.setLink(d, host, link);
+    builder.setLink(host, d, link);
+  }
+  return builder.build(error);
+}
+
+/// Each device's capacity less its resident bytes (at least 0): what the
+/// enforcing simulation may fill.
+std::vector<double> enforcedCapacities(const System &system,
+                                       const OffloadOptions &options) {
+  std::vector<double> capacities(system.numDevices());
+  for (DeviceId d = 0; d < system.numDevices(); ++d)
+    capacities[d] =
+        std::max(0.0, system.memoryCapacity(d) - residentOf(options, d));
+  return capacities;
+}
+
+/// simulateOffloadPlan on an already rewritten graph; `limited` is
+/// offloadSystem with enforcedCapacities. `runs` counts simulator runs.
+OffloadSimulation simulateRewritten(OffloadGraph offload,
+                                    const std::vector<double> &priority,
+                                    const System &system,
+                                    const System &limited,
+                                    const OffloadOptions &options) {
+  OffloadSimulation result;
+  const int32_t numDevices = system.numDevices();
+  SimulatorOptions simulation;
+  simulation.trackMemory = true;
+  if (!priority.empty()) {
+    // Stash and reload nodes (compute 0, on the host) come first there.
+    simulation.priorities.assign(offload.graph.numNodes(),
+                                 std::numeric_limits<double>::lowest());
+    std::copy(priority.begin(), priority.end(),
+              simulation.priorities.begin());
+  }
+  simulation.enforceMemoryCapacity = true;
+  simulation.memoryPolicy = MemoryLimitPolicy::Skip;
+  Simulator enforced(offload.graph, limited, simulation);
+  enforced.run(offload.assignment);
+  if (enforced.schedule().ok()) {
+    result.schedule = enforced.schedule();
+  } else {
+    result.deadlock = enforced.schedule().describeFailure();
+    simulation.enforceMemoryCapacity = false;
+    Simulator free(offload.graph, offload.system, simulation);
+    free.run(offload.assignment);
+    result.schedule = free.schedule();
+  }
+  result.peak = result.schedule.peakMemory;
+  result.peak.resize(numDevices);
+  result.fits = result.deadlock.empty();
+  for (DeviceId d = 0; d < numDevices; ++d) {
+    result.peak[d] += residentOf(options, d);
+    result.fits &= result.peak[d] <= system.memoryCapacity(d);
+  }
+  result.offload = std::move(offload);
+  return result;
+}
+
+/// A depth-first topological order: each graph output's ancestors (inputs
+/// in edge order, recursively) before the output itself, outputs in id
+/// order. Priority = position.
+std::vector<double> depthFirstOrder(const Graph &graph) {
+  const int32_t numNodes = graph.numNodes();
+  std::vector<double> priority(numNodes, -1);
+  std::vector<uint8_t> seen(numNodes, 0);
+  std::vector<std::pair<NodeId, size_t>> stack;
+  double next = 0;
+  for (NodeId sink = 0; sink < numNodes; ++sink) {
+    if (graph.outDegree(sink) != 0)
+      continue;
+    seen[sink] = 1;
+    stack.push_back({sink, 0});
+    while (!stack.empty()) {
+      auto &[v, i] = stack.back();
+      ArrayView<NodeId> inputs = graph.predecessors(v);
+      if (i < inputs.size()) {
+        const NodeId u = inputs[i++];
+        if (!seen[u]) {
+          seen[u] = 1;
+          stack.push_back({u, 0});
+        }
+        continue;
+      }
+      priority[v] = next++;
+      stack.pop_back();
+    }
+  }
+  return priority;
+}
+
+/// A memory-aware list order, one sequence for all devices: repeatedly the
+/// ready node with the smallest key, where the key is (net bytes it
+/// allocates: its output less the inputs it is the last reader of; the
+/// latest position among its inputs, later first: depth-first) in that
+/// order (memoryFirst) or the other, then the longest path to a graph
+/// output (compute), then the id. O(V^2). Priority = position.
+std::vector<double> memoryAwareOrder(const Graph &graph, bool memoryFirst) {
+  const int32_t numNodes = graph.numNodes();
+  // Longest compute path from each node to an output (Kahn order, reversed).
+  std::vector<int32_t> pending(numNodes), topological;
+  topological.reserve(numNodes);
+  for (NodeId v = 0; v < numNodes; ++v)
+    if ((pending[v] = graph.inDegree(v)) == 0)
+      topological.push_back(v);
+  for (size_t i = 0; i < topological.size(); ++i)
+    for (NodeId w : graph.successors(topological[i]))
+      if (--pending[w] == 0)
+        topological.push_back(w);
+  std::vector<double> bottom(numNodes, 0);
+  for (size_t i = topological.size(); i-- > 0;) {
+    const NodeId v = topological[i];
+    double below = 0;
+    for (NodeId w : graph.successors(v))
+      below = std::max(below, bottom[w]);
+    bottom[v] = graph.computeCost(v) + below;
+  }
+
+  std::vector<int32_t> readersLeft(numNodes);
+  std::vector<double> lastInput(numNodes, -1), priority(numNodes, -1);
+  std::vector<NodeId> ready;
+  for (NodeId v = 0; v < numNodes; ++v) {
+    readersLeft[v] = graph.outDegree(v);
+    if ((pending[v] = graph.inDegree(v)) == 0)
+      ready.push_back(v);
+  }
+  auto netBytes = [&](NodeId v) {
+    double net = graph.outputBytes(v);
+    for (NodeId u : graph.predecessors(v))
+      if (readersLeft[u] == 1)
+        net -= graph.outputBytes(u);
+    return net;
+  };
+  for (int32_t position = 0; !ready.empty(); ++position) {
+    size_t bestIndex = 0;
+    double bestNet = netBytes(ready[0]);
+    for (size_t i = 1; i < ready.size(); ++i) {
+      const NodeId v = ready[i], b = ready[bestIndex];
+      const double net = netBytes(v);
+      bool better;
+      if (memoryFirst && net != bestNet)
+        better = net < bestNet;
+      else if (lastInput[v] != lastInput[b])
+        better = lastInput[v] > lastInput[b];
+      else if (net != bestNet)
+        better = net < bestNet;
+      else if (bottom[v] != bottom[b])
+        better = bottom[v] > bottom[b];
+      else
+        better = v < b;
+      if (better) {
+        bestIndex = i;
+        bestNet = net;
+      }
+    }
+    const NodeId v = ready[bestIndex];
+    ready[bestIndex] = ready.back();
+    ready.pop_back();
+    priority[v] = position;
+    for (NodeId u : graph.predecessors(v))
+      --readersLeft[u];
+    for (NodeId w : graph.successors(v)) {
+      lastInput[w] = position;
+      if (--pending[w] == 0)
+        ready.push_back(w);
+    }
+  }
+  return priority;
+}
+
+/// The execution orders planOffload tries besides readiness order.
+std::vector<std::vector<double>> candidateOrders(const Graph &graph) {
+  return {depthFirstOrder(graph), memoryAwareOrder(graph, false),
+          memoryAwareOrder(graph, true)};
+}
+
 /// A plan being judged: its rewritten graph, simulated.
 struct Trial {
   std::vector<Eviction> evictions;
+  std::vector<double> priority;
   OffloadGraph rewritten;
   Schedule schedule;
+  bool fitted = false;  // the prediction fits (OffloadSimulation::fits)
+  std::string deadlock; // OffloadSimulation::deadlock
   double overflow = kInfinity, integral = kInfinity, makespan = kInfinity;
 
-  bool fits() const { return overflow <= 0; }
+  bool fits() const { return fitted; }
   bool reducesOverflow(const Trial &other) const {
     return overflow < other.overflow ||
            (overflow == other.overflow && integral < other.integral);
   }
   bool betterThan(const Trial &other) const {
+    if (fitted != other.fitted)
+      return fitted;
     if (overflow != other.overflow)
       return overflow < other.overflow;
     if (integral != other.integral)
@@ -189,14 +393,20 @@ public:
         limits_(numDevices_) {
     for (DeviceId d = 0; d < numDevices_; ++d)
       limits_[d] = system.memoryCapacity(d) - resident(d);
+    limited_ = *offloadSystem(system, enforcedCapacities(system, options),
+                              options, nullptr);
   }
 
   double resident(DeviceId d) const {
     return options_.residentBytes.empty() ? 0.0 : options_.residentBytes[d];
   }
-  /// Builds and simulates `evictions`; false when the rewrite is invalid
-  /// (e.g. a trigger downstream of a late reader closes a cycle).
-  bool judge(std::vector<Eviction> evictions, Trial &trial);
+  /// Builds and simulates `evictions` in the order `priority`; false when
+  /// the rewrite is invalid (e.g. a trigger downstream of a late reader
+  /// closes a cycle).
+  bool judge(std::vector<Eviction> evictions, std::vector<double> priority,
+             Trial &trial);
+  /// The greedy descent of evictions from `current` (its priority kept).
+  Trial descend(Trial current);
   OffloadPlan plan();
 
 private:
@@ -231,21 +441,26 @@ private:
   const OffloadOptions &options_;
   const int32_t numDevices_;
   std::vector<double> limits_;
+  System limited_; // offloadSystem with enforcedCapacities
   int64_t evaluations_ = 0;
 };
 
-bool Planner::judge(std::vector<Eviction> evictions, Trial &trial) {
+bool Planner::judge(std::vector<Eviction> evictions,
+                    std::vector<double> priority, Trial &trial) {
   std::optional<OffloadGraph> rewritten = buildOffloadGraph(
       graph_, system_, assignment_, evictions, options_, nullptr);
   if (!rewritten)
     return false;
   ++evaluations_;
-  SimulatorOptions simulation;
-  simulation.trackMemory = true;
-  Simulator simulator(rewritten->graph, rewritten->system, simulation);
-  trial.makespan = simulator.run(rewritten->assignment);
-  trial.schedule = simulator.schedule();
+  OffloadSimulation simulation = simulateRewritten(
+      std::move(*rewritten), priority, system_, limited_, options_);
+  rewritten = std::move(simulation.offload);
+  trial.schedule = std::move(simulation.schedule);
+  trial.makespan = trial.schedule.makespan;
+  trial.fitted = simulation.fits;
+  trial.deadlock = std::move(simulation.deadlock);
   trial.evictions = std::move(evictions);
+  trial.priority = std::move(priority);
   trial.overflow = 0;
   bool over = false;
   for (DeviceId d = 0; d < numDevices_; ++d) {
@@ -463,6 +678,8 @@ std::string Planner::diagnose(const Trial &trial) const {
   }
   if (live.size() > kShown)
     text += " and " + std::to_string(live.size() - kShown) + " more";
+  if (!trial.deadlock.empty())
+    text += " (with the capacities enforced: " + trial.deadlock + ")";
   return text;
 }
 
@@ -485,12 +702,19 @@ OffloadPlan Planner::plan() {
     plan.fits = plan.diagnosis.empty();
     return plan;
   }
+  {
+    // The input as it stands: readiness order, no limit, no offload.
+    SimulatorOptions tracking;
+    tracking.trackMemory = true;
+    Simulator simulator(graph_, system_, tracking);
+    simulator.run(assignment_);
+    plan.peakBefore = simulator.schedule().peakMemory;
+    plan.peakBefore.resize(numDevices_);
+    for (DeviceId d = 0; d < numDevices_; ++d)
+      plan.peakBefore[d] += resident(d);
+  }
   Trial current;
-  judge({}, current);
-  plan.peakBefore = current.schedule.peakMemory;
-  plan.peakBefore.resize(numDevices_);
-  for (DeviceId d = 0; d < numDevices_; ++d)
-    plan.peakBefore[d] += resident(d);
+  judge({}, {}, current);
 
   // No eviction helps a device whose resident bytes exceed it, or a node
   // whose own inputs and output do not fit.
@@ -515,8 +739,95 @@ OffloadPlan Planner::plan() {
     }
   }
 
-  while (!current.fits() && impossible.empty() &&
-         evaluations_ < options_.maxEvaluations) {
+  Trial best = current;
+  if (!best.fits() && impossible.empty()) {
+    // An order first: readiness order and the candidate orders, best first.
+    std::vector<Trial> starts;
+    starts.push_back(std::move(current));
+    for (std::vector<double> &priority : candidateOrders(graph_)) {
+      if (evaluations_ >= options_.maxEvaluations)
+        break;
+      Trial trial;
+      if (judge({}, std::move(priority), trial))
+        starts.push_back(std::move(trial));
+    }
+    std::stable_sort(starts.begin(), starts.end(),
+                     [](const Trial &a, const Trial &b) {
+                       return a.betterThan(b);
+                     });
+    best = starts.front();
+    // Evictions second, from each order in turn until one fits.
+    for (Trial &start : starts) {
+      if (best.fits() || evaluations_ >= options_.maxEvaluations)
+        break;
+      Trial result = descend(std::move(start));
+      if (result.betterThan(best))
+        best = std::move(result);
+    }
+  }
+  // The runtime is given the planned start times; keep them when they
+  // predict no worse than the priorities they came from.
+  if (best.fits() && !best.priority.empty() &&
+      evaluations_ < options_.maxEvaluations) {
+    std::vector<double> planned(best.schedule.start.begin(),
+                                best.schedule.start.begin() +
+                                    graph_.numNodes());
+    Trial timed;
+    if (judge(best.evictions, std::move(planned), timed) && timed.fits() &&
+        timed.makespan <= best.makespan)
+      best = std::move(timed);
+  }
+
+  plan.evictions = best.evictions;
+  std::sort(plan.evictions.begin(), plan.evictions.end(),
+            [](const Eviction &a, const Eviction &b) {
+              return a.value < b.value;
+            });
+  plan.priority = best.priority;
+  // The prediction, exactly as simulateOffloadPlan makes it (the evictions
+  // in value order).
+  std::optional<OffloadSimulation> prediction = simulateOffloadPlan(
+      graph_, system_, assignment_, plan, options_, nullptr);
+  assert(prediction && "the chosen plan was simulated before");
+  plan.fits = prediction->fits;
+  plan.makespan = prediction->schedule.makespan;
+  plan.peakAfter = prediction->peak;
+  // Host bytes: each stash from the end of its value until its reload has
+  // arrived; frees first at equal times.
+  const Schedule &schedule = prediction->schedule;
+  std::vector<std::pair<double, double>> events;
+  for (size_t i = 0; i < plan.evictions.size(); ++i) {
+    const Eviction &eviction = plan.evictions[i];
+    const double bytes = graph_.outputBytes(eviction.value);
+    const double reloaded =
+        schedule.end[prediction->offload.reloadNode[i]] +
+        hostTransferTime(options_.hostLinks[eviction.device], bytes);
+    events.emplace_back(schedule.end[eviction.value], bytes);
+    events.emplace_back(reloaded, -bytes);
+  }
+  std::sort(events.begin(), events.end());
+  double stashed = 0;
+  for (const auto &event : events) {
+    stashed += event.second;
+    plan.hostPeak = std::max(plan.hostPeak, stashed);
+  }
+  plan.evaluations = evaluations_;
+  if (!plan.fits) {
+    if (!impossible.empty()) {
+      plan.diagnosis = impossible;
+    } else {
+      Trial predicted;
+      predicted.rewritten = std::move(prediction->offload);
+      predicted.schedule = schedule;
+      predicted.deadlock = prediction->deadlock;
+      plan.diagnosis = diagnose(predicted);
+    }
+  }
+  return plan;
+}
+
+Trial Planner::descend(Trial current) {
+  while (!current.fits() && evaluations_ < options_.maxEvaluations) {
     DeviceId worst = 0;
     double worstExcess = -kInfinity;
     for (DeviceId d = 0; d < numDevices_; ++d) {
@@ -541,51 +852,18 @@ OffloadPlan Planner::plan() {
       else
         continue;
       Trial trial;
-      if (!judge(std::move(evictions), trial))
+      if (!judge(std::move(evictions), current.priority, trial))
         continue;
       if (!found || trial.betterThan(best)) {
         best = std::move(trial);
         found = true;
       }
     }
-    if (!found || !best.reducesOverflow(current))
+    if (!found || !(best.fits() || best.reducesOverflow(current)))
       break;
     current = std::move(best);
   }
-
-  plan.evictions = current.evictions;
-  std::sort(plan.evictions.begin(), plan.evictions.end(),
-            [](const Eviction &a, const Eviction &b) {
-              return a.value < b.value;
-            });
-  plan.fits = current.fits();
-  plan.makespan = current.makespan;
-  plan.peakAfter = current.schedule.peakMemory;
-  plan.peakAfter.resize(numDevices_);
-  for (DeviceId d = 0; d < numDevices_; ++d)
-    plan.peakAfter[d] += resident(d);
-  // Host bytes: each stash from the end of its value until its reload has
-  // arrived; frees first at equal times.
-  std::vector<std::pair<double, double>> events;
-  for (size_t i = 0; i < current.evictions.size(); ++i) {
-    const Eviction &eviction = current.evictions[i];
-    const double bytes = graph_.outputBytes(eviction.value);
-    const double reloaded =
-        current.schedule.end[current.rewritten.reloadNode[i]] +
-        hostTransferTime(options_.hostLinks[eviction.device], bytes);
-    events.emplace_back(current.schedule.end[eviction.value], bytes);
-    events.emplace_back(reloaded, -bytes);
-  }
-  std::sort(events.begin(), events.end());
-  double stashed = 0;
-  for (const auto &event : events) {
-    stashed += event.second;
-    plan.hostPeak = std::max(plan.hostPeak, stashed);
-  }
-  plan.evaluations = evaluations_;
-  if (!plan.fits)
-    plan.diagnosis = impossible.empty() ? diagnose(current) : impossible;
-  return plan;
+  return current;
 }
 
 } // namespace
@@ -667,24 +945,45 @@ buildOffloadGraph(const Graph &graph, const System &system,
     return fail("the offload graph is invalid: " + why);
   result.graph = std::move(*rewritten);
 
-  SystemBuilder systemBuilder(numDevices + 1);
-  for (DeviceId d = 0; d < numDevices; ++d) {
-    systemBuilder.setSpeed(d, system.speed(d));
-    systemBuilder.setMemoryCapacity(d, system.memoryCapacity(d));
-    for (DeviceId to = 0; to < numDevices; ++to)
-      if (to != d)
-        systemBuilder.setLink(d, to, system.link(d, to));
-    // The host link both ways, for byte-model simulations.
-    const HostLink &hostLink = options.hostLinks[d];
-    Link link{hostLink.bandwidth, hostLink.latency};
-    systemBuilder.setLink(d, host, link);
-    systemBuilder.setLink(host, d, link);
-  }
-  std::optional<System> rewrittenSystem = systemBuilder.build(&why);
+  std::vector<double> capacities(numDevices);
+  for (DeviceId d = 0; d < numDevices; ++d)
+    capacities[d] = system.memoryCapacity(d);
+  std::optional<System> rewrittenSystem =
+      offloadSystem(system, capacities, options, &why);
   if (!rewrittenSystem)
     return fail("the offload system is invalid: " + why);
   result.system = std::move(*rewrittenSystem);
   return result;
+}
+
+std::optional<OffloadSimulation>
+simulateOffloadPlan(const Graph &graph, const System &system,
+                    ArrayView<DeviceId> assignment, const OffloadPlan &plan,
+                    const OffloadOptions &options, std::string *error) {
+  auto fail = [&](std::string message) -> std::optional<OffloadSimulation> {
+    if (error)
+      *error = std::move(message);
+    return std::nullopt;
+  };
+  std::string why;
+  std::optional<OffloadGraph> offload = buildOffloadGraph(
+      graph, system, assignment, plan.evictions, options, &why);
+  if (!offload)
+    return fail(why);
+  if (!plan.priority.empty() &&
+      plan.priority.size() != static_cast<size_t>(graph.numNodes()))
+    return fail("expected " + std::to_string(graph.numNodes()) +
+                " priorities (one per node), got " +
+                std::to_string(plan.priority.size()));
+  for (size_t v = 0; v < plan.priority.size(); ++v)
+    if (std::isnan(plan.priority[v]))
+      return fail("node " + std::to_string(v) + ": priority is not a number");
+  std::optional<System> limited = offloadSystem(
+      system, enforcedCapacities(system, options), options, &why);
+  if (!limited)
+    return fail("the offload system is invalid: " + why);
+  return simulateRewritten(std::move(*offload), plan.priority, system,
+                           *limited, options);
 }
 
 std::optional<OffloadPlan> planOffload(const Graph &graph,

@@ -126,7 +126,7 @@ Simulator::Simulator(const Graph &graph, const System &system,
   referenceMode_ = !options_.linkContention &&
                    options_.transferModel == TransferModel::EdgeCost &&
                    !options_.deviceSpeeds && !options_.trackMemory &&
-                   !options_.recordTransfers;
+                   !options_.recordTransfers && options_.priorities.empty();
 
   const int32_t numNodes = graph.numNodes();
   const int32_t numEdges = graph.numEdges();
@@ -171,6 +171,9 @@ Simulator::Simulator(const Graph &graph, const System &system,
   if (referenceMode_)
     return;
   // The extended engine's state.
+  assert((options_.priorities.empty() ||
+          options_.priorities.size() == static_cast<size_t>(numNodes)) &&
+         "one priority per node");
   assert((!options_.trackMemory &&
           options_.transferModel != TransferModel::LinkBandwidth) ||
          graph.hasOutputBytes());
@@ -213,6 +216,14 @@ std::optional<Simulator> Simulator::create(const Graph &graph,
       !graph.hasOutputBytes())
     return fail("the link-bandwidth transfer model needs the output size of "
                 "every node, and the graph has none");
+  if (!options.priorities.empty() &&
+      options.priorities.size() != static_cast<size_t>(graph.numNodes()))
+    return fail("expected " + std::to_string(graph.numNodes()) +
+                " priorities (one per node), got " +
+                std::to_string(options.priorities.size()));
+  for (size_t v = 0; v < options.priorities.size(); ++v)
+    if (std::isnan(options.priorities[v]))
+      return fail("node " + std::to_string(v) + ": priority is not a number");
   if (std::max(graph.numNodes(), graph.numEdges()) >=
       static_cast<int32_t>(1u << kKindShift))
     return fail("graph too large: the simulator supports fewer than " +

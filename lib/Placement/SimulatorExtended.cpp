@@ -27,6 +27,11 @@ struct Simulator::ExtendedRun {
         enforceMemory(trackMemory && sim.options_.enforceMemoryCapacity),
         stallOnMemory(enforceMemory &&
                       sim.options_.memoryPolicy == MemoryLimitPolicy::Stall),
+        skipOnMemory(enforceMemory &&
+                     sim.options_.memoryPolicy == MemoryLimitPolicy::Skip),
+        priority(sim.options_.priorities.empty()
+                     ? nullptr
+                     : sim.options_.priorities.data()),
         byteModel(sim.options_.transferModel == TransferModel::LinkBandwidth) {}
 
   /// Clears the per-run state and the schedule; sets every node's duration.
@@ -48,7 +53,8 @@ struct Simulator::ExtendedRun {
   }
   void recordMemoryFailure(SimulationStatus status, DeviceId d, NodeId v);
   /// Starts device d's queue head if its output fits (or memory is not
-  /// enforced); otherwise stalls or fails, as the policy says.
+  /// enforced); otherwise stalls, fails, or (Skip) starts the first queued
+  /// node that fits, as the policy says.
   void tryGrantHead(DeviceId d);
   /// Adds `u`'s buffer on `d` to the live bytes.
   void allocateCopy(NodeId u, DeviceId d);
@@ -73,6 +79,8 @@ struct Simulator::ExtendedRun {
   const bool trackMemory;
   const bool enforceMemory;
   const bool stallOnMemory;
+  const bool skipOnMemory;
+  const double *priority; // per node, or null: readiness order
   const bool byteModel;
 
   uint64_t created = 0; // creation order of future events
@@ -140,20 +148,35 @@ void Simulator::ExtendedRun::recordMemoryFailure(SimulationStatus status,
 
 void Simulator::ExtendedRun::tryGrantHead(DeviceId d) {
   DeviceState &dev = sim.deviceState_[d];
-  const NodeId v = dev.head;
+  NodeId v = dev.head, previous = -1;
   if (enforceMemory && !fits(d, v)) {
-    if (stallOnMemory) {
+    if (skipOnMemory) {
+      // The best queued node that fits; the others keep their places.
+      do {
+        previous = v;
+        v = sim.nodeState_[v].nextInQueue;
+      } while (v >= 0 && !fits(d, v));
+      if (v < 0) {
+        sim.stalled_[d] = 1;
+        return;
+      }
+    } else if (stallOnMemory) {
       sim.stalled_[d] = 1;
       return;
+    } else {
+      recordMemoryFailure(SimulationStatus::MemoryExceeded, d, v);
+      failed = true;
+      return;
     }
-    recordMemoryFailure(SimulationStatus::MemoryExceeded, d, v);
-    failed = true;
-    return;
   }
   sim.stalled_[d] = 0;
-  dev.head = sim.nodeState_[v].nextInQueue;
-  if (dev.head < 0)
-    dev.tail = -1;
+  const NodeId next = sim.nodeState_[v].nextInQueue;
+  if (previous < 0)
+    dev.head = next;
+  else
+    sim.nodeState_[previous].nextInQueue = next;
+  if (next < 0)
+    dev.tail = previous;
   dev.running = 1;
   // The output buffer is allocated as the node starts (this instant).
   if (trackMemory)
@@ -195,12 +218,26 @@ double Simulator::ExtendedRun::transferTime(int32_t e, DeviceId from,
 void Simulator::ExtendedRun::enqueueReady(NodeId v) {
   const DeviceId d = device[v];
   DeviceState &dev = sim.deviceState_[d];
-  sim.nodeState_[v].nextInQueue = -1;
-  if (dev.tail < 0)
-    dev.head = v;
-  else
-    sim.nodeState_[dev.tail].nextInQueue = v;
-  dev.tail = v;
+  NodeState *state = sim.nodeState_.data();
+  state[v].nextInQueue = -1;
+  if (dev.tail < 0) {
+    dev.head = dev.tail = v;
+  } else if (!priority || priority[dev.tail] <= priority[v]) {
+    state[dev.tail].nextInQueue = v;
+    dev.tail = v;
+  } else {
+    // After every queued node of the same or a smaller priority.
+    NodeId previous = -1, at = dev.head;
+    while (priority[at] <= priority[v]) {
+      previous = at;
+      at = state[at].nextInQueue;
+    }
+    state[v].nextInQueue = at;
+    if (previous < 0)
+      dev.head = v;
+    else
+      state[previous].nextInQueue = v;
+  }
   if (!dev.running)
     tryGrantHead(d);
 }

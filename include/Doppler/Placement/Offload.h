@@ -23,7 +23,15 @@
 // early reader or any other node on d); late readers are non-empty; only
 // values on their producer's device are evicted.
 //
-// The prediction is the reference simulator (with memory tracking) on a
+// The plan also fixes an execution order (OffloadPlan::priority): each
+// device serves its ready nodes smallest priority first (the runtime's
+// ReadyOrder::Priority), and waits for memory the way the runtime's
+// MemoryPolicy::Wait does (MemoryLimitPolicy::Skip: a ready node that does
+// not fit waits while smaller ones run).
+//
+// The prediction (simulateOffloadPlan) is the simulator with memory
+// tracking, the plan's priorities and capacities enforced by the Skip
+// policy (capacity less resident bytes), reference timing otherwise, on a
 // rewritten graph (buildOffloadGraph): one extra device H (id D =
 // numDevices, unlimited capacity) holds, per eviction, a "stash" node
 // (compute 0, output bytes = v's, edge v -> stash costing the evict time)
@@ -37,6 +45,7 @@
 #define DOPPLER_PLACEMENT_OFFLOAD_H
 
 #include "Doppler/Placement/Graph.h"
+#include "Doppler/Placement/Simulator.h"
 #include "Doppler/Placement/System.h"
 
 #include <cstdint>
@@ -78,6 +87,10 @@ inline bool operator!=(const Eviction &a, const Eviction &b) {
 
 struct OffloadPlan {
   std::vector<Eviction> evictions;  // in order of value id
+  /// Per node of the input graph: the order each device serves its ready
+  /// nodes in (smallest first, ties in readiness order; the planned start
+  /// times of the prediction's schedule). Empty: readiness order.
+  std::vector<double> priority;
   bool fits = false;                // predicted peak + resident <= capacity on every device
   double makespan = 0;              // predicted, with the evictions
   double unlimitedMakespan = 0;     // the input placement with no limits and no offload
@@ -96,6 +109,31 @@ struct OffloadGraph {
   System system; // D + 1 devices: H last, with unlimited capacity
   std::vector<NodeId> stashNode, reloadNode; // per eviction
 };
+
+/// The prediction of a plan: its rewritten graph simulated.
+struct OffloadSimulation {
+  OffloadGraph offload;
+  /// Per node of offload.graph. The capacity-enforcing run (Skip policy,
+  /// the plan's priorities) when it completes; when it deadlocks (fits is
+  /// false, deadlock says where), the same run with no capacity enforced,
+  /// so that the peaks show how far over the capacities the plan is.
+  Schedule schedule;
+  bool fits = false; ///< enforced run completed, every peak + resident fits
+  std::string deadlock; ///< the enforced run's failure, or ""
+  std::vector<double> peak; ///< per input device, resident included
+};
+
+/// Simulates `plan` (its evictions and priority) exactly as planOffload
+/// predicts it: buildOffloadGraph, then the simulator with trackMemory,
+/// plan.priority (stash and reload nodes first on the host device),
+/// enforceMemoryCapacity with MemoryLimitPolicy::Skip and each device's
+/// capacity less its resident bytes. Errors: those of buildOffloadGraph, a
+/// priority list of the wrong length.
+std::optional<OffloadSimulation>
+simulateOffloadPlan(const Graph &graph, const System &system,
+                    ArrayView<DeviceId> assignment, const OffloadPlan &plan,
+                    const OffloadOptions &options,
+                    std::string *error = nullptr);
 
 /// Evict (or reload) time of `bytes` over `link`: latency + bytes /
 /// bandwidth.

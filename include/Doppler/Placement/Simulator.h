@@ -32,6 +32,14 @@ enum class MemoryLimitPolicy {
   /// been freed (head-of-line: its FIFO order is kept). If nothing can ever
   /// free memory, the run fails with SimulationStatus::MemoryDeadlock.
   Stall,
+  /// The runtime's MemoryPolicy::Wait: a device whose best ready node (the
+  /// queue head) does not fit starts the best one that does instead (its
+  /// queue order is kept among the rest); the nodes that do not fit wait
+  /// and are retried, best first, whenever memory is freed there or a new
+  /// node becomes ready. A run with waiting nodes and nothing running or in
+  /// flight that could free memory fails with
+  /// SimulationStatus::MemoryDeadlock.
+  Skip,
 };
 
 /// How long a cross-device transfer of edge (u, v) takes.
@@ -83,13 +91,22 @@ struct SimulatorOptions {
   MemoryLimitPolicy memoryPolicy = MemoryLimitPolicy::Fail;
   /// Fill Schedule::transfers (costs a little time per run).
   bool recordTransfers = false;
+  /// The order in which each device serves its ready nodes: smallest
+  /// priority first, ties in readiness order (the runtime's
+  /// ReadyOrder::Priority with Task::priority). One entry per node, or
+  /// empty for readiness order (METHOD section 2). Non-empty priorities
+  /// switch run() to the extended engine (the same events; only the choice
+  /// among a device's ready nodes differs). Inserting a ready node costs
+  /// O(ready nodes on its device).
+  std::vector<double> priorities;
 };
 
 enum class SimulationStatus {
   Ok,
   /// Fail policy: a node's output did not fit (failedNode, failedDevice).
   MemoryExceeded,
-  /// Stall policy: some device waits for memory that nothing will free.
+  /// Stall or Skip policy: some device waits for memory that nothing will
+  /// free.
   MemoryDeadlock,
 };
 
