@@ -263,7 +263,8 @@ struct ChainRun {
 
 ChainRun runChains(std::vector<Chain> chains, bool offload, int devices,
                    ReadyOrder order, MemoryPolicy policy, bool limited,
-                   int repetitions, TaskGraph *graphOut = nullptr) {
+                   int repetitions, TaskGraph *graphOut = nullptr,
+                   int copyLanes = 1) {
   TaskGraph g;
   for (Chain &chain : chains)
     buildChain(g, chain, offload);
@@ -273,6 +274,7 @@ ChainRun runChains(std::vector<Chain> chains, bool offload, int devices,
   ExecutorOptions options;
   options.order = order;
   options.memoryPolicy = policy;
+  options.copyWorkersPerDevice = copyLanes;
   if (limited)
     for (const Chain &chain : chains) {
       options.memoryLimits.resize(devices, 0);
@@ -333,11 +335,15 @@ TEST(Offload, ChainWithOffloadRunsWithinTheLimit) {
       ChainRun reference = runChains(chains, false, devices, ReadyOrder::Fifo,
                                      MemoryPolicy::Fail, false, 1);
       ASSERT_TRUE(reference.result) << reference.result.message();
-      ChainRun limited = runChains(chains, true, devices, order,
-                                   MemoryPolicy::Wait, true, 15);
-      ASSERT_TRUE(limited.result) << limited.result.message();
-      EXPECT_EQ(limited.outputs, reference.outputs);
-      EXPECT_GT(limited.result->hostPeakBytes, 0u);
+      for (int lanes : {1, 2}) {
+        ChainRun limited = runChains(chains, true, devices, order,
+                                     MemoryPolicy::Wait, true, 15, nullptr,
+                                     lanes);
+        ASSERT_TRUE(limited.result)
+            << limited.result.message() << " (" << lanes << " copy lanes)";
+        EXPECT_EQ(limited.outputs, reference.outputs);
+        EXPECT_GT(limited.result->hostPeakBytes, 0u);
+      }
     }
 }
 
