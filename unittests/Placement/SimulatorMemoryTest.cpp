@@ -308,4 +308,176 @@ TEST(SimulatorMemory, RandomGraphsKeepThePeakBetweenItsBounds) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Priorities and the Skip policy
+//===----------------------------------------------------------------------===//
+
+std::vector<double> startsWith(const Graph &graph, int32_t numDevices,
+                               const std::vector<DeviceId> &assignment,
+                               SimulatorOptions options) {
+  Simulator simulator(graph, System::uniform(numDevices), options);
+  simulator.run(assignment);
+  EXPECT_TRUE(simulator.schedule().ok());
+  return simulator.schedule().start;
+}
+
+TEST(SimulatorPriority, SmallestPriorityFirstTiesInReadinessOrder) {
+  // Four sources on one device, unit compute, ready at 0 in id order. X
+  // (node 0) finds the device idle and starts at once; A, B, C wait, and
+  // at 1 the device serves them by priority.
+  Graph graph =
+      makeGraph({{1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}}, {});
+  std::vector<DeviceId> assignment = {0, 0, 0, 0};
+  for (bool trackMemory : {false, true}) {
+    SimulatorOptions options;
+    options.trackMemory = trackMemory; // the reference mode and the other
+    EXPECT_EQ(startsWith(graph, 1, assignment, options),
+              (std::vector<double>{0, 1, 2, 3}));
+    options.priorities = {0, 3, 2, 1};
+    EXPECT_EQ(startsWith(graph, 1, assignment, options),
+              (std::vector<double>{0, 3, 2, 1}));
+    // A and C tie: readiness order (A first) between them.
+    options.priorities = {0, 1, 0, 1};
+    EXPECT_EQ(startsWith(graph, 1, assignment, options),
+              (std::vector<double>{0, 2, 1, 3}));
+  }
+}
+
+TEST(SimulatorPriority, OnlyReadyNodesAreChosen) {
+  // A -> B, A -> C and D, one device, unit compute. Readiness order: A 0..1
+  // (the device was idle), D 1..2 (the only node waiting when A ends: A
+  // frees its device before its output reaches B and C), B, C. With B and
+  // C ranked before D, D still runs at 1 (B and C are not ready then); then
+  // C (0) before B (1).
+  Graph graph = makeGraph({{1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}},
+                          {{0, 1}, {0, 2}});
+  std::vector<DeviceId> assignment = {0, 0, 0, 0};
+  SimulatorOptions options;
+  EXPECT_EQ(startsWith(graph, 1, assignment, options),
+            (std::vector<double>{0, 2, 3, 1}));
+  options.priorities = {3, 1, 0, 2};
+  EXPECT_EQ(startsWith(graph, 1, assignment, options),
+            (std::vector<double>{0, 3, 2, 1}));
+}
+
+TEST(SimulatorPriority, EqualPrioritiesAreReadinessOrder) {
+  // Constant priorities change nothing: the same schedule as the
+  // reference engine, on random graphs over 1 to 4 devices.
+  std::mt19937 rng(29);
+  for (int trial = 0; trial < 100; ++trial) {
+    const int32_t numNodes = 2 + static_cast<int32_t>(rng() % 30);
+    const int32_t numDevices = 1 + static_cast<int32_t>(rng() % 4);
+    std::vector<NodeSpec> nodes;
+    for (NodeId v = 0; v < numNodes; ++v)
+      nodes.push_back({static_cast<double>(rng() % 4),
+                       static_cast<double>(rng() % 4), 1});
+    std::vector<std::pair<NodeId, NodeId>> edges;
+    for (NodeId v = 1; v < numNodes; ++v)
+      for (NodeId u = 0; u < v; ++u)
+        if (rng() % 4 == 0)
+          edges.push_back({u, v});
+    Graph graph = makeGraph(nodes, edges);
+    std::vector<DeviceId> assignment(numNodes);
+    for (DeviceId &d : assignment)
+      d = static_cast<DeviceId>(rng() % numDevices);
+    Simulator reference(graph, numDevices);
+    reference.run(assignment);
+    SimulatorOptions options;
+    options.priorities.assign(numNodes, 7);
+    Simulator prioritised(graph, numDevices, options);
+    prioritised.run(assignment);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    EXPECT_EQ(prioritised.schedule().start, reference.schedule().start);
+    EXPECT_EQ(prioritised.schedule().end, reference.schedule().end);
+  }
+}
+
+TEST(SimulatorPriority, CreateChecksTheLength) {
+  Graph graph = makeGraph({{1, 0, 1}, {1, 0, 1}}, {{0, 1}});
+  SimulatorOptions options;
+  options.priorities = {1};
+  std::string error;
+  EXPECT_FALSE(Simulator::create(graph, System::uniform(1), options, &error));
+  EXPECT_EQ(error, "expected 2 priorities (one per node), got 1");
+  options.priorities = {1, std::nan("")};
+  EXPECT_FALSE(Simulator::create(graph, System::uniform(1), options, &error));
+  EXPECT_EQ(error, "node 1: priority is not a number");
+}
+
+/// A (50 bytes) -> A2, B (60) -> B2, C (10) -> C2 on one 100-byte device,
+/// unit compute; the readers' outputs are empty.
+Graph threePairs() {
+  return makeGraph({{1, 0, 50}, {1, 0, 0}, {1, 0, 60}, {1, 0, 0}, {1, 0, 10},
+                    {1, 0, 0}},
+                   {{0, 1}, {2, 3}, {4, 5}});
+}
+
+Schedule runLimited(const Graph &graph, double capacity,
+                    MemoryLimitPolicy policy,
+                    std::vector<double> priorities = {}) {
+  std::optional<System> system =
+      SystemBuilder(1).setMemoryCapacity(0, capacity).build();
+  EXPECT_TRUE(system);
+  SimulatorOptions options = memoryOptions();
+  options.enforceMemoryCapacity = true;
+  options.memoryPolicy = policy;
+  options.priorities = std::move(priorities);
+  Simulator simulator(graph, *system, options);
+  simulator.run(std::vector<DeviceId>(graph.numNodes(), 0));
+  return simulator.schedule();
+}
+
+TEST(SimulatorSkip, ANodeThatDoesNotFitWaitsWhileSmallerOnesRun) {
+  // Queue at 0: A, B, C. A 0..1 (50 live). At 1, B needs 110: under Skip,
+  // C runs instead (1..2, 60 live), then A2 (B would need 120) 2..3, which
+  // frees A: B fits (70) 3..4; C2 4..5 and B2 5..6.
+  Graph graph = threePairs();
+  Schedule skip = runLimited(graph, 100, MemoryLimitPolicy::Skip);
+  ASSERT_TRUE(skip.ok()) << skip.describeFailure();
+  EXPECT_EQ(skip.start, (std::vector<double>{0, 2, 3, 5, 1, 4}));
+  EXPECT_EQ(skip.makespan, 6);
+  EXPECT_EQ(skip.peakMemory, (std::vector<double>{70}));
+  // Head-of-line Stall waits for B with nothing left to free memory.
+  Schedule stall = runLimited(graph, 100, MemoryLimitPolicy::Stall);
+  EXPECT_EQ(stall.status, SimulationStatus::MemoryDeadlock);
+  EXPECT_EQ(stall.failedNode, 2);
+  Schedule fail = runLimited(graph, 100, MemoryLimitPolicy::Fail);
+  EXPECT_EQ(fail.status, SimulationStatus::MemoryExceeded);
+  // With room for everything, Skip is readiness order.
+  Schedule roomy = runLimited(graph, 120, MemoryLimitPolicy::Skip);
+  ASSERT_TRUE(roomy.ok());
+  EXPECT_EQ(roomy.start, (std::vector<double>{0, 3, 1, 4, 2, 5}));
+}
+
+TEST(SimulatorSkip, PrioritiesChooseAmongTheNodesThatFit) {
+  // As above, ranked C2 < A < C < A2 < B2 < B. A 0..1 (the device was
+  // idle). At 1: C (the best waiting; it fits) 1..2. At 2: A2 (the best
+  // waiting; C2 is not ready yet) 2..3, which frees A. At 3: C2 3..4, which
+  // frees C. B 4..5, B2 5..6. At most A and C (60) are live at once.
+  Graph graph = threePairs();
+  Schedule schedule =
+      runLimited(graph, 100, MemoryLimitPolicy::Skip, {1, 3, 5, 4, 2, 0});
+  ASSERT_TRUE(schedule.ok()) << schedule.describeFailure();
+  EXPECT_EQ(schedule.start, (std::vector<double>{0, 2, 4, 5, 1, 3}));
+  EXPECT_EQ(schedule.peakMemory, (std::vector<double>{60}));
+}
+
+TEST(SimulatorSkip, DeadlockIsDetectedNotWaitedFor) {
+  // A (50), B (60) and C (10) all feed D: after A and C, B never fits and
+  // nothing running can free memory.
+  Graph graph = makeGraph({{1, 0, 50}, {1, 0, 60}, {1, 0, 10}, {1, 0, 0}},
+                          {{0, 3}, {1, 3}, {2, 3}});
+  Schedule schedule = runLimited(graph, 100, MemoryLimitPolicy::Skip);
+  EXPECT_EQ(schedule.status, SimulationStatus::MemoryDeadlock);
+  EXPECT_TRUE(std::isinf(schedule.makespan));
+  EXPECT_EQ(schedule.failedNode, 1);
+  EXPECT_EQ(schedule.failedLiveBytes, 60);
+  EXPECT_EQ(schedule.start[0], 0);
+  EXPECT_EQ(schedule.start[2], 1);
+  EXPECT_TRUE(std::isnan(schedule.start[1]));
+  EXPECT_TRUE(std::isnan(schedule.start[3]));
+  // 120 bytes hold all three.
+  EXPECT_TRUE(runLimited(graph, 120, MemoryLimitPolicy::Skip).ok());
+}
+
 } // namespace
