@@ -117,8 +117,8 @@ cl::opt<std::string> order(
     cl::init("fifo"), cl::cat(category));
 cl::opt<double> memoryLimit(
     "memory-limit",
-    cl::desc("Bytes of live buffers allowed on every device (0: unlimited); "
-             "the run reports each device's peak against it"),
+    cl::desc("Bytes of live buffers allowed on every device (default: no "
+             "limit); the run reports each device's peak against it"),
     cl::init(0), cl::cat(category));
 cl::opt<std::string> memoryPolicy(
     "memory-policy",
@@ -622,11 +622,14 @@ int main(int argc, char **argv) {
   if (!rt::parseMemoryPolicy(memoryPolicy))
     return fail("--memory-policy must be wait or fail, not '" + memoryPolicy +
                 "'");
-  // Whole bytes, at most 2^63 (the runtime counts in uint64_t).
-  if (!(memoryLimit >= 0) || !(memoryLimit <= 9.2e18) ||
-      memoryLimit != std::floor(memoryLimit))
-    return fail("--memory-limit must be a whole number of bytes >= 0 (0: "
-                "unlimited), got " +
+  // Whole bytes, at most 2^63 (the runtime counts in uint64_t). 0 is not
+  // "unlimited" (leave the option out for that): a limit of nothing is a
+  // mistake, not a request.
+  if (memoryLimit.getNumOccurrences() &&
+      (!(memoryLimit >= 1) || !(memoryLimit <= 9.2e18) ||
+       memoryLimit != std::floor(memoryLimit)))
+    return fail("--memory-limit must be a whole number of bytes >= 1 (leave "
+                "it out for no limit), got " +
                 llvm::formatv("{0}", memoryLimit.getValue()).str());
   if (inputsPolicy != "every-user" && inputsPolicy != "first-user")
     return fail("--inputs must be every-user or first-user, not '" +
