@@ -185,6 +185,7 @@ Simulator::Simulator(const Graph &graph, const System &system,
   copySentFor_.resize(numDevices);
   liveBytes_.resize(numDevices);
   stalled_.resize(numDevices);
+  grantDue_.resize(numDevices);
   linkFreeAt_.resize(static_cast<size_t>(numDevices) * numDevices);
   lastSenderTo_.resize(numDevices);
   lastArrivalTo_.resize(numDevices);

@@ -32,6 +32,7 @@ struct Simulator::ExtendedRun {
         priority(sim.options_.priorities.empty()
                      ? nullptr
                      : sim.options_.priorities.data()),
+        deferGrants(priority != nullptr),
         byteModel(sim.options_.transferModel == TransferModel::LinkBandwidth) {}
 
   /// Clears the per-run state and the schedule; sets every node's duration.
@@ -56,6 +57,28 @@ struct Simulator::ExtendedRun {
   /// enforced); otherwise stalls, fails, or (Skip) starts the first queued
   /// node that fits, as the policy says.
   void tryGrantHead(DeviceId d);
+  /// Device d (idle) may start a node: now, or at the end of the instant
+  /// (deferGrants).
+  void requestGrant(DeviceId d) {
+    if (!deferGrants) {
+      tryGrantHead(d);
+      return;
+    }
+    sim.grantDue_[d] = 1;
+    anyGrantDue = true;
+  }
+  /// Grants the deferred requests: each idle device with work starts its
+  /// best ready node (in device order).
+  void grantDue() {
+    anyGrantDue = false;
+    for (DeviceId d = 0; d < numDevices && !failed; ++d) {
+      if (!sim.grantDue_[d])
+        continue;
+      sim.grantDue_[d] = 0;
+      if (!sim.deviceState_[d].running && sim.deviceState_[d].head >= 0)
+        tryGrantHead(d);
+    }
+  }
   /// Adds `u`'s buffer on `d` to the live bytes.
   void allocateCopy(NodeId u, DeviceId d);
   /// One use of `u`'s buffer on `d` is over; frees it after the last one.
@@ -81,6 +104,10 @@ struct Simulator::ExtendedRun {
   const bool stallOnMemory;
   const bool skipOnMemory;
   const double *priority; // per node, or null: readiness order
+  /// With priorities, a device chooses its next node once every node that
+  /// becomes ready at the current instant has joined its queue.
+  const bool deferGrants;
+  bool anyGrantDue = false;
   const bool byteModel;
 
   uint64_t created = 0; // creation order of future events
@@ -103,6 +130,7 @@ void Simulator::ExtendedRun::reset() {
             std::numeric_limits<double>::quiet_NaN());
   std::fill(sim.liveBytes_.begin(), sim.liveBytes_.end(), 0.0);
   std::fill(sim.stalled_.begin(), sim.stalled_.end(), 0);
+  std::fill(sim.grantDue_.begin(), sim.grantDue_.end(), 0);
   std::fill(sim.linkFreeAt_.begin(), sim.linkFreeAt_.end(), 0.0);
   std::fill(sim.lastSenderTo_.begin(), sim.lastSenderTo_.end(), -1);
   std::fill(sim.copySentFor_.begin(), sim.copySentFor_.end(), -1);
@@ -194,7 +222,7 @@ void Simulator::ExtendedRun::releaseCopy(NodeId u, DeviceId d) {
   sim.liveBytes_[d] -= sim.outputBytes_[u];
   // A device waiting for memory retries as soon as some is freed.
   if (sim.stalled_[d] && !sim.deviceState_[d].running)
-    tryGrantHead(d);
+    requestGrant(d);
 }
 
 void Simulator::ExtendedRun::samplePeaks() {
@@ -239,13 +267,13 @@ void Simulator::ExtendedRun::enqueueReady(NodeId v) {
       state[previous].nextInQueue = v;
   }
   if (!dev.running)
-    tryGrantHead(d);
+    requestGrant(d);
 }
 
 void Simulator::ExtendedRun::releaseAndSend(NodeId v) {
   const DeviceId from = device[v];
   if (!sim.deviceState_[from].running && sim.deviceState_[from].head >= 0)
-    tryGrantHead(from);
+    requestGrant(from);
   for (int32_t e = graph.succBegin(v), last = graph.succEnd(v); e < last; ++e) {
     const DeviceId to = device[graph.edgeTarget(e)];
     if (to == from) {
@@ -349,8 +377,13 @@ void Simulator::ExtendedRun::runEvents() {
 
   FutureQueue &future = sim.future_;
   for (;;) {
-    while (nowBegin < nowEnd && !failed)
-      process(sim.nowEvents_[nowBegin++]);
+    for (;;) {
+      while (nowBegin < nowEnd && !failed)
+        process(sim.nowEvents_[nowBegin++]);
+      if (!anyGrantDue || failed)
+        break;
+      grantDue();
+    }
     if (trackMemory)
       samplePeaks();
     if (failed || future.empty())

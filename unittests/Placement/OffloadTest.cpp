@@ -671,6 +671,98 @@ TEST(PlanOffload, FitsTheSharedGraphsInFourFifthsOfTheirPeak) {
   }
 }
 
+/// s -> a_i (100 bytes) -> b_i (100 bytes) -> c_i (1 byte) -> t for i <
+/// k, unit compute; s and t 1 byte. Chain i on device i % numDevices, s
+/// and t on device 0.
+struct ParallelChains {
+  Graph graph;
+  std::vector<DeviceId> assignment;
+};
+ParallelChains parallelChains(int32_t k, int32_t numDevices) {
+  std::vector<NodeSpec> nodes = {{1, 1, 1}};
+  std::vector<std::pair<NodeId, NodeId>> edges;
+  std::vector<DeviceId> assignment = {0};
+  const NodeId sink = 1 + 3 * k;
+  for (int32_t i = 0; i < k; ++i) {
+    const NodeId a = 1 + 3 * i;
+    nodes.push_back({1, 1, 100});
+    nodes.push_back({1, 1, 100});
+    nodes.push_back({1, 1, 1});
+    edges.insert(edges.end(), {{0, a}, {a, a + 1}, {a + 1, a + 2},
+                               {a + 2, sink}});
+    assignment.insert(assignment.end(), 3, i % numDevices);
+  }
+  nodes.push_back({1, 1, 1});
+  assignment.push_back(0);
+  return {makeGraph(nodes, edges), assignment};
+}
+
+TEST(PlanOffload, ParallelChainsFitThroughOrderAlone) {
+  // Readiness order starts every chain's a_i before any b_i: k big values
+  // at once. With room for about two big values per device, waiting for
+  // memory alone deadlocks (the a_i that started hold the memory their b_i
+  // need); a depth-first order runs one chain after the other and fits
+  // with no eviction.
+  for (int32_t numDevices : {1, 2}) {
+    SCOPED_TRACE(std::to_string(numDevices) + " device(s)");
+    ParallelChains chains = parallelChains(6, numDevices);
+    System system = systemWith(std::vector<double>(numDevices, 250));
+    OffloadOptions options = hostLinks(numDevices, 10, 1);
+    std::string error;
+    std::optional<OffloadPlan> plan =
+        planOffload(chains.graph, system, chains.assignment, options, &error);
+    ASSERT_TRUE(plan) << error;
+    EXPECT_GT(overflowOf(plan->peakBefore, system), 0);
+    EXPECT_TRUE(plan->fits) << plan->diagnosis;
+    EXPECT_TRUE(plan->evictions.empty());
+    ASSERT_EQ(plan->priority.size(),
+              static_cast<size_t>(chains.graph.numNodes()));
+    for (DeviceId d = 0; d < numDevices; ++d)
+      EXPECT_LE(plan->peakAfter[d], 250);
+    expectPlanConsistent(chains.graph, system, chains.assignment, options,
+                         *plan);
+    // One chain's b_i starts before the next chain's a_i on each device.
+    for (int32_t i = 0; i + numDevices < 6; ++i)
+      EXPECT_LT(plan->priority[2 + 3 * i], plan->priority[1 + 3 * (i + numDevices)])
+          << "chain " << i;
+    // The same plan in readiness order deadlocks.
+    OffloadPlan readiness = *plan;
+    readiness.priority.clear();
+    std::optional<OffloadSimulation> simulation = simulateOffloadPlan(
+        chains.graph, system, chains.assignment, readiness, options, &error);
+    ASSERT_TRUE(simulation) << error;
+    EXPECT_FALSE(simulation->fits);
+    EXPECT_NE(simulation->deadlock.find("memory deadlock"), std::string::npos)
+        << simulation->deadlock;
+  }
+}
+
+TEST(PlanOffload, SimulateOffloadPlanChecksItsInputs) {
+  ParallelChains chains = parallelChains(2, 1);
+  System system = systemWith({1000});
+  OffloadOptions options = hostLinks(1, 10);
+  OffloadPlan plan;
+  plan.priority = {1, 2};
+  std::string error;
+  EXPECT_FALSE(simulateOffloadPlan(chains.graph, system, chains.assignment,
+                                   plan, options, &error));
+  EXPECT_EQ(error, "expected 8 priorities (one per node), got 2");
+  plan.priority.clear();
+  plan.evictions = {{1, 0, 0, {}, {2}}};
+  plan.evictions[0].trigger = 1;
+  EXPECT_FALSE(simulateOffloadPlan(chains.graph, system, chains.assignment,
+                                   plan, options, &error));
+  EXPECT_EQ(error, "eviction 0: the trigger is the evicted value itself");
+  plan.evictions.clear();
+  std::optional<OffloadSimulation> simulation = simulateOffloadPlan(
+      chains.graph, system, chains.assignment, plan, options, &error);
+  ASSERT_TRUE(simulation) << error;
+  EXPECT_TRUE(simulation->fits);
+  EXPECT_TRUE(simulation->deadlock.empty());
+  // s, a_0, a_1, b_0, b_1, c_0, c_1, t: one at a time in readiness order.
+  EXPECT_EQ(simulation->schedule.makespan, 8);
+}
+
 TEST(PlanOffload, SameInputsSamePlan) {
   LayeredGraphShape shape;
   shape.sinkBytes = 1;
@@ -684,6 +776,7 @@ TEST(PlanOffload, SameInputsSamePlan) {
       planOffload(graph, system, assignment, options);
   ASSERT_TRUE(first && second);
   EXPECT_TRUE(first->evictions == second->evictions);
+  EXPECT_EQ(first->priority, second->priority);
   EXPECT_EQ(first->makespan, second->makespan);
   EXPECT_EQ(first->peakAfter, second->peakAfter);
   EXPECT_EQ(first->hostPeak, second->hostPeak);

@@ -322,9 +322,8 @@ std::vector<double> startsWith(const Graph &graph, int32_t numDevices,
 }
 
 TEST(SimulatorPriority, SmallestPriorityFirstTiesInReadinessOrder) {
-  // Four sources on one device, unit compute, ready at 0 in id order. X
-  // (node 0) finds the device idle and starts at once; A, B, C wait, and
-  // at 1 the device serves them by priority.
+  // Four sources X, A, B, C on one device, unit compute, ready at 0 in id
+  // order; the device serves them by priority.
   Graph graph =
       makeGraph({{1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}}, {});
   std::vector<DeviceId> assignment = {0, 0, 0, 0};
@@ -333,9 +332,13 @@ TEST(SimulatorPriority, SmallestPriorityFirstTiesInReadinessOrder) {
     options.trackMemory = trackMemory; // the reference mode and the other
     EXPECT_EQ(startsWith(graph, 1, assignment, options),
               (std::vector<double>{0, 1, 2, 3}));
-    options.priorities = {0, 3, 2, 1};
+    options.priorities = {3, 2, 1, 0};
     EXPECT_EQ(startsWith(graph, 1, assignment, options),
-              (std::vector<double>{0, 3, 2, 1}));
+              (std::vector<double>{3, 2, 1, 0}));
+    // X and B tie, and A and C: readiness order within each pair.
+    options.priorities = {0, 1, 0, 1};
+    EXPECT_EQ(startsWith(graph, 1, assignment, options),
+              (std::vector<double>{0, 2, 1, 3}));
     // A and C tie: readiness order (A first) between them.
     options.priorities = {0, 1, 0, 1};
     EXPECT_EQ(startsWith(graph, 1, assignment, options),
@@ -346,9 +349,9 @@ TEST(SimulatorPriority, SmallestPriorityFirstTiesInReadinessOrder) {
 TEST(SimulatorPriority, OnlyReadyNodesAreChosen) {
   // A -> B, A -> C and D, one device, unit compute. Readiness order: A 0..1
   // (the device was idle), D 1..2 (the only node waiting when A ends: A
-  // frees its device before its output reaches B and C), B, C. With B and
-  // C ranked before D, D still runs at 1 (B and C are not ready then); then
-  // C (0) before B (1).
+  // frees its device before its output reaches B and C), B, C. Ranked C <
+  // B < D < A: D runs first (B and C, ranked better, are not ready at 0),
+  // A 1..2, then C before B.
   Graph graph = makeGraph({{1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}},
                           {{0, 1}, {0, 2}});
   std::vector<DeviceId> assignment = {0, 0, 0, 0};
@@ -357,20 +360,22 @@ TEST(SimulatorPriority, OnlyReadyNodesAreChosen) {
             (std::vector<double>{0, 2, 3, 1}));
   options.priorities = {3, 1, 0, 2};
   EXPECT_EQ(startsWith(graph, 1, assignment, options),
-            (std::vector<double>{0, 3, 2, 1}));
+            (std::vector<double>{1, 3, 2, 0}));
 }
 
-TEST(SimulatorPriority, EqualPrioritiesAreReadinessOrder) {
-  // Constant priorities change nothing: the same schedule as the
-  // reference engine, on random graphs over 1 to 4 devices.
+TEST(SimulatorPriority, PlannedStartTimesReproduceTheSchedule) {
+  // The planner hands the runtime a schedule's start times as priorities:
+  // with positive compute (one start per instant on a device) they give
+  // back that schedule exactly, on random graphs over 1 to 4 devices, with
+  // and without memory tracking.
   std::mt19937 rng(29);
-  for (int trial = 0; trial < 100; ++trial) {
+  for (int trial = 0; trial < 200; ++trial) {
     const int32_t numNodes = 2 + static_cast<int32_t>(rng() % 30);
     const int32_t numDevices = 1 + static_cast<int32_t>(rng() % 4);
     std::vector<NodeSpec> nodes;
     for (NodeId v = 0; v < numNodes; ++v)
-      nodes.push_back({static_cast<double>(rng() % 4),
-                       static_cast<double>(rng() % 4), 1});
+      nodes.push_back({1.0 + rng() % 4, static_cast<double>(rng() % 4),
+                       1.0 + rng() % 10});
     std::vector<std::pair<NodeId, NodeId>> edges;
     for (NodeId v = 1; v < numNodes; ++v)
       for (NodeId u = 0; u < v; ++u)
@@ -383,13 +388,27 @@ TEST(SimulatorPriority, EqualPrioritiesAreReadinessOrder) {
     Simulator reference(graph, numDevices);
     reference.run(assignment);
     SimulatorOptions options;
-    options.priorities.assign(numNodes, 7);
+    options.trackMemory = trial % 2;
+    options.priorities = reference.schedule().start;
     Simulator prioritised(graph, numDevices, options);
     prioritised.run(assignment);
     SCOPED_TRACE("trial " + std::to_string(trial));
     EXPECT_EQ(prioritised.schedule().start, reference.schedule().start);
     EXPECT_EQ(prioritised.schedule().end, reference.schedule().end);
   }
+}
+
+TEST(SimulatorPriority, ReversedPlannedStartsChangeTheOrder) {
+  // Ten sources on one device: readiness order runs them in id order;
+  // priorities = minus the id run them backwards.
+  Graph graph = makeGraph(std::vector<NodeSpec>(10, NodeSpec{1, 0, 1}), {});
+  std::vector<DeviceId> assignment(10, 0);
+  SimulatorOptions options;
+  for (NodeId v = 0; v < 10; ++v)
+    options.priorities.push_back(-v);
+  std::vector<double> starts = startsWith(graph, 1, assignment, options);
+  for (NodeId v = 0; v < 10; ++v)
+    EXPECT_EQ(starts[v], 9 - v);
 }
 
 TEST(SimulatorPriority, CreateChecksTheLength) {
@@ -450,15 +469,15 @@ TEST(SimulatorSkip, ANodeThatDoesNotFitWaitsWhileSmallerOnesRun) {
 }
 
 TEST(SimulatorSkip, PrioritiesChooseAmongTheNodesThatFit) {
-  // As above, ranked C2 < A < C < A2 < B2 < B. A 0..1 (the device was
-  // idle). At 1: C (the best waiting; it fits) 1..2. At 2: A2 (the best
-  // waiting; C2 is not ready yet) 2..3, which frees A. At 3: C2 3..4, which
-  // frees C. B 4..5, B2 5..6. At most A and C (60) are live at once.
+  // As above, ranked C2 < A < C < A2 < B2 < B. A 0..1. At 1: C (ranked
+  // before A2 and B; it fits) 1..2. At 2: C2 (the best) 2..3, which frees
+  // C. A2 3..4, which frees A. B 4..5, B2 5..6. At most A and C (60) are
+  // live at once.
   Graph graph = threePairs();
   Schedule schedule =
       runLimited(graph, 100, MemoryLimitPolicy::Skip, {1, 3, 5, 4, 2, 0});
   ASSERT_TRUE(schedule.ok()) << schedule.describeFailure();
-  EXPECT_EQ(schedule.start, (std::vector<double>{0, 2, 4, 5, 1, 3}));
+  EXPECT_EQ(schedule.start, (std::vector<double>{0, 3, 4, 5, 1, 2}));
   EXPECT_EQ(schedule.peakMemory, (std::vector<double>{60}));
 }
 

@@ -94,10 +94,14 @@ struct SimulatorOptions {
   /// The order in which each device serves its ready nodes: smallest
   /// priority first, ties in readiness order (the runtime's
   /// ReadyOrder::Priority with Task::priority). One entry per node, or
-  /// empty for readiness order (METHOD section 2). Non-empty priorities
-  /// switch run() to the extended engine (the same events; only the choice
-  /// among a device's ready nodes differs). Inserting a ready node costs
-  /// O(ready nodes on its device).
+  /// empty for readiness order (METHOD section 2). With priorities, a
+  /// device that is (or becomes) free at an instant chooses once every
+  /// node that becomes ready at that instant has joined its queue (in the
+  /// reference, a device freed by its node's end chooses before that
+  /// node's successors are ready, and an idle device starts the first node
+  /// to become ready). Equal priorities give the reference's choices.
+  /// Non-empty priorities switch run() to the extended engine. Inserting a
+  /// ready node costs O(ready nodes on its device).
   std::vector<double> priorities;
 };
 
@@ -277,6 +281,7 @@ private:
   std::vector<NodeId> copySentFor_; // per device: dedupe copies (value, dest)
   std::vector<double> liveBytes_;      // per device
   std::vector<uint8_t> stalled_;       // per device
+  std::vector<uint8_t> grantDue_;      // per device (priorities)
   std::vector<double> linkFreeAt_;     // per ordered device pair
   std::vector<NodeId> lastSenderTo_;   // per device: dedupe (value, dest)
   std::vector<double> lastArrivalTo_;  // per device
