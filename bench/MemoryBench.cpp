@@ -7,7 +7,8 @@
 //                   set to the round-robin placement's simulated peaks (so
 //                   a feasible placement exists), 2000 evaluations at most;
 //   * PlanOffload   planOffload of the critical-path placement, capacities
-//                   at 80% of its own simulated peaks;
+//                   at 80% of its own simulated peaks (the plan's order and
+//                   evictions);
 //   * Simulate      one memory-tracking simulator run of that placement:
 //                   the baseline, measured in the same run;
 // and prints median microseconds over repetitions, each median as a
@@ -192,13 +193,14 @@ int main(int argc, char **argv) {
     if (!fit || !plan)
       continue;
     std::printf("%-28s fit: %s, makespan %g -> %g, %lld evaluations%s%s; "
-                "offload: %s, %zu evictions, makespan %g -> %g, %lld "
+                "offload: %s, %s, %zu evictions, makespan %g -> %g, %lld "
                 "evaluations\n",
                 workload.name.c_str(), fit->feasible ? "feasible" : "no fit",
                 fit->initialMakespan, fit->makespan,
                 static_cast<long long>(fit->evaluations),
                 fit->restartPolicy.empty() ? "" : ", restarted from ",
                 fit->restartPolicy.c_str(), plan->fits ? "fits" : "no fit",
+                plan->priority.empty() ? "readiness order" : "planned order",
                 plan->evictions.size(), plan->unlimitedMakespan,
                 plan->makespan, static_cast<long long>(plan->evaluations));
   }
