@@ -1,10 +1,20 @@
 //===- Offload.cpp - Evicting values to host memory and back --------------===//
 //
-// buildOffloadGraph rewrites the graph as Offload.h states. planOffload is a
-// greedy descent judged by that rewrite's simulation:
-//  1. simulate the graph with the evictions chosen so far (trackMemory, the
-//     reference timing otherwise); take the device with the largest
-//     overflow and the instant of its peak (Schedule::peakMemoryTime);
+// buildOffloadGraph rewrites the graph as Offload.h states, and
+// simulateOffloadPlan simulates the rewrite (every plan planOffload judges
+// goes through it). planOffload chooses an order first, evictions second:
+//  A. orders: readiness order (no priorities), a depth-first order (each
+//     graph output's ancestors before the next output's), and two
+//     memory-aware list orders (repeatedly the ready node that allocates
+//     the fewest net bytes / whose inputs were made most recently, ties by
+//     the longest path to an output); each simulated with no eviction and
+//     ranked by (fits, overflow bytes, overflow integral, makespan);
+//  B. from the best order (then the next, while none fits and budget is
+//     left), a greedy descent of evictions with that order kept:
+//  1. simulate the graph with the evictions chosen so far; take the device
+//     with the largest overflow and the instant of its peak
+//     (Schedule::peakMemoryTime) (when the capacity-enforcing run
+//     deadlocks, in the same run without capacities);
 //  2. candidates, new evictions: the values produced on that device whose
 //     buffer is live there at that instant, not running nor read by the node
 //     running then, and with readers there that start after the instant
@@ -31,14 +41,20 @@
 //     progress on a plateau of equal peaks visible;
 //  6. stop when every device fits, when no candidate lowers the overflow,
 //     or at the evaluation or eviction budget.
+//  C. a fitting plan with priorities takes the planned start times of its
+//     prediction as priorities (what the pass writes for the runtime) when
+//     they predict no worse.
+// The plan's figures come from one more simulateOffloadPlan of the final
+// plan.
 // Nothing is random: the same inputs give the same plan.
 //
 // What it cannot do, by the model: evict a received copy (only values on
 // their producer's device), reload one value twice (one eviction per value:
-// a reloaded copy stays from its reload to its last late reader), or keep a
-// late reader's place in its device's FIFO queue when the reload arrives
-// after it was ready (the reader then queues behind what became ready
-// before, and its other inputs stay live meanwhile).
+// a reloaded copy stays from its reload to its last late reader), or, in
+// readiness order, keep a late reader's place in its device's FIFO queue
+// when the reload arrives after it was ready (the reader then queues behind
+// what became ready before, and its other inputs stay live meanwhile; with
+// priorities it keeps its rank).
 //
 //===----------------------------------------------------------------------===//
 
@@ -217,7 +233,7 @@ OffloadSimulation simulateRewritten(OffloadGraph offload,
     std::copy(priority.begin(), priority.end(),
               simulation.priorities.begin());
   }
-  simulation.enforceMemoryCapacity = true;
+  simulation.enforceMemoryCapacity = options.waitForMemory;
   simulation.memoryPolicy = MemoryLimitPolicy::Skip;
   Simulator enforced(offload.graph, limited, simulation);
   enforced.run(offload.assignment);
@@ -744,7 +760,10 @@ OffloadPlan Planner::plan() {
     // An order first: readiness order and the candidate orders, best first.
     std::vector<Trial> starts;
     starts.push_back(std::move(current));
-    for (std::vector<double> &priority : candidateOrders(graph_)) {
+    std::vector<std::vector<double>> orders;
+    if (options_.chooseOrder)
+      orders = candidateOrders(graph_);
+    for (std::vector<double> &priority : orders) {
       if (evaluations_ >= options_.maxEvaluations)
         break;
       Trial trial;

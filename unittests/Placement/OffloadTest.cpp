@@ -229,7 +229,7 @@ void expectPlanConsistent(const Graph &graph, const System &system,
     simulation.priorities.resize(offload->graph.numNodes(),
                                  std::numeric_limits<double>::lowest());
   }
-  simulation.enforceMemoryCapacity = true;
+  simulation.enforceMemoryCapacity = options.waitForMemory;
   simulation.memoryPolicy = MemoryLimitPolicy::Skip;
   std::vector<double> capacities(numDevices + 1, kUnlimited);
   for (DeviceId d = 0; d < numDevices; ++d)
@@ -735,6 +735,43 @@ TEST(PlanOffload, ParallelChainsFitThroughOrderAlone) {
     EXPECT_NE(simulation->deadlock.find("memory deadlock"), std::string::npos)
         << simulation->deadlock;
   }
+}
+
+TEST(PlanOffload, ParallelChainsWithoutWaitingOrReordering) {
+  // The chains above on one device. A runtime that fails when memory runs
+  // out (waitForMemory false) can still follow the depth-first order: it
+  // fits with no eviction. In readiness order as well (chooseOrder false),
+  // the planner can only evict, and over this slow host link the a_i
+  // cannot leave in time.
+  ParallelChains chains = parallelChains(6, 1);
+  System system = systemWith({250});
+  OffloadOptions options = hostLinks(1, 10, 1);
+  options.waitForMemory = false;
+  std::string error;
+  std::optional<OffloadPlan> ordered =
+      planOffload(chains.graph, system, chains.assignment, options, &error);
+  ASSERT_TRUE(ordered) << error;
+  EXPECT_TRUE(ordered->fits) << ordered->diagnosis;
+  EXPECT_TRUE(ordered->evictions.empty());
+  EXPECT_FALSE(ordered->priority.empty());
+  expectPlanConsistent(chains.graph, system, chains.assignment, options,
+                       *ordered);
+
+  options.chooseOrder = false;
+  std::optional<OffloadPlan> readiness =
+      planOffload(chains.graph, system, chains.assignment, options, &error);
+  ASSERT_TRUE(readiness) << error;
+  EXPECT_TRUE(readiness->priority.empty());
+  EXPECT_FALSE(readiness->evictions.empty());
+  EXPECT_LE(overflowOf(readiness->peakAfter, system),
+            overflowOf(readiness->peakBefore, system));
+  expectPlanConsistent(chains.graph, system, chains.assignment, options,
+                       *readiness);
+  std::printf("[ offload  ] 6 parallel chains, readiness order, no waiting: "
+              "%s with %zu evictions, makespan %g (ordered: %g)\n",
+              readiness->fits ? "fits" : "no fit",
+              readiness->evictions.size(), readiness->makespan,
+              ordered->makespan);
 }
 
 TEST(PlanOffload, SimulateOffloadPlanChecksItsInputs) {
