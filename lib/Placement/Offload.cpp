@@ -48,8 +48,11 @@
 // plan.
 // Nothing is random: the same inputs give the same plan.
 //
-// What it cannot do, by the model: evict a received copy (only values on
-// their producer's device), reload one value twice (one eviction per value:
+// Received copies are candidates too with OffloadOptions::evictReceivedCopies
+// (their early readers alone keep them; Offload.h says how the prediction
+// approximates their host copy).
+//
+// What it cannot do, by the model: reload one value twice on a device (one eviction per value:
 // a reloaded copy stays from its reload to its last late reader), or, in
 // readiness order, keep a late reader's place in its device's FIFO queue
 // when the reload arrives after it was ready (the reader then queues behind
@@ -68,6 +71,7 @@
 #include <cassert>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace doppler::placement {
 
@@ -124,20 +128,31 @@ std::string checkOptions(const Graph &graph, const System &system,
 }
 
 std::string checkEviction(const Graph &graph, ArrayView<DeviceId> assignment,
-                          const Eviction &eviction, size_t index,
-                          std::vector<uint8_t> &evicted) {
+                          int32_t numDevices, const Eviction &eviction,
+                          size_t index, std::vector<uint8_t> &evicted) {
   const std::string where = "eviction " + std::to_string(index) + ": ";
   const int32_t numNodes = graph.numNodes();
   const NodeId v = eviction.value;
   if (v < 0 || v >= numNodes)
     return where + "value " + std::to_string(v) + " is not a node";
-  if (evicted[v])
+  const DeviceId d = eviction.device;
+  if (d < 0 || d >= numDevices)
+    return where + "device " + std::to_string(d) + " out of range [0, " +
+           std::to_string(numDevices) + ")";
+  const size_t key = static_cast<size_t>(v) * numDevices + d;
+  if (evicted[key])
     return where + "value " + std::to_string(v) + " is evicted twice";
-  evicted[v] = 1;
-  const DeviceId d = assignment[v];
-  if (eviction.device != d)
-    return where + "value " + std::to_string(v) + " is on device " +
-           std::to_string(d) + ", not " + std::to_string(eviction.device);
+  evicted[key] = 1;
+  if (d != assignment[v]) {
+    // A received copy: v must have readers on d.
+    bool read = false;
+    for (NodeId w : graph.successors(v))
+      read |= assignment[w] == d;
+    if (!read)
+      return where + "value " + std::to_string(v) + " is on device " +
+             std::to_string(assignment[v]) + " and has no reader on device " +
+             std::to_string(d);
+  }
   if (eviction.lateReaders.empty())
     return where + "no late readers";
   if (!isAscending(eviction.earlyReaders) ||
@@ -505,9 +520,11 @@ Planner::candidates(const Trial &current, DeviceId d, double time) {
   const Schedule &schedule = current.schedule;
   const Graph &rewritten = current.rewritten.graph;
   const int32_t numNodes = graph_.numNodes();
+  // The current evictions of values on device d, by value.
   std::vector<int32_t> evictionOf(numNodes, -1);
   for (size_t i = 0; i < current.evictions.size(); ++i)
-    evictionOf[current.evictions[i].value] = static_cast<int32_t>(i);
+    if (current.evictions[i].device == d)
+      evictionOf[current.evictions[i].value] = static_cast<int32_t>(i);
   auto running = [&](NodeId v) {
     return schedule.start[v] <= time && time < schedule.end[v];
   };
@@ -522,8 +539,8 @@ Planner::candidates(const Trial &current, DeviceId d, double time) {
   for (const BufferInterval &buffer :
        bufferIntervals(rewritten, current.rewritten.assignment, schedule)) {
     const NodeId v = buffer.value;
-    if (buffer.device != d || buffer.received || v >= numNodes ||
-        !buffer.liveAt(time) || running(v))
+    if (buffer.device != d || v >= numNodes || !buffer.liveAt(time) ||
+        running(v) || (buffer.received && !options_.evictReceivedCopies))
       continue;
     std::vector<NodeId> readers;
     bool readNow = false, othersDone = true;
@@ -531,7 +548,9 @@ Planner::candidates(const Trial &current, DeviceId d, double time) {
          ++e) {
       const NodeId w = graph_.edgeTarget(e);
       if (assignment_[w] != d) {
-        othersDone &= schedule.end[v] + graph_.edgeCost(e) <= time;
+        // A received copy is freed after its early readers alone.
+        if (!buffer.received)
+          othersDone &= schedule.end[v] + graph_.edgeCost(e) <= time;
         continue;
       }
       readers.push_back(w);
@@ -560,7 +579,8 @@ Planner::candidates(const Trial &current, DeviceId d, double time) {
     eviction.lateReaders.assign(readers.begin() + split, readers.end());
     const double evictTime =
         hostTransferTime(options_.hostLinks[d], graph_.outputBytes(v));
-    bool freesInTime = othersDone && schedule.end[v] + evictTime <= time;
+    bool freesInTime =
+        othersDone && (buffer.received || schedule.end[v] + evictTime <= time);
     for (NodeId w : eviction.earlyReaders)
       freesInTime &= schedule.end[w] <= time;
     found.push_back({std::move(eviction), replace, freesInTime, buffer.bytes});
@@ -800,7 +820,8 @@ OffloadPlan Planner::plan() {
   plan.evictions = best.evictions;
   std::sort(plan.evictions.begin(), plan.evictions.end(),
             [](const Eviction &a, const Eviction &b) {
-              return a.value < b.value;
+              return std::pair(a.value, a.device) <
+                     std::pair(b.value, b.device);
             });
   plan.priority = best.priority;
   // The prediction, exactly as simulateOffloadPlan makes it (the evictions
@@ -906,17 +927,18 @@ buildOffloadGraph(const Graph &graph, const System &system,
     return fail(why);
   const int32_t numNodes = graph.numNodes();
   const int32_t numDevices = system.numDevices();
-  std::vector<uint8_t> evicted(numNodes, 0);
+  std::vector<uint8_t> evicted(static_cast<size_t>(numNodes) * numDevices, 0);
   for (size_t i = 0; i < evictions.size(); ++i)
-    if (std::string why =
-            checkEviction(graph, assignment, evictions[i], i, evicted);
+    if (std::string why = checkEviction(graph, assignment, numDevices,
+                                        evictions[i], i, evicted);
         !why.empty())
       return fail(why);
 
-  // Which edges the reloads replace: (value, late reader) pairs.
-  std::vector<int32_t> evictionOf(numNodes, -1);
+  // Which edges the reloads replace: (value, late reader) pairs, the late
+  // reader on the eviction's device.
+  std::vector<std::vector<int32_t>> evictionsOf(numNodes);
   for (size_t i = 0; i < evictions.size(); ++i)
-    evictionOf[evictions[i].value] = static_cast<int32_t>(i);
+    evictionsOf[evictions[i].value].push_back(static_cast<int32_t>(i));
 
   GraphBuilder builder;
   for (NodeId v = 0; v < numNodes; ++v) {
@@ -940,12 +962,14 @@ buildOffloadGraph(const Graph &graph, const System &system,
   }
   for (int32_t e = 0; e < graph.numEdges(); ++e) {
     const NodeId u = graph.edgeSource(e), w = graph.edgeTarget(e);
-    if (evictionOf[u] >= 0) {
-      const std::vector<NodeId> &late = evictions[evictionOf[u]].lateReaders;
-      if (std::binary_search(late.begin(), late.end(), w))
-        continue;
+    bool reloaded = false;
+    for (int32_t i : evictionsOf[u]) {
+      const std::vector<NodeId> &late = evictions[i].lateReaders;
+      reloaded |= evictions[i].device == assignment[w] &&
+                  std::binary_search(late.begin(), late.end(), w);
     }
-    builder.addEdge(u, w, graph.edgeCost(e));
+    if (!reloaded)
+      builder.addEdge(u, w, graph.edgeCost(e));
   }
   for (size_t i = 0; i < evictions.size(); ++i) {
     const Eviction &eviction = evictions[i];

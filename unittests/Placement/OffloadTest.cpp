@@ -139,6 +139,50 @@ TEST(OffloadGraph, EvictingTheLongLivedInputLowersThePeak) {
   EXPECT_EQ(liveOn(1, 3), 100);
 }
 
+/// a (device 0) -> b -> c -> d and a -> d, b, c, d on device 1; unit
+/// compute, outputs of 100, 10, 20 and 5 bytes; a's transfer takes 1.
+Graph receivedTwice() {
+  return makeGraph({{1, 1, 100}, {1, 0, 10}, {1, 0, 20}, {1, 0, 5}},
+                   {{0, 1}, {1, 2}, {2, 3}, {0, 3}});
+}
+
+TEST(OffloadGraph, EvictingAReceivedCopyLowersThePeak) {
+  // Without offload: a 0..1 on device 0; its copy reaches device 1 at 2;
+  // b 2..3, c 3..4, d 4..5. Device 1: a's copy [1,5), b [2,4), c [3,5):
+  // [3,4) holds 130.
+  Graph graph = receivedTwice();
+  std::vector<DeviceId> assignment = {0, 1, 1, 1};
+  System system = systemWith({kUnlimited, kUnlimited});
+  SimulatorOptions tracking;
+  tracking.trackMemory = true;
+  Simulator plain(graph, system, tracking);
+  EXPECT_EQ(plain.run(assignment), 5);
+  EXPECT_EQ(plain.schedule().peakMemory, (std::vector<double>{100, 130}));
+
+  // Evict the copy on device 1 after b, reload when c ends (1 each way).
+  // The copy lives [1,3) (b its only early reader); the host copy leaves a
+  // at 1 and lands at 2; c ends at 4, the reload arrives at 5: d 5..6.
+  // Device 1: [2,3) 110, [3,4) 30, [4,5) c + the reload = 120, [5,6) 125.
+  OffloadOptions options = hostLinks(2, 100);
+  std::string error;
+  std::optional<OffloadGraph> offload = buildOffloadGraph(
+      graph, system, assignment, {{0, 1, 2, {1}, {3}}}, options, &error);
+  ASSERT_TRUE(offload) << error;
+  EXPECT_EQ(offload->assignment,
+            (std::vector<DeviceId>{0, 1, 1, 1, 2, 2}));
+  Schedule schedule = simulate(*offload);
+  EXPECT_EQ(schedule.makespan, 6);
+  EXPECT_EQ(schedule.start[3], 5);
+  EXPECT_EQ(schedule.peakMemory, (std::vector<double>{100, 125, 100}));
+  EXPECT_EQ(schedule.peakMemoryTime[1], 5);
+
+  // Each device's copy is evicted once.
+  EXPECT_FALSE(buildOffloadGraph(graph, system, assignment,
+                                 {{0, 1, 2, {1}, {3}}, {0, 1, 1, {}, {3}}},
+                                 options, &error));
+  EXPECT_EQ(error, "eviction 1: value 0 is evicted twice");
+}
+
 TEST(OffloadGraph, AnEarlyTriggerGainsNothing) {
   // Trigger b (ends at 2): the reload starts at 2, as soon as the stash
   // lands, so a's reloaded copy is back over the gap: [2,3) holds b, c
@@ -171,7 +215,10 @@ TEST(OffloadGraph, RejectsEvictionsTheIrCannotExpress) {
   EXPECT_EQ(error({0, 0, 3, {1}, {3}}),
             "eviction 0: trigger 3 does not come before late reader 3");
   EXPECT_EQ(error({0, 1, 2, {1}, {3}}),
-            "eviction 0: value 0 is on device 0, not 1");
+            "eviction 0: value 0 is on device 0 and has no reader on device "
+            "1");
+  EXPECT_EQ(error({0, 2, 2, {1}, {3}}),
+            "eviction 0: device 2 out of range [0, 2)");
   EXPECT_EQ(error({0, 0, 2, {3}, {1}}),
             "eviction 0: early reader 3 comes after late reader 1");
   EXPECT_EQ(error({0, 0, 2, {}, {3}}),
@@ -260,7 +307,9 @@ void expectPlanConsistent(const Graph &graph, const System &system,
   EXPECT_EQ(fits, plan.fits);
   EXPECT_EQ(plan.fits, plan.diagnosis.empty()) << plan.diagnosis;
   for (size_t i = 1; i < plan.evictions.size(); ++i)
-    EXPECT_LT(plan.evictions[i - 1].value, plan.evictions[i].value);
+    EXPECT_LT(std::pair(plan.evictions[i - 1].value,
+                        plan.evictions[i - 1].device),
+              std::pair(plan.evictions[i].value, plan.evictions[i].device));
   Simulator unlimited(graph, numDevices);
   EXPECT_EQ(unlimited.run(assignment), plan.unlimitedMakespan);
 
@@ -588,7 +637,8 @@ TEST(PlanOffload, LowersTheOverflowOfRandomLayeredGraphs) {
   shape.maxLayers = 10;
   shape.maxWidth = 5;
   shape.sinkBytes = 1;
-  for (int32_t numDevices : {1, 2}) {
+  for (auto [numDevices, received] :
+       {std::pair{1, false}, std::pair{2, false}, std::pair{2, true}}) {
     int tight = 0, lowered = 0, fitted = 0, evictions = 0;
     double before = 0, after = 0;
     for (uint64_t seed = 0; seed < 100; ++seed) {
@@ -597,6 +647,7 @@ TEST(PlanOffload, LowersTheOverflowOfRandomLayeredGraphs) {
       System system =
           systemWith(tightCapacities(graph, numDevices, assignment));
       OffloadOptions options = hostLinks(numDevices, 50, 1);
+      options.evictReceivedCopies = received;
       std::string error;
       std::optional<OffloadPlan> plan =
           planOffload(graph, system, assignment, options, &error);
@@ -617,10 +668,11 @@ TEST(PlanOffload, LowersTheOverflowOfRandomLayeredGraphs) {
       before += overBefore;
       after += overAfter;
     }
-    std::printf("[ offload  ] layered graphs on %d device(s): %d over "
+    std::printf("[ offload  ] layered graphs on %d device(s)%s: %d over "
                 "capacity, overflow lowered on %d (total %g -> %g bytes), "
                 "%d fitted, %d evictions\n",
-                numDevices, tight, lowered, before, after, fitted,
+                numDevices, received ? ", received copies evicted" : "",
+                tight, lowered, before, after, fitted,
                 evictions);
     EXPECT_GT(tight, 80);
     // On two devices most of the peak is received copies.
@@ -798,6 +850,34 @@ TEST(PlanOffload, SimulateOffloadPlanChecksItsInputs) {
   EXPECT_TRUE(simulation->deadlock.empty());
   // s, a_0, a_1, b_0, b_1, c_0, c_1, t: one at a time in readiness order.
   EXPECT_EQ(simulation->schedule.makespan, 8);
+}
+
+TEST(PlanOffload, EvictsAReceivedCopyWhenAllowed) {
+  // The graph above with 125 bytes on device 1: no order helps (one chain)
+  // and a's only eviction is of its received copy.
+  Graph graph = receivedTwice();
+  std::vector<DeviceId> assignment = {0, 1, 1, 1};
+  System system = systemWith({kUnlimited, 125});
+  OffloadOptions options = hostLinks(2, 100);
+  std::string error;
+  std::optional<OffloadPlan> plan =
+      planOffload(graph, system, assignment, options, &error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_FALSE(plan->fits);
+  EXPECT_TRUE(plan->evictions.empty());
+  EXPECT_NE(plan->diagnosis.find("a received copy"), std::string::npos)
+      << plan->diagnosis;
+  expectPlanConsistent(graph, system, assignment, options, *plan);
+
+  options.evictReceivedCopies = true;
+  plan = planOffload(graph, system, assignment, options, &error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_TRUE(plan->fits) << plan->diagnosis;
+  ASSERT_EQ(plan->evictions.size(), 1u);
+  EXPECT_TRUE(plan->evictions[0] == (Eviction{0, 1, 2, {1}, {3}}));
+  EXPECT_EQ(plan->makespan, 6);
+  EXPECT_EQ(plan->peakAfter, (std::vector<double>{100, 125}));
+  expectPlanConsistent(graph, system, assignment, options, *plan);
 }
 
 TEST(PlanOffload, SameInputsSamePlan) {

@@ -17,11 +17,17 @@
 //    start of that reload until its last late reader ends;
 //  - readers on other devices are untouched (they get transfers of the
 //    original, as without offload).
+// An eviction of a *received copy* (d is not v's producer's device; v has
+// readers on d): the copy of v that d received by transfer goes to the host
+// after its early readers (the readers on d before the eviction point) and
+// is freed once they are done; the late readers on d read a reload, as
+// above. With no early readers, v is not sent to d at all (the reload
+// alone brings it). One eviction per (value, device).
 // Constraints (so that the IR can express it): every early reader's id <
 // every late reader's id (node ids are the IR body order); trigger id < the
 // smallest late reader id; the trigger is on d and is not v (it may be an
-// early reader or any other node on d); late readers are non-empty; only
-// values on their producer's device are evicted.
+// early reader or any other node on d); late readers are non-empty; a
+// received copy is evicted only from a device where v has readers.
 //
 // The plan also fixes an execution order (OffloadPlan::priority): each
 // device serves its ready nodes smallest priority first (the runtime's
@@ -37,7 +43,11 @@
 // (compute 0, output bytes = v's, edge v -> stash costing the evict time)
 // and a "reload" node (compute 0; inputs: the stash and the trigger, the
 // latter's edge costing 0), and edges reload -> each late reader costing
-// the reload time replace v -> late reader. Evict and reload times are the
+// the reload time replace v -> late reader. For a received copy the stash
+// edge still leaves v (the prediction's approximation: the host copy is
+// made from the producer's original, which stays live on the producer
+// until it has arrived, and it takes d's host link time); the copy on d
+// lives from its transfer to its last early reader. Evict and reload times are the
 // device's host link latency + bytes / host link bandwidth.
 //
 //===----------------------------------------------------------------------===//
@@ -75,11 +85,14 @@ struct OffloadOptions {
   /// fails when memory runs out): no capacity enforced, a plan fits when
   /// its peaks do.
   bool waitForMemory = true;
+  /// The planner may evict received copies (Eviction::device !=
+  /// assignment[value]). Off until the IR writes them.
+  bool evictReceivedCopies = false;
 };
 
 struct Eviction {
   NodeId value;                     // evicted node output (on its producer's device)
-  DeviceId device;                  // = assignment[value]
+  DeviceId device;                  // assignment[value], or a device that received a copy of value
   NodeId trigger;                   // reload starts when this node on `device` ends
   std::vector<NodeId> earlyReaders; // readers on `device` reading the original (ascending ids; may be empty)
   std::vector<NodeId> lateReaders;  // readers on `device` reading the reloaded copy (ascending ids; non-empty)
@@ -95,7 +108,7 @@ inline bool operator!=(const Eviction &a, const Eviction &b) {
 }
 
 struct OffloadPlan {
-  std::vector<Eviction> evictions;  // in order of value id
+  std::vector<Eviction> evictions;  // in order of (value id, device)
   /// Per node of the input graph: the order each device serves its ready
   /// nodes in (smallest first, ties in readiness order; the planned start
   /// times of the prediction's schedule). Empty: readiness order.
