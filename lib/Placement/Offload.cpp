@@ -52,8 +52,9 @@
 // (their early readers alone keep them; Offload.h says how the prediction
 // approximates their host copy).
 //
-// What it cannot do, by the model: reload one value twice on a device (one eviction per value:
-// a reloaded copy stays from its reload to its last late reader), or, in
+// What it cannot do, by the model: reload one value twice on a device (one
+// eviction per value and device: a reloaded copy stays from its reload to
+// its last late reader), or, in
 // readiness order, keep a late reader's place in its device's FIFO queue
 // when the reload arrives after it was ready (the reader then queues behind
 // what became ready before, and its other inputs stay live meanwhile; with
@@ -231,7 +232,7 @@ std::vector<double> enforcedCapacities(const System &system,
 }
 
 /// simulateOffloadPlan on an already rewritten graph; `limited` is
-/// offloadSystem with enforcedCapacities. `runs` counts simulator runs.
+/// offloadSystem with enforcedCapacities.
 OffloadSimulation simulateRewritten(OffloadGraph offload,
                                     const std::vector<double> &priority,
                                     const System &system,

@@ -280,9 +280,10 @@ void expectPlanConsistent(const Graph &graph, const System &system,
   simulation.memoryPolicy = MemoryLimitPolicy::Skip;
   std::vector<double> capacities(numDevices + 1, kUnlimited);
   for (DeviceId d = 0; d < numDevices; ++d)
-    capacities[d] = std::max(
-        0.0, system.memoryCapacity(d) -
-                 (options.residentBytes.empty() ? 0 : options.residentBytes[d]));
+    capacities[d] = std::max(0.0, system.memoryCapacity(d) -
+                                      (options.residentBytes.empty()
+                                           ? 0
+                                           : options.residentBytes[d]));
   SystemBuilder builder(numDevices + 1);
   builder.setMemoryCapacities(capacities);
   Simulator enforced(offload->graph, *builder.build(), simulation);
@@ -775,7 +776,8 @@ TEST(PlanOffload, ParallelChainsFitThroughOrderAlone) {
                          *plan);
     // One chain's b_i starts before the next chain's a_i on each device.
     for (int32_t i = 0; i + numDevices < 6; ++i)
-      EXPECT_LT(plan->priority[2 + 3 * i], plan->priority[1 + 3 * (i + numDevices)])
+      EXPECT_LT(plan->priority[2 + 3 * i],
+                plan->priority[1 + 3 * (i + numDevices)])
           << "chain " << i;
     // The same plan in readiness order deadlocks.
     OffloadPlan readiness = *plan;

@@ -47,8 +47,8 @@
 // edge still leaves v (the prediction's approximation: the host copy is
 // made from the producer's original, which stays live on the producer
 // until it has arrived, and it takes d's host link time); the copy on d
-// lives from its transfer to its last early reader. Evict and reload times are the
-// device's host link latency + bytes / host link bandwidth.
+// lives from its transfer to its last early reader. Evict and reload times
+// are the device's host link latency + bytes / host link bandwidth.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DOPPLER_PLACEMENT_OFFLOAD_H
@@ -74,7 +74,8 @@ struct HostLink {
 struct OffloadOptions {
   std::vector<HostLink> hostLinks;   // per device (size = system.numDevices()); required
   std::vector<double> residentBytes; // as in MemoryFitOptions
-  int64_t maxEvaluations = 20000;    // plans the choice may simulate (each one or two simulator runs)
+  /// Plans the choice may simulate (each one or two simulator runs).
+  int64_t maxEvaluations = 20000;
   int64_t maxEvictions = 100000;
   /// The planner may set OffloadPlan::priority (the runtime then follows
   /// it: ReadyOrder::Priority). False: readiness order only.
@@ -91,8 +92,9 @@ struct OffloadOptions {
 };
 
 struct Eviction {
-  NodeId value;                     // evicted node output (on its producer's device)
-  DeviceId device;                  // assignment[value], or a device that received a copy of value
+  NodeId value;                     // evicted node output
+  /// assignment[value], or a device that received a copy of value.
+  DeviceId device;
   NodeId trigger;                   // reload starts when this node on `device` ends
   std::vector<NodeId> earlyReaders; // readers on `device` reading the original (ascending ids; may be empty)
   std::vector<NodeId> lateReaders;  // readers on `device` reading the reloaded copy (ascending ids; non-empty)
@@ -113,13 +115,16 @@ struct OffloadPlan {
   /// nodes in (smallest first, ties in readiness order; the planned start
   /// times of the prediction's schedule). Empty: readiness order.
   std::vector<double> priority;
-  bool fits = false;                // predicted peak + resident <= capacity on every device
+  /// The prediction (simulateOffloadPlan) fits: its capacity-enforcing run
+  /// completed (waitForMemory) and peak + resident <= capacity on every
+  /// device.
+  bool fits = false;
   double makespan = 0;              // predicted, with the evictions
   double unlimitedMakespan = 0;     // the input placement with no limits and no offload
   std::vector<double> peakBefore, peakAfter; // per device, resident included
   double hostPeak = 0;              // bytes stashed on the host at once (predicted)
   std::string diagnosis;            // when !fits: why (which device, what is live there at the peak)
-  int64_t evaluations = 0;          // simulator runs spent
+  int64_t evaluations = 0;          // plans simulated
 };
 
 /// The rewritten graph of the prediction: the input graph's nodes keep
@@ -180,7 +185,8 @@ buildOffloadGraph(const Graph &graph, const System &system,
 /// working set of one node plus the graph output, it fits 160 of the 170
 /// over capacity (fast host link) or 154 (slow link); on 100 random
 /// layered graphs with up to 5 nodes a layer, 29 of 96 over capacity on
-/// one device and 2 of 94 on two (received copies hold the memory there);
+/// one device and 2 of 94 on two (received copies hold the memory there;
+/// 19 of 94 with evictReceivedCopies);
 /// k parallel chains with a big intermediate each fit through the order
 /// alone. On the LLaMA block of scripts/offload_demo.py (seq 1024, d 256,
 /// 8 heads, 8 parts), doppler-plan-memory succeeds down to 0.39, 0.65 and
