@@ -7,7 +7,8 @@
 //     graph output's ancestors before the next output's), and two
 //     memory-aware list orders (repeatedly the ready node that allocates
 //     the fewest net bytes / whose inputs were made most recently, ties by
-//     the longest path to an output); each simulated with no eviction and
+//     the longest path to an output; on graphs up to 20000 nodes, as each
+//     step scans the ready nodes); each simulated with no eviction and
 //     ranked by (fits, overflow bytes, overflow integral, makespan);
 //  B. from the best order (then the next, while none fits and budget is
 //     left), a greedy descent of evictions with that order kept:
@@ -310,7 +311,8 @@ std::vector<double> depthFirstOrder(const Graph &graph) {
 /// allocates: its output less the inputs it is the last reader of; the
 /// latest position among its inputs, later first: depth-first) in that
 /// order (memoryFirst) or the other, then the longest path to a graph
-/// output (compute), then the id. O(V^2). Priority = position.
+/// output (compute), then the id. Each step scans the ready nodes.
+/// Priority = position.
 std::vector<double> memoryAwareOrder(const Graph &graph, bool memoryFirst) {
   const int32_t numNodes = graph.numNodes();
   // Longest compute path from each node to an output (Kahn order, reversed).
@@ -384,10 +386,17 @@ std::vector<double> memoryAwareOrder(const Graph &graph, bool memoryFirst) {
   return priority;
 }
 
-/// The execution orders planOffload tries besides readiness order.
+/// The execution orders planOffload tries besides readiness order. The
+/// list orders cost O(V x ready nodes x inputs), up to O(V^2): only on
+/// graphs up to kListOrderNodes nodes.
+constexpr int32_t kListOrderNodes = 20000;
 std::vector<std::vector<double>> candidateOrders(const Graph &graph) {
-  return {depthFirstOrder(graph), memoryAwareOrder(graph, false),
-          memoryAwareOrder(graph, true)};
+  std::vector<std::vector<double>> orders = {depthFirstOrder(graph)};
+  if (graph.numNodes() <= kListOrderNodes) {
+    orders.push_back(memoryAwareOrder(graph, false));
+    orders.push_back(memoryAwareOrder(graph, true));
+  }
+  return orders;
 }
 
 /// A plan being judged: its rewritten graph, simulated.
