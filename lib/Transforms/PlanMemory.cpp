@@ -190,6 +190,9 @@ LogicalResult PlanMemoryPass::plan(FunctionOpInterface function) {
   options.residentBytes =
       residentBytes(function, static_cast<int32_t>(numDevices));
   options.maxEvaluations = maxEvaluations;
+  // The rewrite below writes evictions of received copies too (evicted
+  // from the producer's original, reloaded onto the receiving device).
+  options.evictReceivedCopies = true;
   for (int64_t d = 0; d < numDevices; ++d)
     if (options.residentBytes[d] > system->memoryCapacity(d))
       return mlir::emitError(function.getLoc())
@@ -219,8 +222,8 @@ LogicalResult PlanMemoryPass::plan(FunctionOpInterface function) {
     diag << " (" << plan->diagnosis << ")";
     return diag;
   }
-  if (plan->evictions.empty())
-    return success(); // Everything fits: nothing changes.
+  if (plan->evictions.empty() && plan->priority.empty())
+    return success(); // Everything fits as it is: nothing changes.
   double hostBytes = description->hostMemoryBytes();
   if (hostBytes > 0 && plan->hostPeak > hostBytes)
     return mlir::emitError(function.getLoc())
@@ -252,19 +255,18 @@ PlanMemoryPass::rewrite(FunctionOpInterface function, const IRGraph &irGraph,
              << "would start a reload, but has no result to wait for";
   }
 
-  // The offloaded schedule, for the ops' start and end times.
+  // The planned schedule (the planner's own prediction: its order, its
+  // evictions, memory waits), for the ops' start and end times. The start
+  // times are the order the runtime follows (doppler-run --order priority,
+  // the default for offloaded programs).
   std::string error;
-  std::optional<placement::OffloadGraph> offloaded =
-      placement::buildOffloadGraph(graph, system, assignment, plan.evictions,
-                                   options, &error);
-  if (!offloaded)
+  std::optional<placement::OffloadSimulation> simulated =
+      placement::simulateOffloadPlan(graph, system, assignment, plan, options,
+                                     &error);
+  if (!simulated)
     return function.emitOpError() << "internal error: " << error;
-  placement::SimulatorOptions simulation;
-  simulation.trackMemory = true;
-  placement::Simulator simulator(offloaded->graph, offloaded->system,
-                                 simulation);
-  simulator.run(offloaded->assignment);
-  const placement::Schedule &schedule = simulator.schedule();
+  const placement::OffloadGraph *offloaded = &simulated->offload;
+  const placement::Schedule &schedule = simulated->schedule;
 
   OpBuilder builder(function.getContext());
   auto time = [&](double value) { return builder.getF64FloatAttr(value); };
@@ -295,10 +297,32 @@ PlanMemoryPass::rewrite(FunctionOpInterface function, const IRGraph &irGraph,
     bytesEvicted += bytes;
     const placement::HostLink &link = options.hostLinks[eviction.device];
 
+    // What the late readers read today: the value itself, or for a
+    // received copy the transfer that brings it to the device. A received
+    // copy is evicted from the producer's original (the planner's model)
+    // and reloaded onto the receiving device.
+    Value onDevice = value;
+    TransferOp transfer;
+    auto home = DeviceAttr::get(function.getContext(),
+                                assignment[eviction.value]);
+    if (eviction.device != assignment[eviction.value]) {
+      for (Operation *user : value.getUsers())
+        if (auto candidate = dyn_cast<TransferOp>(user))
+          if (candidate.getTarget().getId() == eviction.device) {
+            transfer = candidate;
+            break;
+          }
+      if (!transfer)
+        return producer->emitOpError()
+               << "internal error: no transfer of its result to device "
+               << eviction.device << " to evict";
+      onDevice = transfer.getResult();
+    }
+
     builder.setInsertionPointAfter(producer);
     auto evict = EvictOp::create(builder, producer->getLoc(), value.getType(),
-                                 value, device);
-    evict->setAttr(kDeviceAttr, device);
+                                 value, home);
+    evict->setAttr(kDeviceAttr, home);
     // The copy runs from the value's end until the host holds it.
     evict->setAttr(kStartAttr, time(schedule.end[eviction.value]));
     evict->setAttr(kEndAttr, time(schedule.start[offloaded->stashNode[i]]));
@@ -317,9 +341,12 @@ PlanMemoryPass::rewrite(FunctionOpInterface function, const IRGraph &irGraph,
     for (placement::NodeId reader : eviction.lateReaders) {
       Operation *late = irGraph.ops[reader];
       late->walk([&](Operation *nested) {
-        nested->replaceUsesOfWith(value, reload.getResult());
+        nested->replaceUsesOfWith(onDevice, reload.getResult());
       });
     }
+    // With no early readers on the device, the transfer serves nobody.
+    if (transfer && transfer->use_empty())
+      transfer->erase();
     ++numEvictions;
   }
 

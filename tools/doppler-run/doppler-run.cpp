@@ -111,9 +111,11 @@ cl::opt<double>
                 cl::init(0), cl::cat(category));
 cl::opt<std::string> order(
     "order",
-    cl::desc("How a device picks among ready tasks: fifo (readiness order), "
-             "priority (simulated start time) or program (the program's "
-             "order on each device, as an eager framework runs it)"),
+    cl::desc("How a device picks among ready tasks: fifo (readiness order; "
+             "the default), priority (simulated start time; the default for "
+             "programs doppler-plan-memory planned) or program (the "
+             "program's order on each device, as an eager framework runs "
+             "it)"),
     cl::init("fifo"), cl::cat(category));
 cl::opt<double> memoryLimit(
     "memory-limit",
@@ -587,6 +589,11 @@ int run(ProgramFile &program) {
   FailureOr<int> devices = checkPlanOptions(*function, *plan);
   if (failed(devices))
     return 1;
+  // A memory-planned program (doppler-plan-memory) runs in its planned
+  // order unless --order says otherwise: its evictions and memory waits
+  // were chosen for that order, and readiness order can deadlock it.
+  if (!order.getNumOccurrences() && (*function)->hasAttr(kOffloadAttr))
+    order = "priority";
   rt::RunReport report;
   if (std::optional<int> status = runPlan(*plan, *devices, given, report))
     return *status;
