@@ -24,12 +24,13 @@ func.func @too_big(%x: tensor<32x64xf32>) -> tensor<32x64xf32> {
 // -----
 
 // The host's memory holds what is evicted at once: here 1000 bytes, and the
-// one eviction @mid needs (doppler-plan-memory.mlir) stashes 4096.
+// one eviction @mid needs (doppler-plan-memory.mlir: %a, read early by %b
+// and late by %f, is live across %d's step in every order) stashes 4096.
 // RUN: not doppler-opt %s --split-input-file --allow-unregistered-dialect --doppler-plan-memory=system=%S/Inputs/offload-small-host-system.json 2>&1 | FileCheck %s --check-prefix=HOST
 // HOST: error: @small_host needs 4.1 kB of host memory for its evictions, more than the system's 1 kB
 func.func @small_host(%x: tensor<32x32xf32>) -> tensor<32x32xf32> {
   %a = doppler.einsum "ij->ij" join(exp) (%x) {doppler.device = #doppler.device<0>, doppler.compute_cost = 10.0 : f64, doppler.transfer_cost = 1.0 : f64} : (tensor<32x32xf32>) -> tensor<32x32xf32>
-  %b = doppler.einsum "ij->ij" join(tanh) (%x) {doppler.device = #doppler.device<0>, doppler.compute_cost = 10.0 : f64, doppler.transfer_cost = 1.0 : f64} : (tensor<32x32xf32>) -> tensor<32x32xf32>
+  %b = doppler.einsum "ij->ij" join(tanh) (%a) {doppler.device = #doppler.device<0>, doppler.compute_cost = 10.0 : f64, doppler.transfer_cost = 1.0 : f64} : (tensor<32x32xf32>) -> tensor<32x32xf32>
   %c = doppler.einsum "ij->ij" join(neg) (%x) {doppler.device = #doppler.device<0>, doppler.compute_cost = 10.0 : f64, doppler.transfer_cost = 1.0 : f64} : (tensor<32x32xf32>) -> tensor<32x32xf32>
   %d = doppler.einsum "ij,ij->ij" join(add) (%b, %c) {doppler.device = #doppler.device<0>, doppler.compute_cost = 10.0 : f64, doppler.transfer_cost = 1.0 : f64} : (tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<32x32xf32>
   %e = doppler.einsum "ij->ij" join(relu) (%d) {doppler.device = #doppler.device<0>, doppler.compute_cost = 10.0 : f64, doppler.transfer_cost = 1.0 : f64} : (tensor<32x32xf32>) -> tensor<32x32xf32>
