@@ -9,17 +9,20 @@ For each device count D:
      memory and reloads (doppler.evict / doppler.reload) chosen by simulated
      cost, and predicts the makespan;
   4. doppler-run runs the offloaded program under that limit (memory policy
-     wait, ready order fifo: the runtime reorders around memory), checks the
-     outputs against the reference interpreter, and reports each device's
-     measured peak;
-  5. the same program in its fixed program order (--order program, as an
-     eager framework runs it), and the placed program without offload under
-     the limit (waiting alone), for comparison.
+     wait; the planned order, doppler-run's default for planned programs),
+     checks the outputs against the reference interpreter, and reports each
+     device's measured peak and the predicted against the measured makespan;
+  5. for comparison: the same program in priority order (the planned
+     priorities, but a device may run any ready task that fits), in its
+     fixed program order (--order program, as an eager framework runs it;
+     and the smallest limit under which that order runs at all, by
+     bisection), and the placed program without offload under the limit
+     (waiting alone).
 Prints a table and writes everything (programs, JSON reports, summary.json)
 to --out.
 
   python3 scripts/offload_demo.py                # 2 and 4 devices
-  python3 scripts/offload_demo.py --devices 2 --limit-fraction 0.5
+  python3 scripts/offload_demo.py --devices 2 --memory-limit 0 --limit-fraction 0.6
 
 Working set: the block's footprint, every tensor it creates plus its
 arguments (doppler-work-summary's bytes written, plus the arguments), and
@@ -87,12 +90,20 @@ def main():
     parser.add_argument("--devices", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--seq", type=int, default=1024)
     parser.add_argument("--d-model", type=int, default=256)
-    parser.add_argument("--heads", type=int, default=8)
+    parser.add_argument("--heads", type=int, default=16)
     parser.add_argument("--ffn", type=int, default=688)
     parser.add_argument("--parts", type=int, default=8)
-    parser.add_argument("--memory-limit", type=float, default=0,
-                        help="bytes per device (default: --limit-fraction of "
-                             "the unlimited run's largest device peak)")
+    parser.add_argument("--system", default="cpu4",
+                        help="system preset or JSON for the cost model (e.g. "
+                             "doppler-calibrate's: predictions that match this "
+                             "host); its host link prices evictions")
+    parser.add_argument("--memory-limit", type=float, nargs="+",
+                        default=[26.7e6, 25e6],
+                        help="bytes per device, one figure per --devices entry "
+                             "or one for all (default 26.7 and 25 MB: the "
+                             "planner needs evictions there; 0: "
+                             "--limit-fraction of the unlimited run's largest "
+                             "device peak)")
     parser.add_argument("--limit-fraction", type=float, default=0.6)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--no-check", action="store_true",
@@ -122,7 +133,7 @@ def main():
 
     # One device, no limit: the peak a run that frees as it goes needs.
     one = os.path.join(args.out, "placed.1.mlir")
-    run([os.path.join(bin_dir, "doppler-opt"), block, "--doppler-pipeline=devices=1 system=cpu4 parts=%d" % args.parts,
+    run([os.path.join(bin_dir, "doppler-opt"), block, "--doppler-pipeline=devices=1 system=%s parts=%d" % (args.system, args.parts),
          "--mlir-print-op-on-diagnostic=false", "-o", one])
     single, error = run_json(bin_dir, one, ["--repeat", "1"])
     if error:
@@ -130,20 +141,23 @@ def main():
     summary["one_device_peak_bytes"] = single["per_device"][0]["peak_bytes"]
     print("one device, unlimited: measured peak %s" % megabytes(summary["one_device_peak_bytes"]))
 
-    for devices in args.devices:
+    limits = args.memory_limit * (len(args.devices) if len(args.memory_limit) == 1 else 1)
+    if len(limits) != len(args.devices):
+        parser.error("--memory-limit takes one figure, or one per --devices entry")
+    for devices, given_limit in zip(args.devices, limits):
         placed = os.path.join(args.out, "placed.%d.mlir" % devices)
         run([os.path.join(bin_dir, "doppler-opt"), block,
-             "--doppler-pipeline=devices=%d system=cpu4 parts=%d" % (devices, args.parts),
+             "--doppler-pipeline=devices=%d system=%s parts=%d" % (devices, args.system, args.parts),
              "--mlir-print-op-on-diagnostic=false", "-o", placed])
         free, error = run_json(bin_dir, placed, timing)
         if error:
             sys.exit("unlimited run failed: " + error)
         peak_free = max(d["peak_bytes"] for d in free["per_device"])
-        limit = int(args.memory_limit or args.limit_fraction * peak_free)
+        limit = int(given_limit or args.limit_fraction * peak_free)
 
         offloaded = os.path.join(args.out, "offload.%d.mlir" % devices)
         plan = run([os.path.join(bin_dir, "doppler-opt"), placed,
-                    "--doppler-plan-memory=system=cpu4 memory-limit=%d" % limit,
+                    "--doppler-plan-memory=system=%s memory-limit=%d" % (args.system, limit),
                     "--mlir-print-op-on-diagnostic=false", "-o", offloaded], check=False)
         entry = {"devices": devices, "limit_bytes": limit,
                  "unlimited": {"measured_s": free["measured_makespan_s"],
@@ -168,7 +182,7 @@ def main():
         limited, error = run_json(bin_dir, offloaded, timing + check + ["--memory-limit", str(limit)])
         if error:
             entry["offload_error"] = error
-            print("  offloaded, reordered: FAILED: " + error)
+            print("  offloaded, planned order: FAILED: " + error)
             summary["runs"].append(entry)
             continue
         peaks = [d["peak_bytes"] for d in limited["per_device"]]
@@ -177,7 +191,7 @@ def main():
                             "peak_bytes": peaks, "host_peak_bytes": limited["host_peak_bytes"],
                             "max_rel_error": limited.get("max_rel_error"),
                             "ok": limited.get("ok", True)}
-        print("  offloaded, reordered: measured %.4f s, predicted %.4f s (measured / predicted %.2f), "
+        print("  offloaded, planned order: measured %.4f s, predicted %.4f s (measured / predicted %.2f), "
               "peaks %s (all <= limit: %s), host peak %s%s" %
               (limited["measured_makespan_s"], limited["predicted_makespan_s"],
                limited["measured_makespan_s"] / limited["predicted_makespan_s"],
@@ -187,20 +201,44 @@ def main():
         print("    slowdown against unlimited: %.2fx" %
               (limited["measured_makespan_s"] / free["measured_makespan_s"]))
 
+        dynamic, error = run_json(bin_dir, offloaded, timing + ["--memory-limit", str(limit), "--order", "priority"])
+        if error:
+            entry["priority_order_error"] = error
+            print("  offloaded, priority order: FAILED: " + error.splitlines()[0][:200])
+        else:
+            entry["priority_order"] = {"measured_s": dynamic["measured_makespan_s"]}
+            print("  offloaded, priority order: measured %.4f s" % dynamic["measured_makespan_s"])
+
         fixed, error = run_json(bin_dir, offloaded, timing + ["--memory-limit", str(limit), "--order", "program"])
         if error:
             entry["program_order_error"] = error
-            print("  offloaded, program order: FAILED: " + error.splitlines()[0][:300])
+            print("  offloaded, program order: FAILED: " + error.splitlines()[0][:200])
+            # The smallest limit under which the program order runs at all.
+            def runs(bytes_):
+                report, failure = run_json(bin_dir, offloaded, ["--repeat", "1", "--memory-limit",
+                                                                str(bytes_), "--order", "program"])
+                return failure is None
+            low, high = limit, 4 * limit
+            if runs(high):
+                for _ in range(10):
+                    middle = (low + high) // 2
+                    if runs(middle):
+                        high = middle
+                    else:
+                        low = middle
+                entry["program_order_needs_bytes"] = high
+                print("    the program order needs %s per device to run (bisection, one run each): "
+                      "%.2fx this limit" % (megabytes(high), high / limit))
         else:
             entry["program_order"] = {"measured_s": fixed["measured_makespan_s"],
                                       "peak_bytes": [d["peak_bytes"] for d in fixed["per_device"]]}
-            print("  offloaded, program order: measured %.4f s: run-time reordering is %.2fx faster" %
+            print("  offloaded, program order: measured %.4f s: the planned order is %.2fx faster" %
                   (fixed["measured_makespan_s"], fixed["measured_makespan_s"] / limited["measured_makespan_s"]))
 
         waiting, error = run_json(bin_dir, placed, ["--repeat", "1", "--memory-limit", str(limit)])
         if error:
             entry["wait_only_error"] = error
-            print("  no offload, waiting only: FAILED: " + error.splitlines()[0][:300])
+            print("  no offload, waiting only: FAILED: " + error.splitlines()[0][:200])
         else:
             entry["wait_only"] = {"measured_s": waiting["measured_makespan_s"]}
             print("  no offload, waiting only: measured %.4f s" % waiting["measured_makespan_s"])

@@ -464,6 +464,9 @@ int32_t dopplerRtExecutorSetReadyOrder(DopplerRtExecutor *executor,
   case DOPPLER_RT_ORDER_PROGRAM:
     executor->executor->setReadyOrder(ReadyOrder::Program);
     return 0;
+  case DOPPLER_RT_ORDER_PLANNED:
+    executor->executor->setReadyOrder(ReadyOrder::Planned);
+    return 0;
   default:
     return -1;
   }

@@ -40,6 +40,7 @@
 #include <mutex>
 #include <new>
 #include <thread>
+#include <unordered_map>
 
 namespace doppler::runtime {
 namespace {
@@ -141,6 +142,11 @@ public:
   void startRun(QueueMode mode, std::vector<ValueId> sequence) {
     mode_ = mode;
     sequence_ = std::move(sequence);
+    // In program mode a task's key is its position in the sequence (id
+    // order, or the planned order), so the heap's top is the next to serve.
+    rank_.clear();
+    for (size_t i = 0; i < sequence_.size(); ++i)
+      rank_[sequence_[i]] = static_cast<int64_t>(i);
     next_ = 0;
     blocked = false;
     admitting = false;
@@ -168,8 +174,9 @@ public:
     if (mode_ == QueueMode::Fifo) {
       fifo_.push_back(id);
     } else {
-      // Program order keys on the id: the heap's top is the lowest ready id.
-      int64_t key = mode_ == QueueMode::Program ? id : priority;
+      // Program order keys on the position in the sequence: the heap's top
+      // is the ready task that comes first.
+      int64_t key = mode_ == QueueMode::Program ? rankOf(id) : priority;
       heap_.push_back({key, nextSequence_++, id});
       std::push_heap(heap_.begin(), heap_.end(), Entry::later);
     }
@@ -199,7 +206,7 @@ public:
   /// it stays the next one to serve.
   void unpop(ValueId id) {
     --next_;
-    heap_.push_back({id, nextSequence_++, id});
+    heap_.push_back({rankOf(id), nextSequence_++, id});
     std::push_heap(heap_.begin(), heap_.end(), Entry::later);
     queued.store(queued.load(std::memory_order_relaxed) + 1,
                  std::memory_order_release);
@@ -235,7 +242,13 @@ private:
   std::vector<Entry> heap_;
   uint64_t nextSequence_ = 0;
   std::vector<ValueId> sequence_;
+  std::unordered_map<ValueId, int64_t> rank_;
   size_t next_ = 0;
+
+  int64_t rankOf(ValueId id) const {
+    auto it = rank_.find(id);
+    return it == rank_.end() ? id : it->second;
+  }
 };
 
 /// One device's memory, or the host pool. Guarded by `mutex`.
@@ -828,9 +841,13 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
 
   // Queues serve this run in its order; in program order each serves its
   // device's tasks of its kind in id order.
+  // The planned order is the program mode with each sequence sorted by
+  // Task::priority (ties in id order).
+  const bool planned = options.order == ReadyOrder::Planned;
   QueueMode mode = options.order == ReadyOrder::Priority ? QueueMode::Priority
-                   : options.order == ReadyOrder::Program ? QueueMode::Program
-                                                          : QueueMode::Fifo;
+                   : options.order == ReadyOrder::Program || planned
+                       ? QueueMode::Program
+                       : QueueMode::Fifo;
   {
     std::vector<std::vector<ValueId>> computeSequence(numDevices),
         copySequence(numDevices);
@@ -842,6 +859,15 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
                                    : computeSequence)[task.device]
               .push_back(id);
       }
+    if (planned)
+      for (std::vector<std::vector<ValueId>> *sequences :
+           {&computeSequence, &copySequence})
+        for (std::vector<ValueId> &sequence : *sequences)
+          std::stable_sort(sequence.begin(), sequence.end(),
+                           [&](ValueId a, ValueId b) {
+                             return graph.task(a).priority <
+                                    graph.task(b).priority;
+                           });
     for (int d = 0; d < numDevices; ++d) {
       {
         std::lock_guard<std::mutex> lock(computeQueues[d]->mutex);
@@ -1035,17 +1061,20 @@ std::string_view readyOrderName(ReadyOrder order) {
     return "priority";
   case ReadyOrder::Program:
     return "program";
+  case ReadyOrder::Planned:
+    return "planned";
   }
   return "unknown";
 }
 
 Result<ReadyOrder> parseReadyOrder(std::string_view text) {
   for (ReadyOrder order :
-       {ReadyOrder::Fifo, ReadyOrder::Priority, ReadyOrder::Program})
+       {ReadyOrder::Fifo, ReadyOrder::Priority, ReadyOrder::Program,
+        ReadyOrder::Planned})
     if (text == readyOrderName(order))
       return order;
   return Status::failure("unknown ready order '" + std::string(text) +
-                         "' (expected fifo, priority or program)");
+                         "' (expected fifo, priority, program or planned)");
 }
 
 std::string_view memoryPolicyName(MemoryPolicy policy) {

@@ -8,7 +8,8 @@
 //
 //   doppler-run-plan PLAN.json [--devices D] [--seed S] [--repeat N]
 //                    [--backend cpu|cuda] [--link-bandwidth B]
-//                    [--link-latency L] [--order fifo|priority|program]
+//                    [--link-latency L]
+//                    [--order fifo|priority|program|planned]
 //                    [--trace FILE] [--write-outputs FILE] [--json]
 //                    [--idle-spin-us N] [--memory-limit BYTES]
 //                    [--memory-policy fail|wait] [--inject-fault KIND:TASK]
@@ -67,11 +68,13 @@ std::optional<int> parseArguments(int argc, char **argv, Options &opts) {
           numberOption({"--link-latency"}, &opts.backend.linkLatency, "L",
                        "CPU link model: seconds (default 0: off)",
                        "needs a non-negative number", 0),
-          textOption({"--order"}, &opts.order, "fifo|priority|program",
+          textOption({"--order"}, &opts.order,
+                     "fifo|priority|program|planned",
                      "ready-task order (default fifo; program: each "
-                     "device runs its tasks in id order)",
-                     "needs fifo, priority or program",
-                     {"fifo", "priority", "program"}),
+                     "device runs its tasks in id order; planned: in "
+                     "priority order, strictly)",
+                     "needs fifo, priority, program or planned",
+                     {"fifo", "priority", "program", "planned"}),
           textOption({"--trace"}, &opts.tracePath, "FILE",
                      "write a Chrome trace of the median run",
                      "needs a file name"),

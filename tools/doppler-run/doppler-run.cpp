@@ -13,7 +13,7 @@
 //   doppler-run FILE.mlir [--backend cpu|cuda] [--devices D] [--check]
 //               [--trace FILE] [--seed S] [--repeat N] [--json]
 //               [--function NAME] [--link-bandwidth B] [--link-latency L]
-//               [--order fifo|priority|program]
+//               [--order fifo|priority|program|planned]
 //               [--memory-limit BYTES] [--memory-policy wait|fail]
 //               [--inputs every-user|first-user]
 //               [--delay-tasks] [--write-outputs FILE] [--idle-spin-us N]
@@ -112,10 +112,11 @@ cl::opt<double>
 cl::opt<std::string> order(
     "order",
     cl::desc("How a device picks among ready tasks: fifo (readiness order; "
-             "the default), priority (simulated start time; the default for "
-             "programs doppler-plan-memory planned) or program (the "
-             "program's order on each device, as an eager framework runs "
-             "it)"),
+             "the default), priority (smallest simulated start time first), "
+             "program (strictly the program's order on each device, as an "
+             "eager framework runs it) or planned (strictly the simulated "
+             "start times' order; the default for programs "
+             "doppler-plan-memory planned)"),
     cl::init("fifo"), cl::cat(category));
 cl::opt<double> memoryLimit(
     "memory-limit",
@@ -591,9 +592,10 @@ int run(ProgramFile &program) {
     return 1;
   // A memory-planned program (doppler-plan-memory) runs in its planned
   // order unless --order says otherwise: its evictions and memory waits
-  // were chosen for that order, and readiness order can deadlock it.
+  // were chosen for that order, and any other order (even priority order,
+  // which lets a device skip a task waiting for memory) can deadlock it.
   if (!order.getNumOccurrences() && (*function)->hasAttr(kOffloadAttr))
-    order = "priority";
+    order = "planned";
   rt::RunReport report;
   if (std::optional<int> status = runPlan(*plan, *devices, given, report))
     return *status;
@@ -624,8 +626,8 @@ int main(int argc, char **argv) {
       !(linkLatency >= 0) || !std::isfinite(linkLatency))
     return fail("--link-bandwidth and --link-latency must be finite and >= 0");
   if (!rt::parseReadyOrder(order))
-    return fail("--order must be fifo, priority or program, not '" + order +
-                "'");
+    return fail("--order must be fifo, priority, program or planned, not '" +
+                order + "'");
   if (!rt::parseMemoryPolicy(memoryPolicy))
     return fail("--memory-policy must be wait or fail, not '" + memoryPolicy +
                 "'");

@@ -146,8 +146,9 @@ TEST(CApi, OffloadsWaitsAndRunsInProgramOrder) {
   DopplerRtExecutor *e = dopplerRtCpuExecutorCreate(1, 0.0, 0.0);
   ASSERT_EQ(dopplerRtExecutorSetMemoryPolicy(e, DOPPLER_RT_MEMORY_WAIT), 0);
   EXPECT_EQ(dopplerRtExecutorSetMemoryPolicy(e, 7), -1);
+  ASSERT_EQ(dopplerRtExecutorSetReadyOrder(e, DOPPLER_RT_ORDER_PLANNED), 0);
+  EXPECT_EQ(dopplerRtExecutorSetReadyOrder(e, 4), -1);
   ASSERT_EQ(dopplerRtExecutorSetReadyOrder(e, DOPPLER_RT_ORDER_PROGRAM), 0);
-  EXPECT_EQ(dopplerRtExecutorSetReadyOrder(e, 3), -1);
   // At most three buffers are live at once (doubled, the reload, the sum).
   ASSERT_EQ(dopplerRtExecutorSetMemoryLimit(e, 0, 3 * 1024), 0);
   std::vector<float> data = randomFloats(256, 3);

@@ -448,6 +448,78 @@ TEST(Offload, ProgramOrderHoldsOnRandomChains) {
 }
 
 //===----------------------------------------------------------------------===//
+// Planned order
+//===----------------------------------------------------------------------===//
+
+/// The planned order is the program order's discipline on Task::priority:
+/// here the priorities put the later-ready task c first, so b (ready at
+/// once) waits for c to start; equal priorities fall back to id order.
+TEST(Offload, PlannedOrderStartsComputeTasksByPriority) {
+  std::vector<float> xs(256, 1.0f), ys(256, 2.0f);
+  TaskGraph g;
+  ValueId x = unwrap(g.addInput(0, {256}));
+  ValueId y = unwrap(g.addInput(1, {256}));
+  ValueId b = unwrap(g.addFused(0, "i->i", "scale(in0, 5)", {x}));
+  ValueId late = unwrap(g.addTransfer(y, 0, 0.05));
+  ValueId c = unwrap(g.addFused(0, "i->i", "scale(in0, 3)", {late}));
+  ASSERT_TRUE(g.markOutput(c).ok());
+  ASSERT_TRUE(g.markOutput(b).ok());
+  InputBindings inputs = {{x, xs.data()}, {y, ys.data()}};
+
+  Executor executor(cpu(2));
+  executor.setReadyOrder(ReadyOrder::Planned);
+  // Equal priorities: id order (b before c), as the program order.
+  RunResult same = unwrap(runGuarded(executor, g, inputs));
+  EXPECT_LT(same.tasks[b].start, same.tasks[c].start);
+  // c planned first: b may not start before c, though it is ready 50 ms
+  // earlier.
+  ASSERT_TRUE(g.setPriority(c, 1).ok());
+  ASSERT_TRUE(g.setPriority(b, 2).ok());
+  RunResult planned = unwrap(runGuarded(executor, g, inputs));
+  EXPECT_GE(planned.tasks[b].start, planned.tasks[c].start);
+  EXPECT_GE(planned.tasks[c].start, 0.05);
+  for (ValueId id : {b, c})
+    EXPECT_EQ(planned.outputs.at(id).bytes, same.outputs.at(id).bytes);
+  // The priority order lets b run first (it is ready); so does fifo.
+  executor.setReadyOrder(ReadyOrder::Priority);
+  RunResult free = unwrap(runGuarded(executor, g, inputs));
+  EXPECT_LT(free.tasks[b].start, free.tasks[c].start);
+}
+
+/// A planned order that frees memory before allocating runs under a limit
+/// where the program order deadlocks: the input x (2S) is read by slice B,
+/// and fill A (2S) fits only after B has freed x (limit 3S). Planned B
+/// before A; the program order (A first) deadlocks.
+TEST(Offload, PlannedOrderRunsWhereProgramOrderDeadlocks) {
+  const int64_t s = 256;
+  std::vector<float> data(2 * s, 1.0f);
+  TaskGraph g;
+  ValueId x = unwrap(g.addInput(0, {2 * s}));
+  ValueId a = unwrap(g.addFill(0, {2 * s}, 4.0));
+  ValueId b = unwrap(g.addSlice(0, x, {s}, {s}));
+  ASSERT_TRUE(g.markOutput(a).ok());
+  ASSERT_TRUE(g.markOutput(b).ok());
+  ASSERT_TRUE(g.setPriority(b, 10).ok());
+  ASSERT_TRUE(g.setPriority(a, 20).ok());
+  ExecutorOptions options;
+  options.memoryLimits = {3 * s * 4};
+  options.memoryPolicy = MemoryPolicy::Wait;
+  options.order = ReadyOrder::Planned;
+  Executor executor(cpu(1), options);
+  for (int rep = 0; rep < 20; ++rep) {
+    RunResult run = unwrap(runGuarded(executor, g, {{x, data.data()}}));
+    EXPECT_GE(run.tasks[a].start, run.tasks[b].end);
+    EXPECT_LE(run.devices[0].peakBytes, uint64_t(3 * s * 4));
+  }
+  executor.setReadyOrder(ReadyOrder::Program);
+  Result<RunResult> program = runGuarded(executor, g, {{x, data.data()}});
+  ASSERT_FALSE(program);
+  EXPECT_NE(program.message().find("memory deadlock on device 0"),
+            std::string::npos)
+      << program.message();
+}
+
+//===----------------------------------------------------------------------===//
 // Impossible limits
 //===----------------------------------------------------------------------===//
 
@@ -631,6 +703,8 @@ TEST(Offload, OrderAndPolicyNamesParse) {
   EXPECT_EQ(*parseReadyOrder("program"), ReadyOrder::Program);
   EXPECT_EQ(*parseReadyOrder("fifo"), ReadyOrder::Fifo);
   EXPECT_EQ(*parseReadyOrder("priority"), ReadyOrder::Priority);
+  EXPECT_EQ(*parseReadyOrder("planned"), ReadyOrder::Planned);
+  EXPECT_EQ(readyOrderName(ReadyOrder::Planned), "planned");
   EXPECT_FALSE(parseReadyOrder("eager"));
   EXPECT_EQ(*parseMemoryPolicy("wait"), MemoryPolicy::Wait);
   EXPECT_EQ(*parseMemoryPolicy("fail"), MemoryPolicy::Fail);

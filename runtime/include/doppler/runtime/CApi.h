@@ -168,6 +168,8 @@ enum {
   DOPPLER_RT_ORDER_PRIORITY = 1,
   /* Each device runs its compute tasks, and its copy tasks, in id order. */
   DOPPLER_RT_ORDER_PROGRAM = 2,
+  /* The same discipline in priority order (ties in id order). */
+  DOPPLER_RT_ORDER_PLANNED = 3,
 };
 /* Returns 0, or -1 for an unknown order. */
 int32_t dopplerRtExecutorSetReadyOrder(DopplerRtExecutor *executor,

@@ -46,10 +46,18 @@ enum class ReadyOrder : uint8_t {
   /// lower-id compute task of the device started), and its copy workers
   /// run its copy tasks (transfer, evict, reload) in id order.
   Program,
+  /// The program order's discipline on a planned order: each device's
+  /// compute worker runs its compute tasks, and its copy workers its copy
+  /// tasks, strictly in Task::priority order (ties in id order), one
+  /// starting only after the previous one started. For plans whose
+  /// priorities are a schedule (doppler-plan-memory's planned start
+  /// times): the run then makes the allocations the plan made, in its
+  /// order, whatever the timing. Every task needs its priority.
+  Planned,
 };
 
 std::string_view readyOrderName(ReadyOrder order);
-/// Parses "fifo", "priority" or "program".
+/// Parses "fifo", "priority", "program" or "planned".
 Result<ReadyOrder> parseReadyOrder(std::string_view text);
 
 /// What a task does when its output does not fit under its device's
