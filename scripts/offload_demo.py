@@ -92,15 +92,15 @@ def main():
     parser.add_argument("--d-model", type=int, default=256)
     parser.add_argument("--heads", type=int, default=16)
     parser.add_argument("--ffn", type=int, default=688)
-    parser.add_argument("--parts", type=int, default=8)
+    parser.add_argument("--parts", type=int, default=16)
     parser.add_argument("--system", default="cpu4",
                         help="system preset or JSON for the cost model (e.g. "
                              "doppler-calibrate's: predictions that match this "
                              "host); its host link prices evictions")
     parser.add_argument("--memory-limit", type=float, nargs="+",
-                        default=[26.7e6, 25e6],
+                        default=[23e6, 18e6],
                         help="bytes per device, one figure per --devices entry "
-                             "or one for all (default 26.7 and 25 MB: the "
+                             "or one for all (default 23 and 18 MB: the "
                              "planner needs evictions there; 0: "
                              "--limit-fraction of the unlimited run's largest "
                              "device peak)")
