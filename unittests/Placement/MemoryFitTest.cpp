@@ -24,35 +24,6 @@ using namespace doppler::placement::testing;
 
 namespace {
 
-constexpr double kUnlimited = std::numeric_limits<double>::infinity();
-
-struct NodeSpec {
-  double compute, transfer, bytes;
-};
-
-Graph makeGraph(const std::vector<NodeSpec> &nodes,
-                const std::vector<std::pair<NodeId, NodeId>> &edges) {
-  GraphBuilder builder;
-  for (const NodeSpec &node : nodes)
-    builder.setOutputBytes(builder.addNode(node.compute, node.transfer),
-                           node.bytes);
-  for (auto [u, v] : edges)
-    builder.addEdge(u, v);
-  std::string error;
-  std::optional<Graph> graph = builder.build(&error);
-  EXPECT_TRUE(graph) << error;
-  return graph ? *graph : Graph();
-}
-
-System systemWith(std::vector<double> capacities) {
-  std::optional<System> system =
-      SystemBuilder(static_cast<int32_t>(capacities.size()))
-          .setMemoryCapacities(capacities)
-          .build();
-  EXPECT_TRUE(system);
-  return *system;
-}
-
 /// Two independent chains a -> b and c -> d (unit compute, transfer 1),
 /// outputs of 100 bytes each.
 Graph twoChains() {

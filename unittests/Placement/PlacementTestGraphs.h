@@ -10,10 +10,12 @@
 
 #include "Doppler/Placement/Graph.h"
 #include "Doppler/Placement/Heuristics.h"
+#include "Doppler/Placement/System.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -110,6 +112,41 @@ inline Graph randomLayeredGraph(uint64_t seed,
   std::optional<Graph> graph = builder.build(&error);
   EXPECT_TRUE(graph) << error;
   return graph ? *graph : Graph();
+}
+
+/// A memory capacity meaning "no limit".
+constexpr double kUnlimited = std::numeric_limits<double>::infinity();
+
+/// One node of a hand-made graph with output sizes: compute and transfer
+/// cost, output bytes.
+struct NodeSpec {
+  double compute, transfer, bytes;
+};
+
+/// A graph of `nodes` (ids in order) and `edges` (edge cost = the
+/// producer's transfer cost); a test failure when it does not build.
+inline Graph makeGraph(const std::vector<NodeSpec> &nodes,
+                       const std::vector<std::pair<NodeId, NodeId>> &edges) {
+  GraphBuilder builder;
+  for (const NodeSpec &node : nodes)
+    builder.setOutputBytes(builder.addNode(node.compute, node.transfer),
+                           node.bytes);
+  for (auto [u, v] : edges)
+    builder.addEdge(u, v);
+  std::string error;
+  std::optional<Graph> graph = builder.build(&error);
+  EXPECT_TRUE(graph) << error;
+  return graph ? *graph : Graph();
+}
+
+/// Identical devices with these memory capacities (one per device).
+inline System systemWith(std::vector<double> capacities) {
+  std::optional<System> system =
+      SystemBuilder(static_cast<int32_t>(capacities.size()))
+          .setMemoryCapacities(capacities)
+          .build();
+  EXPECT_TRUE(system);
+  return *system;
 }
 
 } // namespace doppler::placement::testing

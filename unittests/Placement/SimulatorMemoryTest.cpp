@@ -10,6 +10,7 @@
 
 #include "Doppler/Placement/PlacementReport.h"
 #include "Doppler/Placement/Simulator.h"
+#include "PlacementTestGraphs.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,26 +20,9 @@
 #include <random>
 
 using namespace doppler::placement;
+using namespace doppler::placement::testing;
 
 namespace {
-
-struct NodeSpec {
-  double compute, transfer, bytes;
-};
-
-Graph makeGraph(const std::vector<NodeSpec> &nodes,
-                const std::vector<std::pair<NodeId, NodeId>> &edges) {
-  GraphBuilder builder;
-  for (const NodeSpec &node : nodes)
-    builder.setOutputBytes(builder.addNode(node.compute, node.transfer),
-                           node.bytes);
-  for (auto [u, v] : edges)
-    builder.addEdge(u, v);
-  std::string error;
-  std::optional<Graph> graph = builder.build(&error);
-  EXPECT_TRUE(graph) << error;
-  return graph ? *graph : Graph();
-}
 
 SimulatorOptions memoryOptions(bool linkContention = false) {
   SimulatorOptions options;
