@@ -14,9 +14,11 @@ using namespace doppler::placement::learning;
 // GCC and Clang build an FMA (256-bit AVX) clone next to the baseline one
 // and pick by CPU feature at load time, so the library stays portable to
 // any x86-64. (FMA rounds differently from a multiply and an add, so scores
-// may differ in the last bit between CPUs with and without it.)
+// may differ in the last bit between CPUs with and without it.) Not under
+// ASan or TSan: the clone's resolver runs during relocation, before the
+// sanitizer's runtime is up, and an instrumented resolver crashes there.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&     \
-    !defined(__SANITIZE_ADDRESS__)
+    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 #define DOPPLER_VECTOR_CLONES __attribute__((target_clones("fma", "default")))
 #else
 #define DOPPLER_VECTOR_CLONES
