@@ -13,6 +13,7 @@
 #include "doppler/runtime/CpuBackend.h"
 #include "doppler/runtime/Executor.h"
 
+#include "ExecutorTestSupport.h"
 #include "TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -40,56 +41,39 @@ namespace doppler::runtime {
 namespace {
 
 using test::randomFloats;
-
-template <typename T> T unwrap(Result<T> result) {
-  EXPECT_TRUE(result) << result.message();
-  return std::move(*result);
-}
+using test::runGuarded;
+using test::unwrap;
 
 /// Forwards to the CPU backend, counts live buffers, and fails on demand
 /// the way a broken device would (a Status from execute, an exception).
-class CountingBackend : public Backend {
+class CountingBackend : public test::ForwardingCpuBackend {
 public:
-  explicit CountingBackend(int devices) {
-    CpuBackendOptions options;
-    options.numDevices = devices;
-    // Pinning is irrelevant here and slows the 4-device runs on few cores.
-    options.pinComputeWorkers = false;
-    inner_ = std::move(*createCpuBackend(options));
-  }
+  explicit CountingBackend(int devices)
+      : ForwardingCpuBackend(devices, "counting-cpu") {}
 
-  std::string_view name() const override { return "counting-cpu"; }
-  int numDevices() const override { return inner_->numDevices(); }
-  Result<std::unique_ptr<PreparedGraph>>
-  prepare(const TaskGraph &graph) override {
-    return inner_->prepare(graph);
-  }
   Result<DeviceBuffer> allocate(int device, uint64_t bytes) override {
     if (throwAbove && bytes > throwAbove)
       throw std::bad_alloc();
-    Result<DeviceBuffer> buffer = inner_->allocate(device, bytes);
+    Result<DeviceBuffer> buffer = ForwardingCpuBackend::allocate(device, bytes);
     if (buffer)
       ++live;
     return buffer;
   }
   void deallocate(int device, DeviceBuffer buffer) override {
     --live;
-    inner_->deallocate(device, buffer);
-  }
-  Status upload(int device, DeviceBuffer dst, const void *src) override {
-    return inner_->upload(device, dst, src);
+    ForwardingCpuBackend::deallocate(device, buffer);
   }
   Status download(int device, DeviceBuffer src, void *dst) override {
     if (throwDownload)
       throw std::bad_alloc();
-    return inner_->download(device, src, dst);
+    return ForwardingCpuBackend::download(device, src, dst);
   }
   Status execute(const TaskLaunch &launch) override {
     if (failExecute && failExecute(*launch.task))
       return Status::failure("device error");
     if (throwExecute && throwExecute(*launch.task))
       throw std::runtime_error("kernel threw");
-    return inner_->execute(launch);
+    return ForwardingCpuBackend::execute(launch);
   }
 
   std::atomic<int64_t> live{0};
@@ -98,26 +82,7 @@ public:
   /// download() throws std::bad_alloc: the run's end, after every task.
   bool throwDownload = false;
   std::function<bool(const Task &)> failExecute, throwExecute;
-
-private:
-  std::unique_ptr<Backend> inner_;
 };
-
-/// Runs with a watchdog: a run that does not return within a minute is a
-/// hang, and the process ends with a message instead of blocking the suite.
-Result<RunResult> runGuarded(Executor &executor, const TaskGraph &graph,
-                             const InputBindings &inputs) {
-  std::packaged_task<Result<RunResult>()> task(
-      [&] { return executor.run(graph, inputs); });
-  std::future<Result<RunResult>> result = task.get_future();
-  std::thread runner(std::move(task));
-  if (result.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
-    std::fprintf(stderr, "FATAL: the run hung (no return after 60 s)\n");
-    std::_Exit(3);
-  }
-  runner.join();
-  return result.get();
-}
 
 /// x (64x64 on device 0) goes to every device d, which computes
 /// tanh(x_d @ x_d) * (d + 1); the results come back to device 0 and are

@@ -12,6 +12,8 @@
 #include "doppler/runtime/CpuBackend.h"
 #include "doppler/runtime/Executor.h"
 
+#include "ExecutorTestSupport.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,31 +34,18 @@ namespace doppler::runtime {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-template <typename T> T unwrap(Result<T> result) {
-  EXPECT_TRUE(result) << result.message();
-  return std::move(*result);
-}
+using test::runGuarded;
+using test::unwrap;
 
 /// Forwards to the CPU backend, counts live device and host buffers, and
 /// records when buffers are freed and when tasks start.
-class RecordingBackend : public Backend {
+class RecordingBackend : public test::ForwardingCpuBackend {
 public:
-  explicit RecordingBackend(int devices) {
-    CpuBackendOptions options;
-    options.numDevices = devices;
-    options.pinComputeWorkers = false;
-    inner_ = std::move(*createCpuBackend(options));
-  }
+  explicit RecordingBackend(int devices)
+      : ForwardingCpuBackend(devices, "recording-cpu") {}
 
-  std::string_view name() const override { return "recording-cpu"; }
-  int numDevices() const override { return inner_->numDevices(); }
-  Result<std::unique_ptr<PreparedGraph>>
-  prepare(const TaskGraph &graph) override {
-    return inner_->prepare(graph);
-  }
   Result<DeviceBuffer> allocate(int device, uint64_t bytes) override {
-    Result<DeviceBuffer> buffer = inner_->allocate(device, bytes);
+    Result<DeviceBuffer> buffer = ForwardingCpuBackend::allocate(device, bytes);
     if (buffer)
       ++liveDevice;
     return buffer;
@@ -64,23 +53,17 @@ public:
   void deallocate(int device, DeviceBuffer buffer) override {
     --liveDevice;
     record(buffer.data);
-    inner_->deallocate(device, buffer);
+    ForwardingCpuBackend::deallocate(device, buffer);
   }
   Result<DeviceBuffer> allocateHost(uint64_t bytes) override {
-    Result<DeviceBuffer> buffer = inner_->allocateHost(bytes);
+    Result<DeviceBuffer> buffer = ForwardingCpuBackend::allocateHost(bytes);
     if (buffer)
       ++liveHost;
     return buffer;
   }
   void deallocateHost(DeviceBuffer buffer) override {
     --liveHost;
-    inner_->deallocateHost(buffer);
-  }
-  Status upload(int device, DeviceBuffer dst, const void *src) override {
-    return inner_->upload(device, dst, src);
-  }
-  Status download(int device, DeviceBuffer src, void *dst) override {
-    return inner_->download(device, src, dst);
+    ForwardingCpuBackend::deallocateHost(buffer);
   }
   Status execute(const TaskLaunch &launch) override {
     {
@@ -88,7 +71,7 @@ public:
       started[launch.id] = Clock::now();
       outputOf[launch.id] = launch.output.data;
     }
-    return inner_->execute(launch);
+    return ForwardingCpuBackend::execute(launch);
   }
 
   /// When the buffer task `id` wrote was freed (max time when it was not):
@@ -117,24 +100,7 @@ private:
 
   std::mutex mutex_;
   std::vector<std::pair<void *, Clock::time_point>> freed_;
-  std::unique_ptr<Backend> inner_;
 };
-
-/// Runs with a watchdog: a run that does not return within a minute is a
-/// hang, and the process ends with a message instead of blocking the suite.
-Result<RunResult> runGuarded(Executor &executor, const TaskGraph &graph,
-                             const InputBindings &inputs) {
-  std::packaged_task<Result<RunResult>()> task(
-      [&] { return executor.run(graph, inputs); });
-  std::future<Result<RunResult>> result = task.get_future();
-  std::thread runner(std::move(task));
-  if (result.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
-    std::fprintf(stderr, "FATAL: the run hung (no return after 60 s)\n");
-    std::_Exit(3);
-  }
-  runner.join();
-  return result.get();
-}
 
 std::unique_ptr<Backend> cpu(int devices) {
   CpuBackendOptions options;
