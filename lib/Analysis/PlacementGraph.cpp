@@ -100,6 +100,18 @@ mlir::doppler::buildPlacementGraph(FunctionOpInterface function,
   return result;
 }
 
+LogicalResult mlir::doppler::forEachFunctionBody(
+    Operation *root,
+    llvm::function_ref<LogicalResult(FunctionOpInterface)> body) {
+  WalkResult result = root->walk([&](FunctionOpInterface function) {
+    if (function.isExternal())
+      return WalkResult::advance();
+    return failed(body(function)) ? WalkResult::interrupt()
+                                  : WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 int64_t mlir::doppler::getDevice(Operation *op) {
   if (auto device = op->getAttrOfType<DeviceAttr>(kDeviceAttr))
     return device.getId();

@@ -95,13 +95,9 @@ public:
   }
 
   void runOnOperation() override {
-    WalkResult result = getOperation()->walk([&](FunctionOpInterface function) {
-      if (function.isExternal())
-        return WalkResult::advance();
-      return failed(placeFunction(function)) ? WalkResult::interrupt()
-                                             : WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+    if (failed(forEachFunctionBody(
+            getOperation(),
+            [&](FunctionOpInterface function) { return placeFunction(function); })))
       signalPassFailure();
   }
 

@@ -64,13 +64,9 @@ public:
   }
 
   void runOnOperation() override {
-    WalkResult result = getOperation()->walk([&](FunctionOpInterface function) {
-      if (function.isExternal())
-        return WalkResult::advance();
-      return failed(plan(function)) ? WalkResult::interrupt()
-                                    : WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+    if (failed(forEachFunctionBody(
+            getOperation(),
+            [&](FunctionOpInterface function) { return plan(function); })))
       signalPassFailure();
   }
 

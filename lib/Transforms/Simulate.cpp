@@ -23,13 +23,9 @@ class SimulatePass
     : public mlir::doppler::impl::DopplerSimulatePassBase<SimulatePass> {
 public:
   void runOnOperation() override {
-    WalkResult result = getOperation()->walk([&](FunctionOpInterface function) {
-      if (function.isExternal())
-        return WalkResult::advance();
-      return failed(simulate(function)) ? WalkResult::interrupt()
-                                        : WalkResult::advance();
-    });
-    if (result.wasInterrupted())
+    if (failed(forEachFunctionBody(
+            getOperation(),
+            [&](FunctionOpInterface function) { return simulate(function); })))
       signalPassFailure();
   }
 

@@ -51,6 +51,12 @@ LogicalResult getOpCosts(Operation *op, double &compute, double &transfer);
 FailureOr<IRGraph> buildPlacementGraph(FunctionOpInterface function,
                                        TransferHandling transfers);
 
+/// Calls `body` on every function with a body nested in `root` (the
+/// function passes' driver); stops at, and returns, the first failure.
+LogicalResult
+forEachFunctionBody(Operation *root,
+                    llvm::function_ref<LogicalResult(FunctionOpInterface)> body);
+
 /// The device of an op from its `doppler.device` attribute, or -1.
 int64_t getDevice(Operation *op);
 void setDevice(Operation *op, int64_t device);
