@@ -148,14 +148,7 @@ int main(int argc, char **argv) {
       {"FitToMemory", benchFitToMemory},
       {"PlanOffload", benchPlanOffload},
       {"Simulate", benchSimulate}};
-  for (const Workload &workload : workloads)
-    for (auto [kind, fn] : kinds)
-      benchmark::RegisterBenchmark(
-          (std::string(kind) + "/" + workload.name).c_str(), fn, &workload)
-          ->Unit(benchmark::kMicrosecond)
-          ->MinTime(0.1)
-          ->Repetitions(kRepetitions)
-          ->ReportAggregatesOnly(true);
+  doppler::bench::registerPerWorkload(kinds, workloads, 0.1, kRepetitions);
 
   doppler::bench::MedianCollector reporter;
   if (!doppler::bench::runBenchmarks(argc, argv, reporter))
@@ -164,22 +157,8 @@ int main(int argc, char **argv) {
   std::printf("\nMedian microseconds (%d repetitions, %d devices) and, in "
               "brackets, multiples of the Simulate baseline:\n",
               kRepetitions, kDevices);
-  std::printf("%-28s", "graph");
-  for (auto [kind, fn] : kinds)
-    std::printf(" %22s", kind);
-  std::printf("\n");
-  for (const Workload &workload : workloads) {
-    auto median = [&](const char *kind) {
-      return reporter.get(std::string(kind) + "/" + workload.name).real;
-    };
-    const double baseline = median("Simulate");
-    std::printf("%-28s", workload.name.c_str());
-    for (auto [kind, fn] : kinds) {
-      double us = median(kind);
-      std::printf(" %12.1f (%6.0fx)", us, baseline > 0 ? us / baseline : 0.0);
-    }
-    std::printf("\n");
-  }
+  doppler::bench::printRatioTable(reporter, kinds, workloads, "Simulate", 12,
+                                  1, 0);
 
   std::printf("\nWhat they achieved:\n");
   for (const Workload &workload : workloads) {

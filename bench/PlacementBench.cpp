@@ -140,14 +140,7 @@ int main(int argc, char **argv) {
       {"Heft", benchHeft},
       {"Simulate", benchSimulate},
       {"BottomLevels", benchBottomLevels}};
-  for (const Workload &workload : workloads)
-    for (auto [kind, fn] : kinds)
-      benchmark::RegisterBenchmark(
-          (std::string(kind) + "/" + workload.name).c_str(), fn, &workload)
-          ->Unit(benchmark::kMicrosecond)
-          ->MinTime(0.1)
-          ->Repetitions(kRepetitions)
-          ->ReportAggregatesOnly(true);
+  doppler::bench::registerPerWorkload(kinds, workloads, 0.1, kRepetitions);
 
   doppler::bench::MedianCollector reporter;
   if (!doppler::bench::runBenchmarks(argc, argv, reporter))
@@ -156,21 +149,7 @@ int main(int argc, char **argv) {
   std::printf("\nMedian microseconds (%d repetitions, %d devices) and, in "
               "brackets, multiples of the BottomLevels baseline:\n",
               kRepetitions, kDevices);
-  std::printf("%-28s", "graph");
-  for (auto [kind, fn] : kinds)
-    std::printf(" %18s", kind);
-  std::printf("\n");
-  for (const Workload &workload : workloads) {
-    auto median = [&](const char *kind) {
-      return reporter.get(std::string(kind) + "/" + workload.name).real;
-    };
-    const double baseline = median("BottomLevels");
-    std::printf("%-28s", workload.name.c_str());
-    for (auto [kind, fn] : kinds) {
-      double us = median(kind);
-      std::printf(" %8.2f (%6.1fx)", us, baseline > 0 ? us / baseline : 0.0);
-    }
-    std::printf("\n");
-  }
+  doppler::bench::printRatioTable(reporter, kinds, workloads, "BottomLevels",
+                                  8, 2, 1);
   return 0;
 }

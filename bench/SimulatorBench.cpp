@@ -148,14 +148,7 @@ int main(int argc, char **argv) {
       {"Simulator", benchSimulator},
       {"ExtendedEngine", benchExtended},
       {"NaivePort", benchNaive}};
-  for (const Workload &workload : workloads)
-    for (auto [engine, fn] : engines)
-      benchmark::RegisterBenchmark(
-          (std::string(engine) + "/" + workload.name).c_str(), fn, &workload)
-          ->Unit(benchmark::kMicrosecond)
-          ->MinTime(0.2)
-          ->Repetitions(10)
-          ->ReportAggregatesOnly(true);
+  doppler::bench::registerPerWorkload(engines, workloads, 0.2, 10);
 
   doppler::bench::MedianCollector reporter;
   if (!doppler::bench::runBenchmarks(argc, argv, reporter))
