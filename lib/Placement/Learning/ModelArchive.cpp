@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ModelCode.h"
 #include "PolicyNetwork.h"
 
 #include "Doppler/Support/ErrorString.h"
@@ -153,8 +154,10 @@ bool archivePicklesFit(const unsigned char *data, size_t size) {
       continue;
     std::string name(reinterpret_cast<const char *>(data + at + 46),
                      nameLength);
+    // data.pkl, constants.pkl, and code/**.debug_pkl (source ranges).
     if (method != 0 || name.size() < 4 ||
-        name.compare(name.size() - 4, 4, ".pkl") != 0)
+        (name.compare(name.size() - 4, 4, ".pkl") != 0 &&
+         name.compare(name.size() - 4, 4, "_pkl") != 0))
       continue;
     if (local > size || size - local < 30 ||
         readLittle(data + local, 4) != kLocalSignature)
@@ -351,6 +354,11 @@ bool doppler::placement::learning::openArchive(
                     "or memo index is larger than the file)");
     return false;
   }
+  if (auto problem = checkArchiveCode(bytes.data(), bytes.size())) {
+    setError(error, "'" + path + "' is not a readable model file (" +
+                        *problem + ")");
+    return false;
+  }
   try {
     archive.load_from(path);
   } catch (const std::exception &e) {
@@ -371,6 +379,10 @@ bool doppler::placement::learning::openArchive(
   if (!archivePicklesFit(static_cast<const unsigned char *>(data), size)) {
     setError(error, name + " is not a readable model (a value or memo "
                            "index is larger than the file)");
+    return false;
+  }
+  if (auto problem = checkArchiveCode(data, size)) {
+    setError(error, name + " is not a readable model (" + *problem + ")");
     return false;
   }
   try {
