@@ -332,6 +332,7 @@ void doppler::placement::learning::copyParameters(DualPolicyNetworkImpl &from,
 bool doppler::placement::learning::openArchive(
     torch::serialize::InputArchive &archive, const std::string &path,
     std::string *error) {
+  skipTorchBacktraces();
   std::ifstream probe(path, std::ios::binary);
   if (!probe) {
     setError(error, "cannot open '" + path + "': " + std::strerror(errno));
@@ -372,6 +373,7 @@ bool doppler::placement::learning::openArchive(
 bool doppler::placement::learning::openArchive(
     torch::serialize::InputArchive &archive, const void *data, size_t size,
     const std::string &name, std::string *error) {
+  skipTorchBacktraces();
   if (size == 0) {
     setError(error, name + " is empty, not a model");
     return false;

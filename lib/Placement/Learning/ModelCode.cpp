@@ -10,6 +10,7 @@
 
 #include <caffe2/serialize/inline_container.h>
 #include <caffe2/serialize/read_adapter_interface.h>
+#include <c10/util/Logging.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <mutex>
 
 using namespace doppler::placement::learning;
 
@@ -305,4 +307,11 @@ doppler::placement::learning::checkArchiveCode(const void *data, size_t size) {
     }
   }
   return std::nullopt;
+}
+
+void doppler::placement::learning::skipTorchBacktraces() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    c10::SetStackTraceFetcher([] { return std::string(); });
+  });
 }

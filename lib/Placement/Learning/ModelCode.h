@@ -42,6 +42,12 @@ checkModelCode(const std::string &entry, const std::string &text,
 /// loader's own error), else the reason.
 std::optional<std::string> checkArchiveCode(const void *data, size_t size);
 
+/// Once per process: LibTorch's errors carry no backtrace. describeException
+/// drops it anyway, and symbolising it (dladdr over LibTorch's symbols, at
+/// every throw) took three quarters of the time of refusing a malformed
+/// model file.
+void skipTorchBacktraces();
+
 } // namespace doppler::placement::learning
 
 #endif // DOPPLER_LIB_PLACEMENT_LEARNING_MODELCODE_H
