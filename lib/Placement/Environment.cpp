@@ -5,6 +5,7 @@
 #include "Doppler/Support/ErrorString.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace doppler::placement {
@@ -51,7 +52,87 @@ bool PlacementEnvironment::reset(const Graph &graph, int32_t numDevices,
   estScratch_.assign(numDevices, 0.0);
   siblingScratch_.assign(numDevices, 0.0);
   estimatedMakespan_ = 0;
+  memoryOn_ = false;
   return true;
+}
+
+void PlacementEnvironment::setMemoryCapacities(
+    const std::vector<double> &capacities) {
+  const Graph &graph = *graph_;
+  memoryOn_ = false;
+  if (!graph.hasOutputBytes() ||
+      static_cast<int32_t>(capacities.size()) != numDevices_ ||
+      std::none_of(capacities.begin(), capacities.end(),
+                   [](double c) { return std::isfinite(c) && c > 0; }))
+    return;
+  memoryOn_ = true;
+  capacity_ = capacities;
+  live_.assign(numDevices_, 0.0);
+  peakLive_.assign(numDevices_, 0.0);
+  const int32_t numNodes = graph.numNodes();
+  unplacedSuccs_.resize(numNodes);
+  copyBegin_.resize(numNodes);
+  copyCount_.assign(numNodes, 0);
+  int32_t slots = 0;
+  for (NodeId u = 0; u < numNodes; ++u) {
+    unplacedSuccs_[u] = graph.outDegree(u);
+    copyBegin_[u] = slots;
+    // A value is on its producer's device and on at most one more device
+    // per reader (and never on more than all of them).
+    slots += std::min(graph.outDegree(u) + 1, numDevices_);
+  }
+  copyDevice_.resize(slots);
+}
+
+bool PlacementEnvironment::hasCopy(NodeId u, DeviceId d) const {
+  const DeviceId *begin = copyDevice_.data() + copyBegin_[u];
+  return std::find(begin, begin + copyCount_[u], d) != begin + copyCount_[u];
+}
+
+void PlacementEnvironment::placeMemory(NodeId v, DeviceId d) {
+  const Graph &graph = *graph_;
+  // v's inputs come to d (once per value), v's output appears; the peak is
+  // taken while v runs, before anything it was the last reader of is freed.
+  for (NodeId u : graph.predecessors(v))
+    if (!hasCopy(u, d)) {
+      copyDevice_[copyBegin_[u] + copyCount_[u]++] = d;
+      live_[d] += graph.outputBytes(u);
+    }
+  copyDevice_[copyBegin_[v] + copyCount_[v]++] = d;
+  live_[d] += graph.outputBytes(v);
+  peakLive_[d] = std::max(peakLive_[d], live_[d]);
+  for (NodeId u : graph.predecessors(v)) {
+    if (--unplacedSuccs_[u] != 0)
+      continue;
+    const DeviceId *copies = copyDevice_.data() + copyBegin_[u];
+    for (int32_t i = 0; i < copyCount_[u]; ++i)
+      live_[copies[i]] -= graph.outputBytes(u);
+  }
+}
+
+void PlacementEnvironment::memoryPressure(NodeId v, double *out) const {
+  if (!memoryOn_) {
+    std::fill(out, out + numDevices_, 0.0);
+    return;
+  }
+  const Graph &graph = *graph_;
+  for (DeviceId d = 0; d < numDevices_; ++d) {
+    if (!std::isfinite(capacity_[d]) || capacity_[d] <= 0) {
+      out[d] = 0;
+      continue;
+    }
+    double projected = live_[d] + graph.outputBytes(v);
+    for (NodeId u : graph.predecessors(v))
+      if (!hasCopy(u, d))
+        projected += graph.outputBytes(u);
+    out[d] = projected / capacity_[d];
+  }
+}
+
+bool PlacementEnvironment::raisesOverflow(double pressure, DeviceId d) const {
+  if (!memoryOn_ || !std::isfinite(capacity_[d]) || capacity_[d] <= 0)
+    return false;
+  return pressure > 1 && pressure * capacity_[d] > peakLive_[d];
 }
 
 bool PlacementEnvironment::step(NodeId v, DeviceId d, std::string *error) {
@@ -77,6 +158,8 @@ bool PlacementEnvironment::step(NodeId v, DeviceId d, std::string *error) {
   estimatedMakespan_ = std::max(estimatedMakespan_, finish_[v]);
   order_.push_back(v);
   onDevice_[d].push_back(v);
+  if (memoryOn_)
+    placeMemory(v, d);
 
   // Keep the candidates in the order they arrived.
   candidateFlag_[v] = 0;
@@ -180,6 +263,11 @@ void PlacementEnvironment::deviceFeatures(NodeId v, double *out,
   joinSplitCosts(v, estScratch_.data());
   for (DeviceId d = 0; d < numDevices_; ++d)
     out[d * kNumDeviceFeatures + kJoinSplitFeature] = estScratch_[d];
+  if (columns <= kMemoryPressureFeature)
+    return;
+  memoryPressure(v, estScratch_.data());
+  for (DeviceId d = 0; d < numDevices_; ++d)
+    out[d * kNumDeviceFeatures + kMemoryPressureFeature] = estScratch_[d];
 }
 
 void PlacementEnvironment::joinSplitCosts(NodeId v, double *out) const {

@@ -195,6 +195,10 @@ private:
     placement::LearnedPolicyOptions learnedOptions;
     learnedOptions.modelPath = model;
     learnedOptions.samples = samples;
+    // A memory-aware model reads the capacities (others ignore them); the
+    // fit below still guarantees the result where a fitting one exists.
+    if (graph.hasOutputBytes())
+      learnedOptions.memoryCapacities = capacities;
     std::optional<std::vector<placement::DeviceId>> assignment =
         placement::placeWithNamedPolicy(policy, graph, devices, policyOptions,
                                         learnedOptions, &error);

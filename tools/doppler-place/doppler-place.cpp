@@ -424,6 +424,10 @@ bool placeWithPolicy(const Options &options, const Graph &graph,
   LearnedPolicyOptions learnedOptions;
   learnedOptions.modelPath = options.modelPath;
   learnedOptions.samples = static_cast<int32_t>(options.samples);
+  // A memory-aware model reads the capacities (others ignore them); the
+  // fit below still guarantees the result where a fitting one exists.
+  if (graph.hasOutputBytes())
+    learnedOptions.memoryCapacities = memoryCapacities(options);
   auto begin = std::chrono::steady_clock::now();
   std::optional<std::vector<DeviceId>> placed = placeWithNamedPolicy(
       options.policy, graph, static_cast<int32_t>(options.devices),

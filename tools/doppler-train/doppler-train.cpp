@@ -164,6 +164,16 @@ TextOption priorLrScaleOption(
     "prior-lr-scale", "X",
     "The heuristic priors learn X times faster than the rest (default 1; > "
     "1 lets RL move off an imitated heuristic within a per-graph run)");
+TextOption memoryTightOption(
+    "memory-tight", "F",
+    "Give this share (in [0, 1], default 0) of the (graph, devices) pairs "
+    "memory capacities just above the smallest busiest-device peak of the "
+    "heuristics, and penalise overflow in their costs (for models with "
+    "memory=1 in --architecture)");
+TextOption memoryOverflowWeightOption(
+    "memory-overflow-weight", "W",
+    "On memory-tight pairs the cost is makespan x (1 + W x relative "
+    "overflow) (default 2)");
 FlagOption noKeepBestOption("no-keep-best",
                             "Output the final parameters, not the best");
 TextOption functionOption(
@@ -299,6 +309,7 @@ struct Arguments {
   double gamma = 0.99;
   double regressionWeight = 1.0;
   double priorLearningRateScale = 1.0;
+  double memoryTight = 0, memoryOverflowWeight = 2.0;
   bool resume = false, sampleActions = false, keepBest = true;
   bool criticalPathBaseline = false;
   bool progress = true;
@@ -365,6 +376,14 @@ Arguments readArguments() {
       priorLrScaleOption, args.priorLearningRateScale,
       [](double x) { return x > 0 && std::isfinite(x); },
       "--prior-lr-scale needs a positive number, got ");
+  readDouble(
+      memoryTightOption, args.memoryTight,
+      [](double f) { return f >= 0 && f <= 1; }, "--memory-tight: ",
+      " is not in [0, 1]");
+  readDouble(
+      memoryOverflowWeightOption, args.memoryOverflowWeight,
+      [](double w) { return w >= 0; },
+      "--memory-overflow-weight needs a number >= 0, got ");
   args.keepBest = !noKeepBestOption;
   args.oracle = oracleOption;
   args.function = functionOption;
@@ -627,6 +646,8 @@ void copySettings(const Arguments &args, TrainerOptions &options) {
   options.evaluationPairs = static_cast<int32_t>(args.evaluationPairs);
   options.regressionWeight = args.regressionWeight;
   options.priorLearningRateScale = args.priorLearningRateScale;
+  options.memoryTightFraction = args.memoryTight;
+  options.memoryOverflowWeight = args.memoryOverflowWeight;
   options.keepBest = args.keepBest;
 }
 

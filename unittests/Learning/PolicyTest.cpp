@@ -4,6 +4,7 @@
 #include "PolicyImpl.h"
 #include "PolicyNetwork.h"
 
+#include "Doppler/Placement/Heuristics.h"
 #include "Doppler/Placement/Learning/DualPolicy.h"
 #include "Doppler/Placement/Learning/GraphGenerator.h"
 #include "Doppler/Placement/Learning/LearnedPolicy.h"
@@ -101,8 +102,17 @@ TEST(PolicyTest, RolloutScoresAgreeWithTheBatchedLoss) {
   withJoin.joinFeature = true;
   ModelConfig projected = withPrior;
   projected.projectSums = true;
+  ModelConfig withMemory = withJoin;
+  withMemory.memoryFeature = true;
+  ASSERT_TRUE(graph.hasOutputBytes());
+  // Tight enough that some devices overflow (the memory prior's rows).
+  double total = 0;
+  for (double bytes : graph.outputBytesList())
+    total += bytes;
+  const std::vector<double> capacities(4, total / 8);
   for (const ModelConfig &config : {smallConfig(), ModelConfig::reference(),
-                                    withPrior, withJoin, projected}) {
+                                    withPrior, withJoin, projected,
+                                    withMemory}) {
     torch::manual_seed(2);
     DualPolicyNetwork network(config);
     torch::NoGradGuard noGrad; // the loss's value is enough here
@@ -127,8 +137,18 @@ TEST(PolicyTest, RolloutScoresAgreeWithTheBatchedLoss) {
     EpisodeRecord record;
     std::vector<StepTrace> trace;
     Random random(0);
+    RolloutOptions options;
+    if (config.memoryFeature) {
+      options.memoryCapacities = &capacities;
+      // Not the initial value, so that both must agree on where it goes.
+      network->memoryPrior.fill_(-1.25);
+      inputs = prepareRollout(*network, encoded, tensors);
+    }
     engine.run(env, graph, 4, config.startEstimate, inputs.weights,
-               inputs.tables, RolloutOptions(), random, &record, &trace);
+               inputs.tables, options, random, &record, &trace);
+    if (config.memoryFeature) {
+      EXPECT_FALSE(record.plcMemoryRows.empty());
+    }
     double expected = 0;
     for (const StepTrace &step : trace) {
       auto at = std::find(step.candidates.begin(), step.candidates.end(),
@@ -152,18 +172,19 @@ TEST(PolicyTest, ArchitectureSpecsSetEveryKey) {
   std::string error;
   auto parsed = parseModelConfig(
       "slim,hidden=32,head=16,rounds=6,edge=full,rank=4,shared=0,"
-      "estimate=device-load,prior=0,join=1,project=0",
+      "estimate=device-load,prior=0,join=1,project=0,memory=1",
       &error);
   ASSERT_TRUE(parsed) << error;
   EXPECT_EQ(parsed->describe(),
             "hidden=32 head=16 rounds=6 edge=full encoders=separate "
-            "estimate=device-load prior=off join=on project=off");
+            "estimate=device-load prior=off join=on project=off memory=on");
   EXPECT_EQ(parseModelConfig("reference,shared=1,prior=1,project=1", &error)
                 ->describe(),
             "hidden=128 head=64 rounds=6 edge=full encoders=shared "
-            "estimate=earliest-start prior=on join=off project=on");
+            "estimate=earliest-start prior=on join=off project=on "
+            "memory=off");
   for (const char *spec : {"slim,shared=2", "slim,prior=yes", "slim,join=",
-                           "slim,project=-1"}) {
+                           "slim,project=-1", "slim,memory=2"}) {
     EXPECT_FALSE(parseModelConfig(spec, &error)) << spec;
     EXPECT_NE(error.find("needs an integer in [0, 1]"), std::string::npos)
         << error;
@@ -208,8 +229,11 @@ TEST(PolicyTest, ModelFileRoundTrip) {
   withJoin.joinFeature = true;
   ModelConfig projected = withPrior;
   projected.projectSums = true;
+  ModelConfig withMemory = withPrior;
+  withMemory.memoryFeature = true;
   for (const ModelConfig &config : {smallConfig(), ModelConfig::reference(),
-                                    withPrior, withJoin, projected}) {
+                                    withPrior, withJoin, projected,
+                                    withMemory}) {
     auto policy = LearnedPolicy::create(config, 7);
     std::string path = tempPath("roundtrip.pt"), error;
     ASSERT_TRUE(policy->save(path, &error)) << error;
@@ -225,6 +249,11 @@ TEST(PolicyTest, ModelFileRoundTrip) {
       EXPECT_EQ((*before)[i].deviceProbability, (*after)[i].deviceProbability);
     }
     if (config.joinFeature) { // one more device-MLP column, the join prior
+      EXPECT_EQ(policy->numParameters(),
+                LearnedPolicy::create(withPrior, 7)->numParameters() +
+                    config.hiddenSize + 1);
+    }
+    if (config.memoryFeature) { // one more device-MLP column, the prior
       EXPECT_EQ(policy->numParameters(),
                 LearnedPolicy::create(withPrior, 7)->numParameters() +
                     config.hiddenSize + 1);
@@ -361,6 +390,91 @@ TEST(PolicyTest, LoaderPlacesThroughTheSharedLibrary) {
     EXPECT_TRUE(byDefault) << error;
   else
     EXPECT_NE(error.find("no embedded default model"), std::string::npos);
+}
+
+TEST(PolicyTest, CapacitiesSteerAMemoryAwareModel) {
+  // Generated graphs, each device given 1.05 x the least busiest-device
+  // peak of the heuristics (as memory-tight training does): a fresh model
+  // with the priors places like the critical-path heuristic, which
+  // overflows there; with the capacities its memory prior steers it off
+  // devices the node would overflow.
+  TrainingSetOptions set;
+  set.count = 12;
+  set.seed = 20261;
+  set.maxNodes = 160;
+  ModelConfig config = smallConfig();
+  config.heuristicPrior = true;
+  config.memoryFeature = true;
+  auto policy = LearnedPolicy::create(config, 3);
+  double blindOverflow = 0, awareOverflow = 0;
+  int32_t pairs = 0;
+  std::optional<PlacementResult> aware;
+  Graph lastGraph;
+  PlaceOptions tight;
+  for (GeneratedGraph &g : generateTrainingSet(set)) {
+    ASSERT_TRUE(g.graph.hasOutputBytes());
+    for (int32_t devices : {2, 4}) {
+      SimulatorOptions memory;
+      memory.trackMemory = true;
+      Simulator simulator(g.graph, devices, memory);
+      auto busiest = [&](const std::vector<DeviceId> &placement) {
+        simulator.run(placement);
+        const std::vector<double> &peaks = simulator.schedule().peakMemory;
+        return *std::max_element(peaks.begin(), peaks.end());
+      };
+      double least = std::min(
+          {busiest(placeRoundRobin(g.graph, devices)),
+           busiest(placeCriticalPath(g.graph, devices)),
+           busiest(placeJoinAware(g.graph, devices)),
+           busiest(placeHeft(g.graph, devices))});
+      tight.memoryCapacities.assign(devices, 1.05 * least);
+      auto blind = policy->place(g.graph, devices);
+      aware = policy->place(g.graph, devices, tight);
+      ASSERT_TRUE(blind && aware);
+      EXPECT_EQ(blind->memoryOverflowBytes, 0); // nothing to judge by
+      simulator.run(blind->assignment);
+      for (double peak : simulator.schedule().peakMemory)
+        blindOverflow += std::max(0.0, peak - 1.05 * least) / least;
+      awareOverflow += aware->memoryOverflowBytes / least;
+      ++pairs;
+      lastGraph = g.graph;
+    }
+  }
+  EXPECT_GT(blindOverflow, 0);
+  EXPECT_LT(awareOverflow, 0.75 * blindOverflow)
+      << "over " << pairs << " pairs, blind " << blindOverflow;
+  // Sampled rollouts rank by overflow first: never more than greedy's.
+  const Graph &graph = lastGraph;
+  tight.samples = 6;
+  tight.seed = 2;
+  auto sampled = policy->place(graph, 4, tight);
+  ASSERT_TRUE(sampled);
+  EXPECT_LE(sampled->memoryOverflowBytes, aware->memoryOverflowBytes);
+  tight.samples = 0;
+
+  std::string error;
+  PlaceOptions wrongCount;
+  wrongCount.memoryCapacities.assign(3, 1e6);
+  EXPECT_FALSE(policy->place(graph, 4, wrongCount, &error));
+  EXPECT_EQ(error, "expected 4 memory capacities, got 3");
+  PlaceOptions negative;
+  negative.memoryCapacities = {1e6, -1, 1e6, 1e6};
+  EXPECT_FALSE(policy->place(graph, 4, negative, &error));
+  EXPECT_EQ(error, "device 1: memory capacity -1 is negative or not a number");
+
+  // Through the shared library (the capacities cross the C entry table).
+  setenv("DOPPLER_LEARNING_LIBRARY", DOPPLER_LEARNING_LIBRARY_FILE, 1);
+  std::string path = tempPath("memory.pt");
+  ASSERT_TRUE(policy->save(path, &error)) << error;
+  LearnedPolicyOptions options;
+  options.modelPath = path;
+  options.memoryCapacities = tight.memoryCapacities;
+  auto viaLoader = placeWithLearnedPolicy(graph, 4, options, &error);
+  ASSERT_TRUE(viaLoader) << error;
+  EXPECT_EQ(*viaLoader, aware->assignment);
+  options.memoryCapacities.pop_back();
+  EXPECT_FALSE(placeWithLearnedPolicy(graph, 4, options, &error));
+  EXPECT_EQ(error, "expected 4 memory capacities, got 3");
 }
 
 TEST(PolicyTest, LoaderReportsAMissingLibrary) {

@@ -395,4 +395,78 @@ TEST(TrainerTest, BadOptionsAreReported) {
   options.initModelPath = tempPath("missing.pt");
   EXPECT_FALSE(TrainingSession::create(options, &error));
   EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
+  options = smallRun(1);
+  options.memoryTightFraction = 1.5;
+  EXPECT_FALSE(TrainingSession::create(options, &error));
+  EXPECT_EQ(error, "the memory-tight fraction must be in [0, 1]");
+  options = smallRun(1);
+  options.memoryOverflowWeight = -1;
+  EXPECT_FALSE(TrainingSession::create(options, &error));
+  EXPECT_EQ(error, "the memory overflow weight must be a finite number >= 0");
+}
+
+namespace {
+struct LoggedEpisode {
+  std::string stage;
+  double cost = 0, overflow = -1, memoryPrior = 0;
+};
+
+std::vector<LoggedEpisode> readEpisodes(const std::string &path) {
+  std::vector<LoggedEpisode> episodes;
+  std::ifstream log(path);
+  std::string line;
+  while (std::getline(log, line)) {
+    auto json = nlohmann::json::parse(line);
+    if (!json.contains("episode"))
+      continue;
+    LoggedEpisode e;
+    e.stage = json["stage"];
+    e.cost = json["makespan"];
+    if (json.contains("memory_overflow"))
+      e.overflow = json["memory_overflow"];
+    if (json.contains("memory_prior"))
+      e.memoryPrior = json["memory_prior"];
+    episodes.push_back(e);
+  }
+  return episodes;
+}
+} // namespace
+
+TEST(TrainerTest, MemoryTightPairsPenaliseOverflow) {
+  // Every pair memory-tight (all have 2 or 3 devices and output bytes).
+  auto run = [](double weight, const std::string &log) {
+    TrainerOptions options = smallRun(4);
+    options.model.heuristicPrior = true;
+    options.model.memoryFeature = true;
+    options.memoryTightFraction = 1;
+    options.memoryOverflowWeight = weight;
+    options.evaluateEvery = 0;
+    options.logPath = tempPath(log);
+    std::string error;
+    EXPECT_TRUE(trainPolicy(options, &error)) << error;
+    return readEpisodes(options.logPath);
+  };
+  std::vector<LoggedEpisode> weighted = run(2, "tight.jsonl");
+  std::vector<LoggedEpisode> unweighted = run(0, "tight0.jsonl");
+  ASSERT_EQ(weighted.size(), 24u);
+  ASSERT_EQ(unweighted.size(), 24u);
+  int overflowing = 0;
+  for (size_t e = 0; e < weighted.size(); ++e) {
+    ASSERT_GE(weighted[e].overflow, 0) << "episode " << e;
+    if (weighted[e].stage != "il")
+      continue;
+    // Imitation does not read costs: both runs place alike, and the cost
+    // is the makespan times 1 + 2 x the relative overflow.
+    EXPECT_EQ(weighted[e].overflow, unweighted[e].overflow);
+    EXPECT_NEAR(weighted[e].cost,
+                unweighted[e].cost * (1 + 2 * unweighted[e].overflow),
+                1e-9 * weighted[e].cost);
+    overflowing += weighted[e].overflow > 0;
+    // The memory prior is left to reinforcement.
+    EXPECT_EQ(weighted[e].memoryPrior, weighted[0].memoryPrior);
+  }
+  // Capacities are just above the least any heuristic needs: imitating
+  // the critical-path heuristic overflows somewhere.
+  EXPECT_GT(overflowing, 0);
+  EXPECT_LT(weighted[0].memoryPrior, 0);
 }

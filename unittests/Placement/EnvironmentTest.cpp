@@ -4,10 +4,12 @@
 #include "PlacementTestGraphs.h"
 #include "Doppler/Placement/Analysis.h"
 #include "Doppler/Placement/Heuristics.h"
+#include "Doppler/Placement/Simulator.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -382,3 +384,127 @@ TEST(CandidateOrderTest, MatchesAScanOfTheCandidates) {
 }
 
 } // namespace
+
+namespace {
+
+/// diamond() with outputs of 100, 200, 300 and 400 bytes.
+Graph sizedDiamond() {
+  GraphBuilder builder;
+  const double compute[] = {1, 2, 3, 4};
+  for (int i = 0; i < 4; ++i) {
+    builder.addNode(compute[i], 10 * (i + 1));
+    builder.setOutputBytes(i, 100 * (i + 1));
+  }
+  builder.addEdge(0, 1);
+  builder.addEdge(0, 2);
+  builder.addEdge(1, 3);
+  builder.addEdge(2, 3);
+  return *builder.build();
+}
+
+std::vector<double> pressureOf(const PlacementEnvironment &env, NodeId v) {
+  std::vector<double> out(env.numDevices());
+  env.memoryPressure(v, out.data());
+  return out;
+}
+
+} // namespace
+
+TEST(EnvironmentTest, MemoryEstimateByHand) {
+  Graph graph = sizedDiamond();
+  PlacementEnvironment env;
+  ASSERT_TRUE(env.reset(graph, 2));
+  EXPECT_FALSE(env.tracksMemory());
+  env.setMemoryCapacities({1000, 500});
+  ASSERT_TRUE(env.tracksMemory());
+
+  ASSERT_TRUE(env.step(0, 0));
+  EXPECT_EQ(env.residentBytes(0), 100);
+  // Node 1 on device 1 also brings node 0's value there.
+  EXPECT_EQ(pressureOf(env, 1), (std::vector<double>{0.3, 0.6}));
+  ASSERT_TRUE(env.step(1, 1));
+  EXPECT_EQ(env.residentBytes(1), 300);
+  EXPECT_EQ(env.estimatedPeakBytes(1), 300);
+  // Node 0's value is on both devices now.
+  EXPECT_EQ(pressureOf(env, 2), (std::vector<double>{0.4, 1.2}));
+  ASSERT_TRUE(env.step(2, 0));
+  // Node 2 was the last reader of 0: its two copies are gone.
+  EXPECT_EQ(env.residentBytes(0), 300);
+  EXPECT_EQ(env.residentBytes(1), 200);
+  EXPECT_EQ(env.estimatedPeakBytes(0), 400);
+  EXPECT_EQ(pressureOf(env, 3), (std::vector<double>{0.9, 1.8}));
+  EXPECT_FALSE(env.raisesOverflow(0.9, 0));
+  EXPECT_TRUE(env.raisesOverflow(1.8, 1));
+  double features[2 * kNumDeviceFeatures];
+  env.deviceFeatures(3, features);
+  EXPECT_EQ(features[kMemoryPressureFeature], 0.9);
+  EXPECT_EQ(features[kNumDeviceFeatures + kMemoryPressureFeature], 1.8);
+  ASSERT_TRUE(env.step(3, 0));
+  // The graph output (node 3) stays; everything else was freed.
+  EXPECT_EQ(env.residentBytes(0), 400);
+  EXPECT_EQ(env.residentBytes(1), 0);
+  EXPECT_EQ(env.estimatedPeakBytes(0), 900);
+  EXPECT_EQ(env.estimatedPeakBytes(1), 300);
+
+  // reset() turns the estimate off.
+  ASSERT_TRUE(env.reset(graph, 2));
+  EXPECT_FALSE(env.tracksMemory());
+  EXPECT_EQ(pressureOf(env, 0), (std::vector<double>{0, 0}));
+}
+
+TEST(EnvironmentTest, MemoryEstimateNeedsBytesAndALimit) {
+  PlacementEnvironment env;
+  Graph unsized = diamond();
+  ASSERT_TRUE(env.reset(unsized, 2));
+  env.setMemoryCapacities({1000, 500});
+  EXPECT_FALSE(env.tracksMemory());
+
+  Graph sized = sizedDiamond();
+  const double unlimited = std::numeric_limits<double>::infinity();
+  ASSERT_TRUE(env.reset(sized, 2));
+  env.setMemoryCapacities({unlimited, unlimited});
+  EXPECT_FALSE(env.tracksMemory());
+  ASSERT_TRUE(env.reset(sized, 2));
+  env.setMemoryCapacities({1000}); // one value for two devices
+  EXPECT_FALSE(env.tracksMemory());
+
+  // An unlimited device reads 0; the limited one its share.
+  ASSERT_TRUE(env.reset(sized, 2));
+  env.setMemoryCapacities({unlimited, 200});
+  ASSERT_TRUE(env.tracksMemory());
+  EXPECT_EQ(pressureOf(env, 0), (std::vector<double>{0, 0.5}));
+  ASSERT_TRUE(env.step(0, 1));
+  ASSERT_TRUE(env.step(1, 1)); // 300 bytes held: over its 200
+  EXPECT_EQ(env.estimatedPeakBytes(1), 300);
+  // Holding 220 bytes would be over capacity but not above the peak
+  // already reached: it does not raise the overflow; 320 does.
+  EXPECT_FALSE(env.raisesOverflow(1.1, 1));
+  EXPECT_TRUE(env.raisesOverflow(1.6, 1));
+  EXPECT_FALSE(env.raisesOverflow(5.0, 0)); // unlimited
+}
+
+TEST(EnvironmentTest, MemoryEstimateMatchesSimulatorOnAChainInOrder) {
+  // On a chain placed in order, the placement-order profile is exactly
+  // the simulator's: each node's input and output are live while it runs.
+  GraphBuilder builder;
+  for (int i = 0; i < 6; ++i) {
+    builder.addNode(1, 1);
+    builder.setOutputBytes(i, 10 * (i + 1));
+    if (i > 0)
+      builder.addEdge(i - 1, i);
+  }
+  Graph graph = *builder.build();
+  const std::vector<DeviceId> assignment = {0, 1, 1, 0, 1, 0};
+  PlacementEnvironment env;
+  ASSERT_TRUE(env.reset(graph, 2));
+  env.setMemoryCapacities({1000, 1000});
+  for (NodeId v = 0; v < 6; ++v)
+    ASSERT_TRUE(env.step(v, assignment[v]));
+  SimulatorOptions options;
+  options.trackMemory = true;
+  Simulator simulator(graph, 2, options);
+  simulator.run(assignment);
+  for (DeviceId d = 0; d < 2; ++d)
+    EXPECT_EQ(env.estimatedPeakBytes(d), simulator.schedule().peakMemory[d])
+        << "device " << d;
+}

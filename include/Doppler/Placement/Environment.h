@@ -65,7 +65,10 @@ enum DeviceFeature : int32_t {
   /// ffnn and transformer graphs, the gap between the critical-path
   /// heuristic and the best placements found by search).
   kJoinSplitFeature = 5,
-  kNumDeviceFeatures = 6
+  /// Memory pressure (memoryPressure()): the estimated peak of d's live
+  /// bytes if v is placed there, over d's capacity; 0 without limits.
+  kMemoryPressureFeature = 6,
+  kNumDeviceFeatures = 7
 };
 
 class PlacementEnvironment {
@@ -130,6 +133,35 @@ public:
   /// The kJoinSplitFeature column alone: numDevices() values.
   void joinSplitCosts(NodeId v, double *out) const;
 
+  /// Memory estimate. After reset() and before the first step, gives each
+  /// device a capacity in bytes (numDevices() values; infinity: unlimited)
+  /// and turns on the estimate of live bytes: the episode then keeps, per
+  /// device, the bytes of the values present there (a node's output on its
+  /// device, a copy on every other device that one of its placed readers
+  /// is on) that some unplaced node still reads, graph outputs to the end,
+  /// and the largest such total seen after each step: the memory profile
+  /// of a run in placement order, a cheap stand-in for the simulator's
+  /// peaks (Simulator's trackMemory). Needs a graph with output bytes;
+  /// without them (or without a finite capacity) the estimate stays off and
+  /// memoryPressure() is 0. reset() turns it off. Allocates O(N + E) once.
+  void setMemoryCapacities(const std::vector<double> &capacities);
+  bool tracksMemory() const { return memoryOn_; }
+  /// Estimated bytes live on `d` now, and the most seen so far (0 when off).
+  double residentBytes(DeviceId d) const { return memoryOn_ ? live_[d] : 0; }
+  double estimatedPeakBytes(DeviceId d) const {
+    return memoryOn_ ? peakLive_[d] : 0;
+  }
+  /// The kMemoryPressureFeature column alone: for every device d,
+  /// (residentBytes(d) + v's output + v's inputs not yet on d) /
+  /// capacity(d), what d would hold while v runs there; 0 for an unlimited
+  /// device or when the estimate is off. Above 1: placing v on d overflows
+  /// it (by the estimate).
+  void memoryPressure(NodeId v, double *out) const;
+  /// Whether placing v on d raises d's estimated overflow: the bytes d
+  /// would hold exceed both its capacity and estimatedPeakBytes(d).
+  /// `pressure` is memoryPressure()'s value for d (false when unlimited).
+  bool raisesOverflow(double pressure, DeviceId d) const;
+
 private:
   /// Per device: max finish of v's inputs on it, and max finish + edge cost
   /// of v's inputs on it (what a consumer elsewhere would wait for).
@@ -148,6 +180,16 @@ private:
   std::vector<std::vector<NodeId>> onDevice_;
   std::vector<double> free_, load_;
   double estimatedMakespan_ = 0;
+
+  // Memory estimate (setMemoryCapacities). The devices holding a copy of
+  // each node's value: copyDevice_[copyBegin_[u] .. + copyCount_[u]),
+  // room for one per reader plus the producer's own.
+  bool memoryOn_ = false;
+  std::vector<double> capacity_, live_, peakLive_;
+  std::vector<int32_t> unplacedSuccs_, copyBegin_, copyCount_;
+  std::vector<DeviceId> copyDevice_;
+  bool hasCopy(NodeId u, DeviceId d) const;
+  void placeMemory(NodeId v, DeviceId d);
 
   // Query scratch, sized numDevices_.
   mutable std::vector<double> sameDeviceReady_, crossDeviceReady_, estScratch_,

@@ -13,6 +13,7 @@
 
 #include "Doppler/Placement/Simulator.h"
 #include "Doppler/Support/ErrorString.h"
+#include "Doppler/Support/NumberFormat.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -83,6 +84,7 @@ std::string ModelConfig::describe() const {
   text += heuristicPrior ? " prior=on" : " prior=off";
   text += joinFeature ? " join=on" : " join=off";
   text += projectSums ? " project=on" : " project=off";
+  text += memoryFeature ? " memory=on" : " memory=off";
   return text;
 }
 
@@ -130,7 +132,8 @@ doppler::placement::parseModelConfig(const std::string &text,
           {"shared", &ModelConfig::sharedEncoder},
           {"prior", &ModelConfig::heuristicPrior},
           {"join", &ModelConfig::joinFeature},
-          {"project", &ModelConfig::projectSums}};
+          {"project", &ModelConfig::projectSums},
+          {"memory", &ModelConfig::memoryFeature}};
       auto isSwitch = [&](const auto &entry) { return key == entry.first; };
       if (auto *entry = std::find_if(std::begin(switches), std::end(switches),
                                      isSwitch);
@@ -175,7 +178,7 @@ doppler::placement::parseModelConfig(const std::string &text,
       } else {
         setError(error, "unknown model option '" + key +
                             "' (valid: hidden, head, rounds, edge, rank, "
-                            "shared, estimate, prior, join, project)");
+                            "shared, estimate, prior, join, project, memory)");
         return std::nullopt;
       }
     }
@@ -221,11 +224,16 @@ PlacementResult LearnedPolicy::Impl::place(const Graph &graph,
   GraphTensors tensors = buildGraphTensors(graph);
   EncodedGraph encoded = encodeGraph(*network, tensors);
   RolloutInputs inputs = prepareRollout(*network, encoded, tensors);
-  Simulator simulator(graph, numDevices);
+  // With capacities, rollouts are ranked by how far their simulated peaks
+  // exceed them first, then by makespan: a placement that fits beats a
+  // faster one that does not.
+  PlacementJudge judge(graph, numDevices, options.memoryCapacities);
   const int32_t rollouts = std::max(1, options.samples);
   for (int32_t k = 0; k < rollouts; ++k) {
     RolloutOptions rollout;
     rollout.candidateWindow = options.candidateWindow;
+    if (!options.memoryCapacities.empty())
+      rollout.memoryCapacities = &options.memoryCapacities;
     rollout.sample = k > 0;
     // Sampled rollouts run SEL at temperatures rising linearly from 1 to
     // kLastSelectionTemperature: a trained policy (with the heuristic prior
@@ -241,10 +249,14 @@ PlacementResult LearnedPolicy::Impl::place(const Graph &graph,
                inputs.weights, inputs.tables, rollout, random, nullptr,
                k == 0 ? trace : nullptr);
     ArrayView<DeviceId> assignment = environment.assignment();
-    double makespan = simulator.run(assignment);
-    if (k == 0 || makespan < result.makespan) {
+    double makespan = judge.run(assignment);
+    double overflow = judge.overflowBytes();
+    if (k == 0 || overflow < result.memoryOverflowBytes ||
+        (overflow == result.memoryOverflowBytes &&
+         makespan < result.makespan)) {
       result.assignment.assign(assignment.begin(), assignment.end());
       result.makespan = makespan;
+      result.memoryOverflowBytes = overflow;
       result.bestRollout = k;
     }
   }
@@ -356,6 +368,21 @@ LearnedPolicy::place(const Graph &graph, int32_t numDevices,
     setError(error, "the sample count must not be negative");
     return std::nullopt;
   }
+  const std::vector<double> &capacities = options.memoryCapacities;
+  if (!capacities.empty() &&
+      capacities.size() != static_cast<size_t>(numDevices)) {
+    setError(error, "expected " + std::to_string(numDevices) +
+                        " memory capacities, got " +
+                        std::to_string(capacities.size()));
+    return std::nullopt;
+  }
+  for (size_t d = 0; d < capacities.size(); ++d)
+    if (!(capacities[d] >= 0)) {
+      setError(error, "device " + std::to_string(d) + ": memory capacity " +
+                          doppler::formatShortest(capacities[d]) +
+                          " is negative or not a number");
+      return std::nullopt;
+    }
   try {
     return impl_->place(graph, numDevices, options, nullptr);
   } catch (const std::exception &e) {
@@ -414,7 +441,8 @@ std::map<std::string, std::unique_ptr<LearnedPolicy>> &modelCache() {
 
 int placeEntry(const void *graphObject, int32_t numDevices,
                const char *modelPath, int32_t samples, uint64_t seed,
-               int32_t *assignment, char *errorBuffer, size_t errorSize) {
+               const double *memoryCapacities, int32_t *assignment,
+               char *errorBuffer, size_t errorSize) {
   try {
     const Graph &graph = *static_cast<const Graph *>(graphObject);
     std::string path = modelPath ? modelPath : "";
@@ -435,6 +463,9 @@ int placeEntry(const void *graphObject, int32_t numDevices,
     PlaceOptions options;
     options.samples = samples;
     options.seed = seed;
+    if (memoryCapacities && numDevices > 0)
+      options.memoryCapacities.assign(memoryCapacities,
+                                      memoryCapacities + numDevices);
     std::optional<PlacementResult> result =
         found->second->place(graph, numDevices, options, &error);
     if (!result) {

@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#define DOPPLER_LEARNING_ABI_VERSION 1u
+#define DOPPLER_LEARNING_ABI_VERSION 2u
 #define DOPPLER_LEARNING_ENTRY_SYMBOL "dopplerLearningEntryTable"
 
 extern "C" {
@@ -24,10 +24,13 @@ struct DopplerLearningEntryTable {
   /// Places `graph` (a const doppler::placement::Graph *). Returns 1 and
   /// writes numNodes device ids to `assignment`, or returns 0 and writes a
   /// NUL-terminated message (truncated to fit) to `errorBuffer`. An empty
-  /// `modelPath` selects the embedded default model.
+  /// `modelPath` selects the embedded default model. `memoryCapacities`:
+  /// numDevices bytes per device (infinity: unlimited), or null for none
+  /// (PlaceOptions::memoryCapacities). ABI 2 added it.
   int (*place)(const void *graph, int32_t numDevices, const char *modelPath,
-               int32_t samples, uint64_t seed, int32_t *assignment,
-               char *errorBuffer, size_t errorBufferSize);
+               int32_t samples, uint64_t seed, const double *memoryCapacities,
+               int32_t *assignment, char *errorBuffer,
+               size_t errorBufferSize);
 };
 
 typedef const DopplerLearningEntryTable *(*DopplerLearningEntryFunction)(void);

@@ -143,6 +143,9 @@ Tensor placementLogProbabilities(DualPolicyNetworkImpl &network,
     scores = scores + network.plcPrior * indicator(T * D, record.plcPriorRows);
   if (network.config.joinFeature && weights.joinPrior)
     scores = scores + network.joinPrior * indicator(T * D, record.plcJoinRows);
+  if (network.config.memoryFeature && weights.memoryPrior)
+    scores =
+        scores + network.memoryPrior * indicator(T * D, record.plcMemoryRows);
   return torch::log_softmax(scores.view({T, D}), 1);
 }
 

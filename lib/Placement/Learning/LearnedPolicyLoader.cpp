@@ -139,6 +139,14 @@ std::optional<std::vector<DeviceId>> doppler::placement::placeWithLearnedPolicy(
       *error = "the sample count must not be negative";
     return std::nullopt;
   }
+  if (!options.memoryCapacities.empty() &&
+      options.memoryCapacities.size() != static_cast<size_t>(numDevices)) {
+    if (error)
+      *error = "expected " + std::to_string(numDevices) +
+               " memory capacities, got " +
+               std::to_string(options.memoryCapacities.size());
+    return std::nullopt;
+  }
   const LoadedLibrary &loaded = library();
   if (!loaded.table) {
     if (error)
@@ -148,7 +156,11 @@ std::optional<std::vector<DeviceId>> doppler::placement::placeWithLearnedPolicy(
   std::vector<DeviceId> assignment(graph.numNodes());
   char message[2048] = {0};
   if (!loaded.table->place(&graph, numDevices, options.modelPath.c_str(),
-                           options.samples, options.seed, assignment.data(),
+                           options.samples, options.seed,
+                           options.memoryCapacities.empty()
+                               ? nullptr
+                               : options.memoryCapacities.data(),
+                           assignment.data(),
                            message, sizeof(message))) {
     if (error)
       *error = message;

@@ -113,6 +113,8 @@ DualPolicyNetworkImpl::DualPolicyNetworkImpl(const ModelConfig &config)
   }
   if (config.joinFeature)
     joinPrior = register_parameter("joinPrior", torch::zeros({1}));
+  if (config.memoryFeature)
+    memoryPrior = register_parameter("memoryPrior", torch::zeros({1}));
   if (config.projectSums) {
     selBottomGain = register_parameter("selBottomGain", torch::ones({K}));
     selTopGain = register_parameter("selTopGain", torch::ones({K}));
@@ -144,6 +146,11 @@ void DualPolicyNetworkImpl::resetParameters() {
   // that step (or tried first by it) hold.
   if (config.joinFeature)
     joinPrior.fill_(2 * kInitialPrior);
+  // Against every heuristic prior together: a device the node would
+  // overflow loses to one it would not, until reinforcement says how much
+  // makespan a little overflow is worth.
+  if (config.memoryFeature)
+    memoryPrior.fill_(-4 * kInitialPrior);
   // Unit gains: a standardised projection then adds about as much to the
   // pre-activations as the unprojected form does through an orthogonal
   // block (unit-variance inputs, unit-norm rows).
@@ -219,6 +226,8 @@ RolloutInputs doppler::placement::learning::prepareRollout(
   w.selOutWeight = keep(network.selOut->weight.view({-1}));
   w.selOutBias = network.selOut->bias.item<float>();
   w.deviceFeatures = network.config.deviceFeatureCount();
+  w.joinColumn = network.config.joinFeature;
+  w.memoryColumn = network.config.memoryFeature;
   w.plcDeviceWeight = transposed(network.plcDevice->weight);
   w.plcDeviceBias = keep(network.plcDevice->bias);
   const Tensor &plcW = network.plcHidden->weight;
@@ -240,6 +249,8 @@ RolloutInputs doppler::placement::learning::prepareRollout(
   }
   if (network.config.joinFeature)
     w.joinPrior = network.joinPrior.item<float>();
+  if (network.config.memoryFeature)
+    w.memoryPrior = network.memoryPrior.item<float>();
 
   NodeTables &t = in.tables;
   t.numNodes = graph.numNodes;

@@ -123,6 +123,9 @@ public:
   torch::Tensor selPrior, plcPrior;
   /// ModelConfig::joinFeature: the join-aware device's prior.
   torch::Tensor joinPrior;
+  /// ModelConfig::memoryFeature: the prior of devices the node would
+  /// overflow (by the environment's estimate).
+  torch::Tensor memoryPrior;
   /// ModelConfig::projectSums: gains [K] of the step-standardised projected
   /// b-level and t-level path sums (SEL) and device sums (PLC).
   torch::Tensor selBottomGain, selTopGain, plcSumGain;
@@ -165,6 +168,8 @@ struct LossWeights {
   /// Whether the join-aware device's prior is part of the policy (the
   /// trainer leaves it out of imitation episodes, rollout and loss alike).
   bool joinPrior = true;
+  /// The same for the memory prior (ModelConfig::memoryFeature).
+  bool memoryPrior = true;
 };
 
 struct LossTerms {

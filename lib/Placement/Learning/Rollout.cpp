@@ -148,6 +148,7 @@ void EpisodeRecord::clear(int32_t nodes, int32_t devices, int32_t features) {
   plcTeacherRows.clear();
   plcPriorRows.clear();
   plcJoinRows.clear();
+  plcMemoryRows.clear();
   selDecisions = selMatches = plcDecisions = plcMatches = 0;
 }
 
@@ -328,10 +329,10 @@ DeviceId earliestStartDevice(const double *rawDeviceFeatures,
 }
 
 /// The join-aware device: the smallest est + join split (lowest id among
-/// equals), or -1 when the model does not read the split (F features).
+/// equals), or -1 when the model does not read the split.
 DeviceId joinAwareDevice(const double *rawDeviceFeatures, int32_t numDevices,
-                         int32_t features) {
-  if (features <= kJoinSplitFeature)
+                         bool joinColumn) {
+  if (!joinColumn)
     return -1;
   auto joinStart = [&](int32_t d) {
     const double *row = &rawDeviceFeatures[d * kNumDeviceFeatures];
@@ -349,7 +350,8 @@ DeviceId joinAwareDevice(const double *rawDeviceFeatures, int32_t numDevices,
 void recordPlacement(EpisodeRecord &record, int32_t step, int32_t numDevices,
                      int32_t features, const double *rawDeviceFeatures,
                      const std::vector<float> &deviceFeatures, DeviceId device,
-                     DeviceId heuristicDevice, DeviceId joinDevice) {
+                     DeviceId heuristicDevice, DeviceId joinDevice,
+                     const std::vector<char> &overflows) {
   const int32_t D = numDevices;
   double best = std::numeric_limits<double>::infinity();
   for (int32_t d = 0; d < D; ++d)
@@ -363,6 +365,9 @@ void recordPlacement(EpisodeRecord &record, int32_t step, int32_t numDevices,
   record.plcPriorRows.push_back(step * D + heuristicDevice);
   if (joinDevice >= 0)
     record.plcJoinRows.push_back(step * D + joinDevice);
+  for (int32_t d = 0; d < static_cast<int32_t>(overflows.size()); ++d)
+    if (overflows[d])
+      record.plcMemoryRows.push_back(step * D + d);
   record.plcFeatures.insert(record.plcFeatures.end(), deviceFeatures.begin(),
                             deviceFeatures.begin() + D * features);
   ++record.plcDecisions;
@@ -427,17 +432,39 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
       stepTrace->deviceProbability.assign(1, 1.0);
     return 0;
   }
-  env.deviceFeatures(v, rawDeviceFeatures_.data(), F);
+  env.deviceFeatures(v, rawDeviceFeatures_.data(),
+                     weights.joinColumn ? kJoinSplitFeature + 1
+                                        : kNumMethodDeviceFeatures);
+  // The memory pressure is the model's last column, taken as it is (a
+  // ratio to capacity whose value, not its rank among devices, says
+  // whether the node fits), capped.
+  overflows_.clear();
+  if (weights.memoryColumn) {
+    env.memoryPressure(v, pressure_.data());
+    overflows_.resize(D);
+    for (int32_t d = 0; d < D; ++d) {
+      rawDeviceFeatures_[d * kNumDeviceFeatures + F - 1] = 0;
+      overflows_[d] = env.raisesOverflow(pressure_[d], d);
+    }
+  }
   standardizeSmall(rawDeviceFeatures_.data(), D, kNumDeviceFeatures, F,
                    deviceFeatures_.data());
+  if (weights.memoryColumn)
+    for (int32_t d = 0; d < D; ++d)
+      deviceFeatures_[d * F + F - 1] =
+          static_cast<float>(std::min(pressure_[d], kMemoryPressureCap));
   const DeviceId heuristicDevice =
       earliestStartDevice(rawDeviceFeatures_.data(), D);
-  const DeviceId joinDevice = joinAwareDevice(rawDeviceFeatures_.data(), D, F);
+  const DeviceId joinDevice =
+      joinAwareDevice(rawDeviceFeatures_.data(), D, weights.joinColumn);
   auto score = [&] {
     scoreDevices(v, D, weights, tables);
     scores_[heuristicDevice] += weights.plcPrior;
     if (joinDevice >= 0)
       scores_[joinDevice] += weights.joinPrior;
+    for (int32_t d = 0; d < static_cast<int32_t>(overflows_.size()); ++d)
+      if (overflows_[d])
+        scores_[d] += weights.memoryPrior;
   };
   DeviceId device = 0;
   if (options.epsilon > 0 && random.uniform() < options.epsilon) {
@@ -453,7 +480,8 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
     softmax(scores_.data(), D, stepTrace->deviceProbability);
   if (record)
     recordPlacement(*record, step, D, F, rawDeviceFeatures_.data(),
-                    deviceFeatures_, device, heuristicDevice, joinDevice);
+                    deviceFeatures_, device, heuristicDevice, joinDevice,
+                    overflows_);
   return device;
 }
 
@@ -465,6 +493,9 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
   const int32_t N = graph.numNodes(), D = numDevices, S = weights.sumWidth;
   const int32_t F = weights.deviceFeatures;
   env.reset(graph, D, estimate);
+  if (options.memoryCapacities)
+    env.setMemoryCapacities(*options.memoryCapacities);
+  pressure_.resize(D);
   if (record)
     record->clear(N, D, F);
   if (trace)
@@ -516,4 +547,40 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
       stepTrace->device = device;
     }
   }
+}
+
+static std::vector<double> judgedCapacities(const Graph &graph,
+                                            int32_t numDevices,
+                                            const std::vector<double> &caps) {
+  bool limited = std::any_of(caps.begin(), caps.end(),
+                             [](double c) { return std::isfinite(c); });
+  if (!graph.hasOutputBytes() || !limited ||
+      caps.size() != static_cast<size_t>(numDevices))
+    return {};
+  return caps;
+}
+
+static SimulatorOptions judgeOptions(bool memory) {
+  SimulatorOptions options;
+  options.trackMemory = memory;
+  return options;
+}
+
+PlacementJudge::PlacementJudge(const Graph &graph, int32_t numDevices,
+                               const std::vector<double> &capacities)
+    : capacities_(judgedCapacities(graph, numDevices, capacities)),
+      simulator_(graph, numDevices, judgeOptions(!capacities_.empty())) {}
+
+double PlacementJudge::run(ArrayView<DeviceId> assignment) {
+  double makespan = simulator_.run(assignment);
+  overflow_ = relative_ = 0;
+  if (!capacities_.empty()) {
+    const std::vector<double> &peaks = simulator_.schedule().peakMemory;
+    for (size_t d = 0; d < capacities_.size(); ++d) {
+      double excess = std::max(0.0, peaks[d] - capacities_[d]);
+      overflow_ += excess;
+      relative_ += excess / std::max(1.0, capacities_[d]);
+    }
+  }
+  return makespan;
 }

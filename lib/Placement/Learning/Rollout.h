@@ -18,6 +18,7 @@
 
 #include "Doppler/Placement/Environment.h"
 #include "Doppler/Placement/Graph.h"
+#include "Doppler/Placement/Simulator.h"
 
 #include <cstdint>
 #include <vector>
@@ -43,6 +44,11 @@ struct ScorerWeights {
   // PLC: device MLP [F][H] + [H] over the first F device features
   // (ModelConfig::deviceFeatureCount()); head input blocks [H][K]; output [K].
   int32_t deviceFeatures = kNumMethodDeviceFeatures; // F
+  // Which of our own columns follow METHOD's five, in this order:
+  // ModelConfig::joinFeature's split, ModelConfig::memoryFeature's
+  // pressure (unstandardised, the last column).
+  bool joinColumn = false;
+  bool memoryColumn = false;
   const float *plcDeviceWeight = nullptr;
   const float *plcDeviceBias = nullptr;
   const float *plcHeadDevice = nullptr;
@@ -63,7 +69,14 @@ struct ScorerWeights {
   // ModelConfig::joinFeature (0 without it): added to the score of the
   // join-aware device, the smallest est(v, d) + join split(v, d).
   float joinPrior = 0;
+  // ModelConfig::memoryFeature (0 without it): added to the score of every
+  // device whose memory pressure exceeds 1.
+  float memoryPrior = 0;
 };
+
+/// The memory-pressure column's cap: past 4x its capacity a device is as
+/// overfull as it gets, to the network.
+constexpr double kMemoryPressureCap = 4.0;
 
 /// Per-node tables of one graph (rows = nodes).
 struct NodeTables {
@@ -101,6 +114,7 @@ struct EpisodeRecord {
   std::vector<int32_t> plcTeacherRows;  // rows the teacher would pick
   std::vector<int32_t> plcPriorRows;    // the heuristic's row, per step
   std::vector<int32_t> plcJoinRows;     // the join-aware device's row
+  std::vector<int32_t> plcMemoryRows;   // rows whose device would overflow
 
   int32_t selDecisions = 0, selMatches = 0;
   int32_t plcDecisions = 0, plcMatches = 0;
@@ -128,6 +142,35 @@ struct RolloutOptions {
   /// linear in the node count; graphs whose ready sets never exceed it are
   /// placed exactly as without it. 0: no window.
   int32_t candidateWindow = 32;
+  /// Per-device memory capacities for the environment's memory estimate
+  /// (PlacementEnvironment::setMemoryCapacities), or null for none.
+  const std::vector<double> *memoryCapacities = nullptr;
+};
+
+/// Judges placements on `numDevices` identical devices: the reference
+/// makespan and, given per-device capacities on a graph with output bytes,
+/// the bytes by which the simulated peaks exceed them (summed over the
+/// devices; SimulatorOptions::trackMemory says what is live when). Without
+/// capacities only the makespan is measured.
+class PlacementJudge {
+public:
+  /// `capacities`: numDevices values (infinity: unlimited), or empty.
+  PlacementJudge(const Graph &graph, int32_t numDevices,
+                 const std::vector<double> &capacities);
+  /// The makespan of `assignment`; overflowBytes() is then its overflow.
+  double run(ArrayView<DeviceId> assignment);
+  double overflowBytes() const { return overflow_; }
+  /// The sum over devices of (peak - capacity) / capacity where positive
+  /// (a capacity below one byte counts as one byte).
+  double relativeOverflow() const { return relative_; }
+  /// Whether overflowBytes() is measured (capacities and output bytes).
+  bool tracksMemory() const { return !capacities_.empty(); }
+
+private:
+  std::vector<double> capacities_; // empty when memory is not judged
+  Simulator simulator_;
+  double overflow_ = 0;
+  double relative_ = 0;
 };
 
 /// Optional per-step distributions (for LearnedPolicy::trace).
@@ -179,6 +222,8 @@ private:
   std::vector<float> scores_;
   std::vector<double> rawDeviceFeatures_; // [D][kNumDeviceFeatures]
   std::vector<float> deviceFeatures_;     // [D][F], standardised
+  std::vector<double> pressure_;          // [D], memory pressure
+  std::vector<char> overflows_;           // [D] with memoryColumn, or empty
   std::vector<double> deviceSums_;        // [D][S]
   std::vector<float> deviceSumsStd_;      // [D][S]
   std::vector<double> probabilities_;

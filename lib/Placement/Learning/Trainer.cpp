@@ -168,6 +168,15 @@ bool TrainingSession::Impl::initialize(std::string *error) {
     setError(error, "gamma must be in [0, 1]");
     return false;
   }
+  if (!(options.memoryTightFraction >= 0 && options.memoryTightFraction <= 1)) {
+    setError(error, "the memory-tight fraction must be in [0, 1]");
+    return false;
+  }
+  if (!(options.memoryOverflowWeight >= 0) ||
+      !std::isfinite(options.memoryOverflowWeight)) {
+    setError(error, "the memory overflow weight must be a finite number >= 0");
+    return false;
+  }
   if (options.checkpointPath.empty() && !options.outputPath.empty())
     options.checkpointPath = options.outputPath + ".ckpt";
   if (options.resume && options.checkpointPath.empty()) {
@@ -180,7 +189,8 @@ bool TrainingSession::Impl::initialize(std::string *error) {
       pairs_.push_back({static_cast<int32_t>(g), d});
   for (const TrainingGraph &g : options.graphs)
     tensors_.push_back(buildGraphTensors(g.graph));
-  simulators_.resize(pairs_.size());
+  judges_.resize(pairs_.size());
+  chooseMemoryCapacities();
   criticalPath_.assign(pairs_.size(), -1);
   measuredCriticalPath_.assign(pairs_.size(), -1);
   runningSum_.assign(pairs_.size(), 0);

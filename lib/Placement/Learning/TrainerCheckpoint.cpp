@@ -48,6 +48,10 @@ std::string TrainingSession::Impl::fingerprint() const {
   // One parameter group or two: the optimizer state must match.
   if (options.priorLearningRateScale != 1.0)
     text += "; prior-lr-scale " + std::to_string(options.priorLearningRateScale);
+  // The memory-tight pairs and their costs.
+  if (options.memoryTightFraction > 0)
+    text += "; memory-tight " + std::to_string(options.memoryTightFraction) +
+            " weight " + std::to_string(options.memoryOverflowWeight);
   return text;
 }
 

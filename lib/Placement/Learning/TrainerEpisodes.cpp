@@ -25,11 +25,55 @@ void TrainingSession::Impl::skipEmptyStages() {
   }
 }
 
-Simulator &TrainingSession::Impl::simulatorFor(int32_t pair) {
-  if (!simulators_[pair])
-    simulators_[pair] = std::make_unique<Simulator>(
-        options.graphs[pairs_[pair].graph].graph, pairs_[pair].devices);
-  return *simulators_[pair];
+PlacementJudge &TrainingSession::Impl::judgeFor(int32_t pair) {
+  if (!judges_[pair])
+    judges_[pair] = std::make_unique<PlacementJudge>(
+        options.graphs[pairs_[pair].graph].graph, pairs_[pair].devices,
+        capacities_[pair]);
+  return *judges_[pair];
+}
+
+double TrainingSession::Impl::simulatedCost(int32_t pair,
+                                            ArrayView<DeviceId> placement,
+                                            double *overflow) {
+  PlacementJudge &judge = judgeFor(pair);
+  double makespan = judge.run(placement);
+  double relative = judge.relativeOverflow();
+  if (overflow)
+    *overflow = relative;
+  return makespan * (1 + options.memoryOverflowWeight * relative);
+}
+
+void TrainingSession::Impl::chooseMemoryCapacities() {
+  capacities_.assign(pairs_.size(), {});
+  if (options.memoryTightFraction <= 0)
+    return;
+  Random draw(deriveSeed(options.seed, 0x6d656d6f7279ull));
+  for (size_t q = 0; q < pairs_.size(); ++q) {
+    const Graph &graph = options.graphs[pairs_[q].graph].graph;
+    const int32_t devices = pairs_[q].devices;
+    // Two draws per pair whatever happens, so a pair's choice does not
+    // depend on the others'.
+    const bool tight = draw.uniform() < options.memoryTightFraction;
+    const double slack = 0.1 * draw.uniform();
+    if (!tight || devices < 2 || !graph.hasOutputBytes())
+      continue;
+    SimulatorOptions memory;
+    memory.trackMemory = true;
+    Simulator simulator(graph, devices, memory);
+    double smallest = std::numeric_limits<double>::infinity();
+    for (const std::vector<DeviceId> &placement :
+         {placeRoundRobin(graph, devices),
+          placeCriticalPath(graph, devices, StartEstimate::EarliestStart),
+          placeJoinAware(graph, devices), placeHeft(graph, devices)}) {
+      simulator.run(placement);
+      const std::vector<double> &peaks = simulator.schedule().peakMemory;
+      smallest = std::min(smallest, *std::max_element(peaks.begin(),
+                                                      peaks.end()));
+    }
+    if (smallest > 0)
+      capacities_[q].assign(devices, (1 + slack) * smallest);
+  }
 }
 
 double TrainingSession::Impl::criticalPathMakespan(int32_t pair) {
@@ -37,7 +81,7 @@ double TrainingSession::Impl::criticalPathMakespan(int32_t pair) {
     const Pair &p = pairs_[pair];
     std::vector<DeviceId> placement = placeCriticalPath(
         options.graphs[p.graph].graph, p.devices, StartEstimate::EarliestStart);
-    criticalPath_[pair] = simulatorFor(pair).run(placement);
+    criticalPath_[pair] = simulatedCost(pair, placement);
   }
   return criticalPath_[pair];
 }
@@ -49,9 +93,11 @@ std::vector<DeviceId> TrainingSession::Impl::greedyPlacement(int32_t pair) {
   EncodedGraph encoded = encodeGraph(*network, tensors_[p.graph]);
   RolloutInputs inputs = prepareRollout(*network, encoded, tensors_[p.graph]);
   Random unused(0);
+  RolloutOptions greedy;
+  if (!capacities_[pair].empty())
+    greedy.memoryCapacities = &capacities_[pair];
   engine_.run(environment_, graph, p.devices, network->config.startEstimate,
-              inputs.weights, inputs.tables, RolloutOptions(), unused, nullptr,
-              nullptr);
+              inputs.weights, inputs.tables, greedy, unused, nullptr, nullptr);
   ArrayView<DeviceId> placed = environment_.assignment();
   return std::vector<DeviceId>(placed.begin(), placed.end());
 }
@@ -61,7 +107,7 @@ TrainingSession::Impl::placementCost(int32_t pair,
                                      ArrayView<DeviceId> placement,
                                      bool measured, std::string *error) {
   if (!measured)
-    return simulatorFor(pair).run(placement);
+    return simulatedCost(pair, placement);
   std::string reason;
   std::optional<double> cost = options.realOracle->measure(
       options.graphs[pairs_[pair].graph].graph, placement, &reason);
@@ -142,6 +188,7 @@ learning::LossTerms TrainingSession::Impl::learnFromEpisode(
   weights.policyGradient = stage.policyGradientWeight;
   weights.entropy = stage.entropyWeight;
   weights.joinPrior = !imitation;
+  weights.memoryPrior = !imitation;
   if (weights.policyGradient != 0) {
     weights.returns.resize(steps);
     double discounted = reward;
@@ -193,6 +240,8 @@ TrainingSession::Impl::episodeStats(const StageOptions &stage, int32_t pair,
   }
   if (network->config.joinFeature)
     stats.joinPrior = network->joinPrior.item<double>();
+  if (network->config.memoryFeature)
+    stats.memoryPrior = network->memoryPrior.item<double>();
   stats.runningAverage = average;
   stats.reward = reward;
   stats.loss = terms.total.item<double>();
@@ -268,18 +317,26 @@ TrainingSession::Impl::runEpisode(std::string *error) {
   // heuristic (and would teach the network to cancel it), so reinforcement
   // alone sets it, from the start chooseJoinPriorStart() picks.
   const bool imitation = stage.stage == TrainingStage::Imitation;
-  if (imitation)
+  // The memory prior likewise: the heuristic knows nothing of memory.
+  if (imitation) {
     inputs.weights.joinPrior = 0;
+    inputs.weights.memoryPrior = 0;
+  }
   RolloutOptions rollout;
   rollout.epsilon = epsilon;
   rollout.sample = options.sampleActions;
+  if (!capacities_[pair].empty())
+    rollout.memoryCapacities = &capacities_[pair];
   engine_.run(environment_, graph, p.devices, network->config.startEstimate,
               inputs.weights, inputs.tables, rollout, random_, &record_,
               nullptr);
 
   const bool measured = stage.stage == TrainingStage::RealRL;
+  double overflow = 0;
   std::optional<double> cost =
-      placementCost(pair, environment_.assignment(), measured, error);
+      measured ? placementCost(pair, environment_.assignment(), measured, error)
+               : std::optional<double>(simulatedCost(
+                     pair, environment_.assignment(), &overflow));
   if (!cost)
     return std::nullopt;
   // Reward: relative improvement over the running average of earlier
@@ -294,6 +351,8 @@ TrainingSession::Impl::runEpisode(std::string *error) {
   rememberIfBest(pair, *cost);
   EpisodeStats stats = episodeStats(stage, pair, *cost, *average, reward, terms,
                                     learningRate, epsilon);
+  if (!capacities_[pair].empty() && !measured)
+    stats.memoryOverflow = overflow;
   if (!finishEpisode(stats, episodeStart, error))
     return std::nullopt;
   return stats;

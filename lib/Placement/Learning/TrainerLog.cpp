@@ -42,6 +42,10 @@ void TrainingSession::Impl::writeLog(const EpisodeStats &s) {
   }
   if (!std::isnan(s.joinPrior))
     line["join_prior"] = s.joinPrior;
+  if (!std::isnan(s.memoryPrior))
+    line["memory_prior"] = s.memoryPrior;
+  if (!std::isnan(s.memoryOverflow))
+    line["memory_overflow"] = s.memoryOverflow;
   log_ << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
        << "\n";
   log_.flush();

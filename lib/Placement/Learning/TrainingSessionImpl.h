@@ -104,7 +104,15 @@ private:
   std::optional<EvaluationStats> evaluateGreedy(bool measured,
                                                 std::string *error);
   std::string fingerprint() const;
-  Simulator &simulatorFor(int32_t pair);
+  learning::PlacementJudge &judgeFor(int32_t pair);
+  /// The simulated cost of `placement` on `pair`: its makespan, times the
+  /// overflow penalty on memory-tight pairs (TrainerOptions::
+  /// memoryTightFraction); `overflow`, when given, gets the relative
+  /// overflow (0 on other pairs).
+  double simulatedCost(int32_t pair, ArrayView<DeviceId> placement,
+                       double *overflow = nullptr);
+  /// Draws the memory-tight pairs and their capacities.
+  void chooseMemoryCapacities();
   double criticalPathMakespan(int32_t pair);
   /// The greedy policy's placement of `pair`.
   std::vector<DeviceId> greedyPlacement(int32_t pair);
@@ -145,7 +153,9 @@ private:
 
   std::vector<Pair> pairs_;
   std::vector<learning::GraphTensors> tensors_;
-  std::vector<std::unique_ptr<Simulator>> simulators_;
+  std::vector<std::unique_ptr<learning::PlacementJudge>> judges_;
+  /// Per pair: per-device capacities on memory-tight pairs, else empty.
+  std::vector<std::vector<double>> capacities_;
   std::vector<double> criticalPath_;
   std::vector<double> measuredCriticalPath_; // < 0: not measured yet
   std::vector<int32_t> evaluationPairs_;

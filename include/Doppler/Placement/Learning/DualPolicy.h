@@ -80,10 +80,24 @@ struct DOPPLER_LEARNING_API ModelConfig {
   /// instead of O(hidden * head), which is most of a training episode in
   /// critical-path order (thousands of candidate rows on 200 nodes).
   bool projectSums = false;
+  /// PLC also reads the memory pressure of each device
+  /// (kMemoryPressureFeature in Environment.h: the estimated peak of its
+  /// live bytes if the node goes there, over its capacity; unstandardised,
+  /// capped at kMemoryPressureCap, 0 without limits) as its last device
+  /// feature, and a third learned prior is added to the score of every
+  /// device that placing the node would overflow by that estimate. The
+  /// prior starts at -2 x the heuristic prior's start (a device that
+  /// overflows loses against one that does not), only reinforcement moves
+  /// it, and the trainer's memory-tight pairs (TrainerOptions::memoryTight)
+  /// with their overflow penalty are what teach the feature. Placement
+  /// passes capacities with PlaceOptions::memoryCapacities; without them
+  /// the feature is 0 and the prior never applies.
+  bool memoryFeature = false;
 
-  /// Device features PLC reads: 5, or 6 with joinFeature.
+  /// Device features PLC reads: the five of METHOD section 4, then the join
+  /// split (joinFeature), then the memory pressure (memoryFeature).
   int32_t deviceFeatureCount() const noexcept {
-    return joinFeature ? 6 : 5;
+    return 5 + (joinFeature ? 1 : 0) + (memoryFeature ? 1 : 0);
   }
 
   /// The reference architecture: two encoders with full edge matrices.
@@ -100,7 +114,8 @@ struct DOPPLER_LEARNING_API ModelConfig {
 /// ",key=value" overrides: hidden, head, rounds, edge (full | low-rank),
 /// rank, shared (0 | 1), estimate (earliest-start | device-load),
 /// prior (0 | 1: ModelConfig::heuristicPrior), join (0 | 1:
-/// ModelConfig::joinFeature), project (0 | 1: ModelConfig::projectSums).
+/// ModelConfig::joinFeature), project (0 | 1: ModelConfig::projectSums),
+/// memory (0 | 1: ModelConfig::memoryFeature).
 /// Example: "slim,rank=16,rounds=4".
 DOPPLER_LEARNING_API std::optional<ModelConfig>
 parseModelConfig(const std::string &text, std::string *error) noexcept;
@@ -115,6 +130,12 @@ struct PlaceOptions {
   /// SEL scores at most this many ready nodes per step, those with the
   /// largest bottom levels (see RolloutOptions::candidateWindow); 0: all.
   int32_t candidateWindow = 32;
+  /// Memory capacity of each device in bytes (numDevices values; infinity:
+  /// unlimited), or empty for none. A model with ModelConfig::memoryFeature
+  /// reads them (on a graph with output bytes); with samples > 0 every
+  /// model's rollouts are then ranked by the bytes their simulated peaks
+  /// exceed the capacities by, then by makespan.
+  std::vector<double> memoryCapacities;
 };
 
 struct PlacementResult {
@@ -123,6 +144,9 @@ struct PlacementResult {
   double makespan = 0;
   /// Which rollout won (0 = greedy).
   int32_t bestRollout = 0;
+  /// With PlaceOptions::memoryCapacities: the bytes by which `assignment`'s
+  /// simulated peaks exceed them, summed over the devices (0: it fits).
+  double memoryOverflowBytes = 0;
 };
 
 /// One step of a greedy rollout, for inspection and tests.

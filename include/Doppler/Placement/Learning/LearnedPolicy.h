@@ -40,6 +40,11 @@ struct LearnedPolicyOptions {
   /// simulator is kept.
   int32_t samples = 0;
   uint64_t seed = 0;
+  /// Memory capacity of each device in bytes (numDevices values; infinity:
+  /// unlimited), or empty: a memory-aware model reads them, and sampled
+  /// rollouts are ranked by how far they exceed them first
+  /// (PlaceOptions::memoryCapacities).
+  std::vector<double> memoryCapacities;
 };
 
 /// Device of every node by id. Errors: numDevices < 1, an unreadable model,

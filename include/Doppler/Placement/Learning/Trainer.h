@@ -179,6 +179,20 @@ struct TrainerOptions {
   /// to trust each heuristic (per-graph training).
   double priorLearningRateScale = 1.0;
 
+  /// Memory-tight training (for models with ModelConfig::memoryFeature; the
+  /// others train on the same costs without seeing memory). This share of
+  /// the (graph, device count) pairs with 2 or more devices on graphs with
+  /// output bytes, drawn with the seed, gets a memory capacity per device:
+  /// (1 + U[0, 0.1]) times the smallest peak that round robin, critical
+  /// path, join-aware or HEFT reach on their busiest device (simulated), so
+  /// that fitting is possible but not what the makespan heuristics do. The
+  /// rollouts see the capacities, and every simulated cost of such a pair
+  /// (rewards, evaluations, the critical-path baseline) is the makespan
+  /// times 1 + memoryOverflowWeight x sum over devices of (peak - capacity)
+  /// / capacity where positive. Real-rl costs are the oracle's.
+  double memoryTightFraction = 0;
+  double memoryOverflowWeight = 2.0;
+
   /// Cost of real-rl episodes; required when a real-rl stage is present.
   CostOracle *realOracle = nullptr;
 };
@@ -206,6 +220,10 @@ struct EpisodeStats {
   double selectionPrior = std::numeric_limits<double>::quiet_NaN();
   double placementPrior = std::numeric_limits<double>::quiet_NaN();
   double joinPrior = std::numeric_limits<double>::quiet_NaN();
+  double memoryPrior = std::numeric_limits<double>::quiet_NaN();
+  /// On a memory-tight pair: the placement's sum over devices of (peak -
+  /// capacity) / capacity where positive (0: it fits); NaN on other pairs.
+  double memoryOverflow = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct EvaluationStats {
