@@ -193,6 +193,39 @@ TEST(HeuristicsTest, CriticalPathFollowsLargestBottomLevel) {
   EXPECT_EQ(placed[1], 2);
 }
 
+TEST(HeuristicsTest, CriticalPathBreaksBottomLevelTiesBySoonestStart) {
+  // D = 2; c / m per node, edges 0 -> 2, 1 -> 2, 1 -> 4 (3 is alone).
+  // b-levels: 0: 2 + 5 + 1 = 8, 1: 6 + 1 + 1 = 8, 2: 1, 3: 2, 4: 1.
+  Graph graph = makeGraph({{2, 5, 0}, {6, 1, 0}, {1, 0, 0}, {2, 3, 0},
+                           {1, 0, 0}},
+                          {{0, 2}, {1, 2}, {1, 4}});
+  // 0 and 1 tie at 8 and both start at 0: the older, 0, on device 0 (free
+  // at 2); 1 on device 1 (est 0, free at 6); 3 (b-level 2) on device 0
+  // (est 2 vs 6, free at 4). Then 2 and 4 tie at b-level 1: 2 (older)
+  // starts at 7 at best (its inputs from 0 and 1 arrive at 7 on either
+  // device), 4 at 6 on device 1. So 4 goes first, to device 1 (free at
+  // 7); 2 then has est 7 on both devices and takes the one free last,
+  // device 1. The oldest-first rule placed 2 first, on device 1 (best fit,
+  // free at 8), and 4 on device 0 (est 7 vs 8).
+  std::vector<DeviceId> placed = placeCriticalPath(graph, 2);
+  EXPECT_EQ(placed, (std::vector<DeviceId>{0, 1, 1, 0, 1}));
+}
+
+TEST(HeuristicsTest, CriticalPathBreaksDeviceTiesByBestFit) {
+  // D = 3; edges 0 -> 2, 1 -> 2, 1 -> 3. b-levels 0: 2 + 3 + 6 = 11,
+  // 1: 5 + 0 + 6 = 11, 2: 6, 3: 2.
+  Graph graph = makeGraph({{2, 3, 0}, {5, 0, 0}, {6, 2, 0}, {2, 6, 0}},
+                          {{0, 2}, {1, 2}, {1, 3}});
+  // 0 (oldest of the tie, all devices empty) on device 0, free at 2; 1 on
+  // device 1 (est 0 on 1 and 2, both free at 0: the lowest id), free at 5.
+  // 2: est 5 on every device (input 1 ready at 5 everywhere as m(1) = 0,
+  // input 0 at 2 + 3 = 5 off device 0); devices free at 2, 5, 0: device 1,
+  // the one free last, now free at 11. 3: est 5 on devices 0 and 2 (11 on
+  // 1), free at 2 and 0: device 0. The lowest-id rule gave 0, 1, 0, 1.
+  std::vector<DeviceId> placed = placeCriticalPath(graph, 3);
+  EXPECT_EQ(placed, (std::vector<DeviceId>{0, 1, 1, 0}));
+}
+
 TEST(HeuristicsTest, UpwardRanksUseEdgeCosts) {
   GraphBuilder builder;
   builder.addNode(2, 1);
