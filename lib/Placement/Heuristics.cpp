@@ -52,7 +52,11 @@ double SeededRandom::uniform() {
 // equal starts keep the oldest candidate, as a FIFO engine would serve it.
 // Only the first kTieWindow tied candidates (in the environment's order)
 // are dated, so a pick stays O(log ready + window * (D + in-degree)) on
-// graphs whose ready sets grow with their size.
+// graphs whose ready sets grow with their size, and the search stops at a
+// candidate that can start as soon as the first device is free (none can
+// start sooner). On generated 20k-node graphs the rule costs 1.03-1.3x the
+// previous one on random layered DAGs (about 30 ms) and 1.35-1.6x on a
+// 40-layer transformer (3.5 -> 4.8 ms at D = 4, 4.4 -> 7 ms at D = 8).
 //
 // Critical-path PLC: the smallest est(v, d). Devices tie when they are all
 // idle before v's inputs arrive (or all empty); among them the one that
@@ -86,10 +90,19 @@ NodeId selectCriticalPath(const PlacementEnvironment &env,
   env.earliestStarts(first, est.data());
   if (order.size() < 2)
     return first;
+  // No candidate starts before the first device is free: a candidate that
+  // can start then ends the search (exact, and the common case).
+  double firstFree = env.deviceFreeTime(0);
+  for (DeviceId d = 1; d < env.numDevices(); ++d)
+    firstFree = std::min(firstFree, env.deviceFreeTime(d));
+  if (*std::min_element(est.begin(), est.end()) <= firstFree)
+    return first;
   order.firstInEnvironmentOrder(kTieWindow, window);
   NodeId picked = -1;
   double soonest = 0;
   for (NodeId v : window) {
+    if (picked >= 0 && soonest <= firstFree)
+      break;
     if (bottom[v] != bottom[first])
       continue;
     double *row = v == first ? est.data() : scratch.data();
