@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the MLIR-free test binaries with sanitizers and runs them.
-#   scripts/sanitize.sh [address|thread|thread-learning]   (default: address)
+# Builds the MLIR-free test binaries with sanitizers and runs them, or the
+# whole suite (full).
+#   scripts/sanitize.sh [address|thread|thread-learning|full]   (default: address)
 # address: ASan + UBSan into build-asan/, runs DopplerSupportTests,
 #          DopplerPlacementTests, DopplerRuntimeTests, DopplerPlanTests and
 #          doppler-run-plan on plans.
@@ -10,10 +11,16 @@
 # thread-learning: TSan into build-tsan-learning/ with LibTorch on (not
 #          instrumented itself), runs DopplerLearningTests (the learned
 #          policy, training, the loader dlopening the library).
-# Any finding fails its binary (halt_on_error, no UBSan recovery). LibTorch
-# and CUDA are off; prebuilt libraries (GoogleTest, nlohmann_json headers
-# aside) are not instrumented. Ends with one line
-# "sanitize (KIND): N passed, M failed" and a non-zero status on failure.
+# full:    ASan + UBSan into build-asan-full/ with LibTorch on (not
+#          instrumented itself): builds everything check-doppler needs (the
+#          MLIR tools, the passes, every GoogleTest binary) and runs the whole
+#          lit suite (test/ and the GoogleTest suites) with the instrumented
+#          binaries, 2 jobs at nice 15. Too long for CI (see README).
+# Any finding fails its binary (halt_on_error, no UBSan recovery). CUDA is
+# off, LibTorch too but in thread-learning and full; prebuilt libraries
+# (GoogleTest, nlohmann_json headers aside) are not instrumented. Ends with
+# one line "sanitize (KIND): N passed, M failed" and a non-zero status on
+# failure.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 kind=${1:-address}
@@ -28,21 +35,59 @@ case $kind in
            # 2 cores, 35 s to run.
            build=${DOPPLER_SANITIZE_BUILD_DIR:-$root/build-tsan-learning}; sanitize="thread"
            tests=(DopplerLearningTests) ;;
-  *) echo "usage: $0 [address|thread|thread-learning]" >&2; exit 2 ;;
+  full)    build=${DOPPLER_SANITIZE_BUILD_DIR:-$root/build-asan-full}; sanitize="address;undefined"
+           tests=() ;;
+  *) echo "usage: $0 [address|thread|thread-learning|full]" >&2; exit 2 ;;
 esac
 torch=OFF
-[[ $kind == thread-learning ]] && torch=ON
+[[ $kind == thread-learning || $kind == full ]] && torch=ON
 
 export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
 
 if [[ ! -f $build/build.ninja ]]; then
+  launcher=()
+  command -v ccache >/dev/null &&
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
   cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "-DDOPPLER_SANITIZE=$sanitize" -DDOPPLER_BUILD_BENCHMARKS=OFF \
-    -DDOPPLER_ENABLE_CUDA=OFF "-DDOPPLER_ENABLE_TORCH=$torch" \
+    -DDOPPLER_ENABLE_CUDA=OFF "-DDOPPLER_ENABLE_TORCH=$torch" "${launcher[@]}" \
     >"$build.configure.log" 2>&1 || {
       tail -n 40 "$build.configure.log"; echo "sanitize ($kind): 0 passed, 1 failed (configure failed)"; exit 1; }
+fi
+
+if [[ $kind == full ]]; then
+  # What check-doppler depends on, built at nice 15 on 2 jobs (the machine is
+  # shared), then lit on test/ and test/Unit with the same ASan options as
+  # the fuzz targets: allow_user_poisoning=0 because LLVM's BumpPtrAllocator,
+  # inlined into our instrumented code, poisons slabs that Debian's
+  # uninstrumented MLIR libraries then use (false use-after-poison). The
+  # lit config sets the feature "asan" (UNSUPPORTED: asan marks the few
+  # tests that cannot run instrumented, each with its reason).
+  # check-doppler's inputs but the custom command that runs lit.
+  deps=$(ninja -C "$build" -t query test/check-doppler |
+         sed -n '/^  input:/,/^  outputs:/{/^    [^ |]/p}' | sed -e 's/^ *//' -e '/CMakeFiles/d')
+  if ! nice -n 15 ninja -C "$build" -j "${DOPPLER_SANITIZE_JOBS:-2}" $deps >"$build.log" 2>&1; then
+    tail -n 60 "$build.log"; echo "sanitize ($kind): 0 passed, 1 failed (build failed)"; exit 1
+  fi
+  export ASAN_OPTIONS="$ASAN_OPTIONS:allow_user_poisoning=0"
+  # Upstream leaks only (fuzz/lsan.supp says which).
+  export LSAN_OPTIONS="suppressions=$root/fuzz/lsan.supp:print_suppressions=0"
+  log=$build/lit.log
+  nice -n 15 "${LLVM_LIT:-/usr/lib/llvm-22/bin/lit}" -sv -j "${DOPPLER_SANITIZE_JOBS:-2}" \
+    "$build/test" "$build/test/Unit" >"$log" 2>&1
+  status=$?
+  # lit's summary: "  Passed: N", "  Failed: M", ...
+  count() { sed -nE "s/^ *$1 *: *([0-9]+).*/\1/p" "$log" | tail -n 1; }
+  passed=$(count Passed); failed=$(count Failed)
+  passed=${passed:-0}; failed=${failed:-0}
+  grep -E '^(  (Unsupported|Expectedly Failed|Unresolved|Timed Out)|Failed Tests|  Doppler)' "$log" | head -n 60
+  if (( status != 0 && failed == 0 )); then failed=1; fi
+  echo "lit log: $log"
+  echo "sanitize ($kind): $passed passed, $failed failed"
+  (( failed == 0 ))
+  exit
 fi
 if ! ninja -C "$build" "${tests[@]}" doppler-run-plan >"$build.log" 2>&1; then
   tail -n 60 "$build.log"; echo "sanitize ($kind): 0 passed, 1 failed (build failed)"; exit 1

@@ -38,6 +38,22 @@ if config.doppler_has_cuda:
 if config.doppler_has_learning:
     config.available_features.add("learning")
 
+# Built with -DDOPPLER_SANITIZE=address;undefined (scripts/sanitize.sh full):
+# "UNSUPPORTED: asan" marks the few tests that cannot run instrumented.
+# Debian's mlir-opt and mlir-runner are not instrumented: to load our
+# instrumented plugin or runtime library they need the ASan runtime loaded
+# first (LD_PRELOAD).
+host_tool_prefix = ""
+if "address" in config.doppler_sanitize:
+    config.available_features.add("asan")
+    import subprocess
+    asan_runtime = subprocess.run(
+        [config.doppler_cxx_compiler, "-print-file-name=libasan.so"],
+        capture_output=True, text=True).stdout.strip()
+    host_tool_prefix = "env LD_PRELOAD=" + asan_runtime + " "
+    config.substitutions.append(
+        (r"(?<![\w/.-])mlir-runner(?= )", host_tool_prefix + "mlir-runner"))
+
 # IREE 3.13 (iree-compile, iree-run-module, numpy), installed by
 # scripts/setup_iree.sh into build/iree-venv (DOPPLER_IREE_VENV overrides):
 # the test/Integration/IREE tests need it.
@@ -64,5 +80,5 @@ stock_mlir_opt = os.path.join(config.llvm_tools_dir, "mlir-opt")
 doppler_plugin = os.path.join(config.doppler_obj_root, "lib", "DopplerPlugin.so")
 if os.path.exists(stock_mlir_opt):
     config.available_features.add("stock-mlir-opt")
-config.substitutions.append(("%stock_mlir_opt", stock_mlir_opt))
+config.substitutions.append(("%stock_mlir_opt", host_tool_prefix + stock_mlir_opt))
 config.substitutions.append(("%doppler_plugin", doppler_plugin))
