@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ModelCode.h"
+#include "PolicyNetwork.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <caffe2/serialize/read_adapter_interface.h>
@@ -274,8 +275,16 @@ doppler::placement::learning::checkArchiveCode(const void *data, size_t size) {
       if (auto problem = checkModelCode(name, text, &references))
         return problem;
     }
-  } catch (const std::exception &) {
-    return std::nullopt; // not an archive LibTorch reads: its loader says so
+  } catch (const std::exception &e) {
+    // Refused too: LibTorch's loader reads records by name and would go on
+    // with an archive whose other entries cannot be listed (one outside the
+    // archive's folder, as a mutated name makes it).
+    std::string reason = describeException(e);
+    for (char &c : reason) // it may quote a mangled entry name
+      if (static_cast<unsigned char>(c) < 0x20 ||
+          static_cast<unsigned char>(c) > 0x7e)
+        c = '?';
+    return reason;
   }
   // Every class referred to exists, and none contains itself.
   std::map<std::string, int> state; // 1: on the path, 2: done

@@ -38,8 +38,9 @@ checkModelCode(const std::string &entry, const std::string &text,
 /// module class referred to has its entry and none refers to itself through
 /// others, constants.pkl is the empty table, and no compressed entry claims
 /// more bytes than deflate can produce from it. Returns nullopt when the
-/// archive passes (or is not one LibTorch's reader can open, left to the
-/// loader's own error), else the reason.
+/// archive passes, else the reason (also when LibTorch's reader cannot list
+/// its entries, e.g. one outside the archive's folder: its loader, which
+/// reads entries by name, would go on).
 std::optional<std::string> checkArchiveCode(const void *data, size_t size);
 
 /// Once per process: LibTorch's errors carry no backtrace. describeException
