@@ -19,6 +19,7 @@
 #include "Doppler/Placement/Learning/DualPolicy.h"
 #include "Doppler/Placement/Learning/GraphGenerator.h"
 #include "Doppler/Placement/Learning/Trainer.h"
+#include "Doppler/Placement/MemoryFit.h"
 #include "Doppler/Placement/Simulator.h"
 #include "Doppler/RuntimeOracle/RuntimeCostOracle.h"
 #include "Doppler/Support/ParseNumber.h"
@@ -65,6 +66,7 @@ cost came from ("simulator", "runtime-cpu", ...).
   doppler-train GRAPH... --devices D --stages il,sim-rl,real-rl
                 --episodes N1,N2,N3 -o MODEL [options]
   doppler-train --compare MODEL GRAPH... --devices D [--samples K] [--seed S]
+                [--capacity-factor X]
   doppler-train --write-generated DIR --generate N [--generate-seed S]
 )";
 
@@ -234,6 +236,13 @@ TextOption compareOption(
 TextOption samplesOption("samples", "K",
                          "Also K rollouts, best by the simulator",
                          compareCategory);
+TextOption capacityFactorOption(
+    "capacity-factor", "X",
+    "Compare under memory: each device holds X times the least "
+    "busiest-device peak of the round-robin, critical-path, join-aware and "
+    "HEFT placements (graphs with output bytes; X > 0). Prints each "
+    "placement's overflow before and makespan after fitting (MemoryFit)",
+    compareCategory);
 cl::opt<bool> shortHelp("h", cl::desc("Alias for --help"), cl::Hidden,
                         cl::cat(trainingCategory));
 
@@ -305,6 +314,7 @@ struct Arguments {
   int64_t seed = 0, checkpointEvery = 500, evaluateEvery = 100;
   int64_t evaluationPairs = 64, generate = 0, generateSeed = 0;
   int64_t generateMaxNodes = 320, samples = 0;
+  double capacityFactor = 0;
   std::string episodesPerUpdate;
   double gamma = 0.99;
   double regressionWeight = 1.0;
@@ -400,6 +410,10 @@ Arguments readArguments() {
   readInt(generateMaxNodesOption, 1, args.generateMaxNodes);
   args.compare = compareOption;
   readInt(samplesOption, 0, args.samples);
+  readDouble(
+      capacityFactorOption, args.capacityFactor,
+      [](double x) { return x > 0; },
+      "--capacity-factor needs a positive number, got ");
   args.writeGenerated = writeGeneratedOption;
   return args;
 }
@@ -465,6 +479,107 @@ int writeGenerated(const Arguments &args) {
   return 0;
 }
 
+/// A placement judged under memory capacities: its relative overflow (sum
+/// over devices of (peak - capacity) / capacity where positive), then
+/// fitted (fitToMemory) and the fitted placement's makespan.
+struct MemoryJudgement {
+  double overflow = 0;
+  bool fits = false;
+  double fittedMakespan = 0;
+};
+
+MemoryJudgement judgeUnderMemory(const Graph &graph, const System &system,
+                                 const std::vector<DeviceId> &placement,
+                                 uint64_t seed) {
+  SimulatorOptions memory;
+  memory.trackMemory = true;
+  Simulator simulator(graph, system, memory);
+  simulator.run(placement);
+  MemoryJudgement judgement;
+  const std::vector<double> &peaks = simulator.schedule().peakMemory;
+  for (DeviceId d = 0; d < system.numDevices(); ++d)
+    judgement.overflow += std::max(0.0, peaks[d] - system.memoryCapacity(d)) /
+                          system.memoryCapacity(d);
+  MemoryFitOptions options;
+  options.seed = seed;
+  std::string error;
+  std::optional<MemoryFitResult> fit =
+      fitToMemory(graph, system, placement, options, &error);
+  if (!fit)
+    fail(error);
+  judgement.fits = fit->feasible;
+  judgement.fittedMakespan = fit->makespan;
+  return judgement;
+}
+
+/// --compare with --capacity-factor: critical path and the learned policy
+/// (which reads the capacities if it is memory-aware) under memory.
+int compareUnderMemory(const Arguments &args, LearnedPolicy &policy,
+                       const std::vector<TrainingGraph> &graphs,
+                       const std::vector<int32_t> &devices) {
+  std::printf("%-44s %4s %10s %10s %14s %14s %8s\n", "graph", "D", "cp-over",
+              "over", "cp-fitted", "fitted", "ratio");
+  int64_t pairs = 0, cpOver = 0, learnedOver = 0, cpFits = 0, learnedFits = 0;
+  int64_t bothFit = 0;
+  double cpOverSum = 0, learnedOverSum = 0, logRatio = 0;
+  std::string error;
+  for (const TrainingGraph &g : graphs)
+    for (int32_t d : devices) {
+      const double least = leastHeuristicPeak(g.graph, d);
+      if (least <= 0)
+        fail(g.name + ": --capacity-factor needs graphs with output bytes");
+      std::optional<System> system =
+          SystemBuilder(d)
+              .setMemoryCapacities(
+                  std::vector<double>(d, args.capacityFactor * least))
+              .build(&error);
+      if (!system)
+        fail(error);
+      PlaceOptions options;
+      options.memoryCapacities = system->memoryCapacities();
+      options.samples = static_cast<int32_t>(args.samples);
+      options.seed = static_cast<uint64_t>(args.seed);
+      std::optional<PlacementResult> learned =
+          policy.place(g.graph, d, options, &error);
+      if (!learned)
+        fail(g.name + ": " + error);
+      const uint64_t seed = static_cast<uint64_t>(args.seed);
+      MemoryJudgement cp =
+          judgeUnderMemory(g.graph, *system, placeCriticalPath(g.graph, d), seed);
+      MemoryJudgement ours =
+          judgeUnderMemory(g.graph, *system, learned->assignment, seed);
+      double ratio = ours.fittedMakespan / cp.fittedMakespan;
+      std::printf("%-44s %4d %10.4f %10.4f %14.6g %14.6g %8.4f%s\n",
+                  g.name.c_str(), d, cp.overflow, ours.overflow,
+                  cp.fittedMakespan, ours.fittedMakespan, ratio,
+                  ours.fits ? "" : " (no fit)");
+      ++pairs;
+      cpOver += cp.overflow > 0;
+      learnedOver += ours.overflow > 0;
+      cpOverSum += cp.overflow;
+      learnedOverSum += ours.overflow;
+      cpFits += cp.fits;
+      learnedFits += ours.fits;
+      if (cp.fits && ours.fits) {
+        ++bothFit;
+        logRatio += std::log(ratio);
+      }
+    }
+  std::printf("summary: %lld pairs at %g x the least heuristic peak; before "
+              "fitting, critical path overflows on %lld (mean relative "
+              "overflow %.4f), learned on %lld (%.4f); fitted: critical path "
+              "fits %lld, learned %lld; where both fit (%lld), geometric-mean "
+              "fitted makespan ratio learned / critical path %.4f\n",
+              static_cast<long long>(pairs), args.capacityFactor,
+              static_cast<long long>(cpOver), cpOverSum / pairs,
+              static_cast<long long>(learnedOver), learnedOverSum / pairs,
+              static_cast<long long>(cpFits),
+              static_cast<long long>(learnedFits),
+              static_cast<long long>(bothFit),
+              bothFit ? std::exp(logRatio / bothFit) : 1.0);
+  return 0;
+}
+
 int compare(const Arguments &args) {
   std::string error;
   std::unique_ptr<LearnedPolicy> policy =
@@ -476,6 +591,8 @@ int compare(const Arguments &args) {
   if (graphs.empty())
     fail("no graphs to compare on");
   std::vector<int32_t> devices = parseDevices(args.devices.empty() ? "4" : args.devices);
+  if (args.capacityFactor > 0)
+    return compareUnderMemory(args, *policy, graphs, devices);
   std::printf("%-44s %4s %14s %14s %8s", "graph", "D", "critical-path",
               "learned", "ratio");
   if (args.samples > 0)

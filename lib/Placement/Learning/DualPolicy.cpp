@@ -224,9 +224,13 @@ PlacementResult LearnedPolicy::Impl::place(const Graph &graph,
   GraphTensors tensors = buildGraphTensors(graph);
   EncodedGraph encoded = encodeGraph(*network, tensors);
   RolloutInputs inputs = prepareRollout(*network, encoded, tensors);
-  // With capacities, rollouts are ranked by how far their simulated peaks
-  // exceed them first, then by makespan: a placement that fits beats a
-  // faster one that does not.
+  // Rollouts are ranked by makespan alone, with capacities too: doppler-place
+  // fits the winner to memory afterwards (MemoryFit), and ranking by
+  // overflow first (or fitting rollouts first) kept slower placements that
+  // ended 4% slower once fitted (doppler-train --compare default --generate
+  // 60 --generate-seed 4242 --devices 2,4,8 --capacity-factor 1.05
+  // --samples 8: fitted makespan 1.038-1.040 x critical path's, against
+  // 0.991 by makespan). The winner's overflow is reported.
   PlacementJudge judge(graph, numDevices, options.memoryCapacities);
   const int32_t rollouts = std::max(1, options.samples);
   for (int32_t k = 0; k < rollouts; ++k) {
@@ -250,13 +254,10 @@ PlacementResult LearnedPolicy::Impl::place(const Graph &graph,
                k == 0 ? trace : nullptr);
     ArrayView<DeviceId> assignment = environment.assignment();
     double makespan = judge.run(assignment);
-    double overflow = judge.overflowBytes();
-    if (k == 0 || overflow < result.memoryOverflowBytes ||
-        (overflow == result.memoryOverflowBytes &&
-         makespan < result.makespan)) {
+    if (k == 0 || makespan < result.makespan) {
       result.assignment.assign(assignment.begin(), assignment.end());
       result.makespan = makespan;
-      result.memoryOverflowBytes = overflow;
+      result.memoryOverflowBytes = judge.overflowBytes();
       result.bestRollout = k;
     }
   }

@@ -270,15 +270,48 @@ void RolloutEngine::scoreDevices(NodeId v, int32_t numDevices,
 
 namespace {
 
-/// The critical-path heuristic's pick: the largest b-level, the oldest
-/// candidate among equals (placeCriticalPath).
-int32_t criticalPathPick(ArrayView<NodeId> candidates,
-                         const double *bottomLevels) {
+/// The critical-path heuristic's SEL choice, as placeCriticalPath makes it
+/// (Heuristics.cpp; TrainerTest's ImitationWithThePriorBecomesTheHeuristic
+/// holds the two equal): the largest b-level; among equals, of the first
+/// kCriticalPathTieWindow in the environment's order (the candidates'
+/// order), the one with the smallest min over devices of est(v, d), the
+/// earliest among equal starts; the search stops at one that can start
+/// when the first device is free. `scratch` holds numDevices doubles.
+constexpr int32_t kCriticalPathTieWindow = 16;
+
+int32_t criticalPathPick(const PlacementEnvironment &env,
+                         ArrayView<NodeId> candidates,
+                         const double *bottomLevels, double *scratch) {
   const int32_t count = static_cast<int32_t>(candidates.size());
-  int32_t pick = 0;
+  int32_t first = 0;
   for (int32_t c = 1; c < count; ++c)
-    if (bottomLevels[candidates[c]] > bottomLevels[candidates[pick]])
+    if (bottomLevels[candidates[c]] > bottomLevels[candidates[first]])
+      first = c;
+  if (count < 2)
+    return first;
+  const int32_t D = env.numDevices();
+  double firstFree = env.deviceFreeTime(0);
+  for (DeviceId d = 1; d < D; ++d)
+    firstFree = std::min(firstFree, env.deviceFreeTime(d));
+  auto soonestStart = [&](NodeId v) {
+    env.earliestStarts(v, scratch);
+    return *std::min_element(scratch, scratch + D);
+  };
+  int32_t pick = first;
+  double soonest = soonestStart(candidates[first]);
+  int32_t dated = 1;
+  for (int32_t c = first + 1;
+       c < count && dated < kCriticalPathTieWindow && soonest > firstFree;
+       ++c) {
+    if (bottomLevels[candidates[c]] != bottomLevels[candidates[first]])
+      continue;
+    ++dated;
+    double start = soonestStart(candidates[c]);
+    if (start < soonest) {
       pick = c;
+      soonest = start;
+    }
+  }
   return pick;
 }
 
@@ -318,13 +351,20 @@ inline double earliestStart(const double *rawDeviceFeatures, int32_t d) {
 }
 
 /// The heuristic's device: the smallest est, the lowest id among equals.
-DeviceId earliestStartDevice(const double *rawDeviceFeatures,
+/// The critical-path heuristic's PLC choice (as placeCriticalPath): the
+/// smallest est; among equals the device that became free last, then the
+/// lowest id.
+DeviceId earliestStartDevice(const PlacementEnvironment &env,
+                             const double *rawDeviceFeatures,
                              int32_t numDevices) {
   DeviceId device = 0;
-  for (int32_t d = 1; d < numDevices; ++d)
-    if (earliestStart(rawDeviceFeatures, d) <
-        earliestStart(rawDeviceFeatures, device))
+  for (int32_t d = 1; d < numDevices; ++d) {
+    double start = earliestStart(rawDeviceFeatures, d);
+    double best = earliestStart(rawDeviceFeatures, device);
+    if (start < best ||
+        (start == best && env.deviceFreeTime(d) > env.deviceFreeTime(device)))
       device = d;
+  }
   return device;
 }
 
@@ -376,7 +416,8 @@ void recordPlacement(EpisodeRecord &record, int32_t step, int32_t numDevices,
 
 } // namespace
 
-int32_t RolloutEngine::selectNode(int32_t step, ArrayView<NodeId> candidates,
+int32_t RolloutEngine::selectNode(const PlacementEnvironment &env,
+                                  int32_t step, ArrayView<NodeId> candidates,
                                   const ScorerWeights &weights,
                                   const NodeTables &tables,
                                   const RolloutOptions &options, Random &random,
@@ -397,7 +438,7 @@ int32_t RolloutEngine::selectNode(int32_t step, ArrayView<NodeId> candidates,
   standardizeSmall(rawCandidateFeatures_.data(), count, kFeatureCount,
                    kFeatureCount, candidateFeatures_.data());
   const int32_t heuristicPick =
-      criticalPathPick(candidates, tables.bottomLevels);
+      criticalPathPick(env, candidates, tables.bottomLevels, pressure_.data());
   auto score = [&] {
     scoreCandidates(candidates, weights, tables);
     scores_[heuristicPick] += weights.selPrior;
@@ -454,7 +495,7 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
       deviceFeatures_[d * F + F - 1] =
           static_cast<float>(std::min(pressure_[d], kMemoryPressureCap));
   const DeviceId heuristicDevice =
-      earliestStartDevice(rawDeviceFeatures_.data(), D);
+      earliestStartDevice(env, rawDeviceFeatures_.data(), D);
   const DeviceId joinDevice =
       joinAwareDevice(rawDeviceFeatures_.data(), D, weights.joinColumn);
   auto score = [&] {
@@ -526,7 +567,8 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
       stepTrace = &trace->back();
       stepTrace->candidates.assign(candidates.begin(), candidates.end());
     }
-    const NodeId v = candidates[selectNode(step, candidates, weights, tables,
+    const NodeId v = candidates[selectNode(env, step, candidates, weights,
+                                           tables,
                                            options, random, record, stepTrace)];
     const DeviceId device = placeNode(env, step, v, D, weights, tables, options,
                                       random, record, stepTrace);

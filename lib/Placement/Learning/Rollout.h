@@ -202,7 +202,8 @@ private:
                     const NodeTables &tables);
   /// SEL at `step`: the index of the chosen candidate (0 without a choice),
   /// recorded in `record` and `stepTrace` when they are not null.
-  int32_t selectNode(int32_t step, ArrayView<NodeId> candidates,
+  int32_t selectNode(const PlacementEnvironment &env, int32_t step,
+                     ArrayView<NodeId> candidates,
                      const ScorerWeights &weights, const NodeTables &tables,
                      const RolloutOptions &options, Random &random,
                      EpisodeRecord *record, StepTrace *stepTrace);

@@ -56,21 +56,9 @@ void TrainingSession::Impl::chooseMemoryCapacities() {
     // depend on the others'.
     const bool tight = draw.uniform() < options.memoryTightFraction;
     const double slack = 0.1 * draw.uniform();
-    if (!tight || devices < 2 || !graph.hasOutputBytes())
+    if (!tight || devices < 2)
       continue;
-    SimulatorOptions memory;
-    memory.trackMemory = true;
-    Simulator simulator(graph, devices, memory);
-    double smallest = std::numeric_limits<double>::infinity();
-    for (const std::vector<DeviceId> &placement :
-         {placeRoundRobin(graph, devices),
-          placeCriticalPath(graph, devices, StartEstimate::EarliestStart),
-          placeJoinAware(graph, devices), placeHeft(graph, devices)}) {
-      simulator.run(placement);
-      const std::vector<double> &peaks = simulator.schedule().peakMemory;
-      smallest = std::min(smallest, *std::max_element(peaks.begin(),
-                                                      peaks.end()));
-    }
+    const double smallest = leastHeuristicPeak(graph, devices);
     if (smallest > 0)
       capacities_[q].assign(devices, (1 + slack) * smallest);
   }
@@ -392,4 +380,23 @@ void TrainingSession::Impl::chooseJoinPriorStart() {
     log_ << line.dump() << "\n";
     log_.flush();
   }
+}
+
+double doppler::placement::leastHeuristicPeak(const Graph &graph,
+                                              int32_t numDevices) {
+  if (!graph.hasOutputBytes() || numDevices < 1 || graph.numNodes() == 0)
+    return 0;
+  SimulatorOptions memory;
+  memory.trackMemory = true;
+  Simulator simulator(graph, numDevices, memory);
+  double least = std::numeric_limits<double>::infinity();
+  for (const std::vector<DeviceId> &placement :
+       {placeRoundRobin(graph, numDevices),
+        placeCriticalPath(graph, numDevices, StartEstimate::EarliestStart),
+        placeJoinAware(graph, numDevices), placeHeft(graph, numDevices)}) {
+    simulator.run(placement);
+    const std::vector<double> &peaks = simulator.schedule().peakMemory;
+    least = std::min(least, *std::max_element(peaks.begin(), peaks.end()));
+  }
+  return least;
 }

@@ -132,9 +132,10 @@ struct PlaceOptions {
   int32_t candidateWindow = 32;
   /// Memory capacity of each device in bytes (numDevices values; infinity:
   /// unlimited), or empty for none. A model with ModelConfig::memoryFeature
-  /// reads them (on a graph with output bytes); with samples > 0 every
-  /// model's rollouts are then ranked by the bytes their simulated peaks
-  /// exceed the capacities by, then by makespan.
+  /// reads them (on a graph with output bytes); every model reports its
+  /// placement's overflow (PlacementResult::memoryOverflowBytes). Sampled
+  /// rollouts are still ranked by makespan (see LearnedPolicy::Impl::place
+  /// for why).
   std::vector<double> memoryCapacities;
 };
 

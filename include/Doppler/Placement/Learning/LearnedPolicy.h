@@ -41,8 +41,7 @@ struct LearnedPolicyOptions {
   int32_t samples = 0;
   uint64_t seed = 0;
   /// Memory capacity of each device in bytes (numDevices values; infinity:
-  /// unlimited), or empty: a memory-aware model reads them, and sampled
-  /// rollouts are ranked by how far they exceed them first
+  /// unlimited), or empty: a memory-aware model reads them
   /// (PlaceOptions::memoryCapacities).
   std::vector<double> memoryCapacities;
 };

@@ -303,6 +303,15 @@ struct TrainingSummary {
   std::vector<BestPlacement> bestPlacements;
 };
 
+/// The least, over the round-robin, critical-path, join-aware and HEFT
+/// placements of `graph` on `numDevices` devices, of the simulated peak on
+/// the busiest device (SimulatorOptions::trackMemory): a capacity that some
+/// heuristic fits while the others may not. 0 without output bytes. What
+/// memory-tight training (TrainerOptions::memoryTightFraction) and
+/// doppler-train --compare --capacity-factor scale their capacities from.
+DOPPLER_LEARNING_API double leastHeuristicPeak(const Graph &graph,
+                                               int32_t numDevices);
+
 /// Runs a whole session: every episode, then the final checkpoint and the
 /// output model.
 DOPPLER_LEARNING_API std::optional<TrainingSummary>
