@@ -7,6 +7,7 @@
 
 #include "ModelCode.h"
 #include "PolicyNetwork.h"
+#include "ZipDirectory.h"
 
 #include "Doppler/Support/ErrorString.h"
 
@@ -47,13 +48,6 @@ std::string shapeText(c10::IntArrayRef sizes) {
   for (size_t i = 0; i < sizes.size(); ++i)
     text += (i ? ", " : "") + std::to_string(sizes[i]);
   return text + "]";
-}
-
-uint64_t readLittle(const unsigned char *p, int bytes) {
-  uint64_t value = 0;
-  for (int i = bytes - 1; i >= 0; --i)
-    value = value << 8 | p[i];
-  return value;
 }
 
 /// Checks that every length-prefixed value of a pickle stream fits in it,
@@ -136,40 +130,28 @@ bool pickleLengthsFit(const unsigned char *data, size_t size) {
 
 /// Checks the pickles of a model archive (a zip file; LibTorch stores its
 /// entries uncompressed) before LibTorch reads it; see pickleLengthsFit.
-/// Every central directory header in the file is followed, not only those
-/// the end record lists: LibTorch's reader takes the zip64 end record when
-/// there is one, and a damaged plain one must not hide a pickle. Anything it
-/// cannot follow is left to LibTorch's own checks.
+/// Every central directory header in the file is followed
+/// (forEachZipCentralEntry). Anything it cannot follow is left to
+/// LibTorch's own checks.
 bool archivePicklesFit(const unsigned char *data, size_t size) {
-  constexpr uint32_t kCentralSignature = 0x02014b50,
-                     kLocalSignature = 0x04034b50;
-  for (size_t at = 0; size >= 46 && at <= size - 46; ++at) {
-    if (readLittle(data + at, 4) != kCentralSignature)
-      continue;
-    uint64_t method = readLittle(data + at + 10, 2);
-    uint64_t stored = readLittle(data + at + 20, 4);
-    uint64_t nameLength = readLittle(data + at + 28, 2);
-    uint64_t local = readLittle(data + at + 42, 4);
-    if (size - at - 46 < nameLength)
-      continue;
-    std::string name(reinterpret_cast<const char *>(data + at + 46),
-                     nameLength);
+  constexpr uint32_t kLocalSignature = 0x04034b50;
+  return forEachZipCentralEntry(data, size, [&](const ZipCentralEntry &e) {
+    const std::string &name = e.name;
     // data.pkl, constants.pkl, and code/**.debug_pkl (source ranges).
-    if (method != 0 || name.size() < 4 ||
+    if (e.method != 0 || name.size() < 4 ||
         (name.compare(name.size() - 4, 4, ".pkl") != 0 &&
          name.compare(name.size() - 4, 4, "_pkl") != 0))
-      continue;
+      return true;
+    const uint64_t local = e.local;
     if (local > size || size - local < 30 ||
         readLittle(data + local, 4) != kLocalSignature)
-      continue;
+      return true;
     uint64_t begin = local + 30 + readLittle(data + local + 26, 2) +
                      readLittle(data + local + 28, 2);
-    if (begin > size || stored > size - begin)
-      continue;
-    if (!pickleLengthsFit(data + begin, stored))
-      return false;
-  }
-  return true;
+    if (begin > size || e.stored > size - begin)
+      return true;
+    return pickleLengthsFit(data + begin, e.stored);
+  });
 }
 
 } // namespace

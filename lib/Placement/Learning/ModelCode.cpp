@@ -8,6 +8,7 @@
 
 #include "ModelCode.h"
 #include "PolicyNetwork.h"
+#include "ZipDirectory.h"
 
 #include <caffe2/serialize/inline_container.h>
 #include <caffe2/serialize/read_adapter_interface.h>
@@ -182,13 +183,6 @@ private:
   size_t length;
 };
 
-uint64_t readLittle(const unsigned char *p, int bytes) {
-  uint64_t value = 0;
-  for (int i = bytes - 1; i >= 0; --i)
-    value = value << 8 | p[i];
-  return value;
-}
-
 bool isCodeName(const std::string &name) {
   return name.size() > 3 && name.compare(name.size() - 3, 3, ".py") == 0 &&
          name.find("code/") != std::string::npos;
@@ -196,30 +190,23 @@ bool isCodeName(const std::string &name) {
 
 /// Deflate turns a stored byte into at most 1032 bytes: a compressed code/
 /// entry claiming more would make LibTorch's reader allocate what it claims.
-/// Every central directory header in the file is followed (as in
-/// archivePicklesFit, ModelArchive.cpp).
+/// Every central directory header in the file is followed
+/// (forEachZipCentralEntry, as archivePicklesFit in ModelArchive.cpp).
 std::optional<std::string> codeSizesFit(const unsigned char *data,
                                         size_t size) {
-  constexpr uint32_t kCentralSignature = 0x02014b50;
-  for (size_t at = 0; size >= 46 && at <= size - 46; ++at) {
-    if (readLittle(data + at, 4) != kCentralSignature)
-      continue;
-    uint64_t method = readLittle(data + at + 10, 2);
-    uint64_t stored = readLittle(data + at + 20, 4);
-    uint64_t expanded = readLittle(data + at + 24, 4);
-    uint64_t nameLength = readLittle(data + at + 28, 2);
-    if (size - at - 46 < nameLength)
-      continue;
-    std::string name(reinterpret_cast<const char *>(data + at + 46),
-                     nameLength);
-    if (method == 0 || !isCodeName(name))
-      continue;
-    if (stored == 0xffffffff || expanded == 0xffffffff ||
-        expanded > stored * 1032 + 1024)
-      return name + " claims " + std::to_string(expanded) + " bytes from " +
-             std::to_string(stored);
-  }
-  return std::nullopt;
+  std::optional<std::string> problem;
+  forEachZipCentralEntry(data, size, [&](const ZipCentralEntry &e) {
+    if (e.method == 0 || !isCodeName(e.name))
+      return true;
+    if (e.stored == 0xffffffff || e.expanded == 0xffffffff ||
+        e.expanded > e.stored * 1032 + 1024) {
+      problem = e.name + " claims " + std::to_string(e.expanded) +
+                " bytes from " + std::to_string(e.stored);
+      return false;
+    }
+    return true;
+  });
+  return problem;
 }
 
 } // namespace
