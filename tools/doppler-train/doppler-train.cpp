@@ -491,15 +491,6 @@ struct MemoryJudgement {
 MemoryJudgement judgeUnderMemory(const Graph &graph, const System &system,
                                  const std::vector<DeviceId> &placement,
                                  uint64_t seed) {
-  SimulatorOptions memory;
-  memory.trackMemory = true;
-  Simulator simulator(graph, system, memory);
-  simulator.run(placement);
-  MemoryJudgement judgement;
-  const std::vector<double> &peaks = simulator.schedule().peakMemory;
-  for (DeviceId d = 0; d < system.numDevices(); ++d)
-    judgement.overflow += std::max(0.0, peaks[d] - system.memoryCapacity(d)) /
-                          system.memoryCapacity(d);
   MemoryFitOptions options;
   options.seed = seed;
   std::string error;
@@ -507,6 +498,12 @@ MemoryJudgement judgeUnderMemory(const Graph &graph, const System &system,
       fitToMemory(graph, system, placement, options, &error);
   if (!fit)
     fail(error);
+  // The fit simulated the input first: its peaks are the overflow's.
+  MemoryJudgement judgement;
+  for (DeviceId d = 0; d < system.numDevices(); ++d)
+    judgement.overflow +=
+        std::max(0.0, fit->initialPeakMemory[d] - system.memoryCapacity(d)) /
+        system.memoryCapacity(d);
   judgement.fits = fit->feasible;
   judgement.fittedMakespan = fit->makespan;
   return judgement;
