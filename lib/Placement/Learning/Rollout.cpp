@@ -287,24 +287,27 @@ int32_t criticalPathPick(const PlacementEnvironment &env,
   for (int32_t c = 1; c < count; ++c)
     if (bottomLevels[candidates[c]] > bottomLevels[candidates[first]])
       first = c;
-  if (count < 2)
-    return first;
   const int32_t D = env.numDevices();
-  double firstFree = env.deviceFreeTime(0);
-  for (DeviceId d = 1; d < D; ++d)
-    firstFree = std::min(firstFree, env.deviceFreeTime(d));
   auto soonestStart = [&](NodeId v) {
     env.earliestStarts(v, scratch);
     return *std::min_element(scratch, scratch + D);
   };
-  int32_t pick = first;
-  double soonest = soonestStart(candidates[first]);
-  int32_t dated = 1;
-  for (int32_t c = first + 1;
-       c < count && dated < kCriticalPathTieWindow && soonest > firstFree;
+  // Dated only once a tie shows up (without one there is nothing to break).
+  int32_t pick = first, dated = 0;
+  double soonest = 0, firstFree = 0;
+  for (int32_t c = first + 1; c < count && dated < kCriticalPathTieWindow;
        ++c) {
     if (bottomLevels[candidates[c]] != bottomLevels[candidates[first]])
       continue;
+    if (dated == 0) {
+      firstFree = env.deviceFreeTime(0);
+      for (DeviceId d = 1; d < D; ++d)
+        firstFree = std::min(firstFree, env.deviceFreeTime(d));
+      soonest = soonestStart(candidates[first]);
+      dated = 1;
+    }
+    if (soonest <= firstFree)
+      break;
     ++dated;
     double start = soonestStart(candidates[c]);
     if (start < soonest) {
@@ -350,7 +353,6 @@ inline double earliestStart(const double *rawDeviceFeatures, int32_t d) {
   return rawDeviceFeatures[d * kNumDeviceFeatures + kEarliestStartFeature];
 }
 
-/// The heuristic's device: the smallest est, the lowest id among equals.
 /// The critical-path heuristic's PLC choice (as placeCriticalPath): the
 /// smallest est; among equals the device that became free last, then the
 /// lowest id.
@@ -438,7 +440,8 @@ int32_t RolloutEngine::selectNode(const PlacementEnvironment &env,
   standardizeSmall(rawCandidateFeatures_.data(), count, kFeatureCount,
                    kFeatureCount, candidateFeatures_.data());
   const int32_t heuristicPick =
-      criticalPathPick(env, candidates, tables.bottomLevels, pressure_.data());
+      criticalPathPick(env, candidates, tables.bottomLevels,
+                       startScratch_.data());
   auto score = [&] {
     scoreCandidates(candidates, weights, tables);
     scores_[heuristicPick] += weights.selPrior;
@@ -537,6 +540,7 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
   if (options.memoryCapacities)
     env.setMemoryCapacities(*options.memoryCapacities);
   pressure_.resize(D);
+  startScratch_.resize(D);
   if (record)
     record->clear(N, D, F);
   if (trace)

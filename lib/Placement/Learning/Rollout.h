@@ -224,6 +224,7 @@ private:
   std::vector<double> rawDeviceFeatures_; // [D][kNumDeviceFeatures]
   std::vector<float> deviceFeatures_;     // [D][F], standardised
   std::vector<double> pressure_;          // [D], memory pressure
+  std::vector<double> startScratch_;      // [D], est of a SEL tie
   std::vector<char> overflows_;           // [D] with memoryColumn, or empty
   std::vector<double> deviceSums_;        // [D][S]
   std::vector<float> deviceSumsStd_;      // [D][S]
