@@ -79,6 +79,14 @@ std::string formatPlacementReportJson(const PlacementReport &report) {
     out["repeat"] = report.repeat;
     out["seconds_per_eval"] = *report.secondsPerEval;
   }
+  if (!report.starts.empty()) {
+    Json starts = Json::array();
+    for (size_t i = 0; i < report.starts.size(); ++i)
+      starts.push_back({{"name", report.starts[i].first},
+                        {"makespan", exactNumber(report.starts[i].second)},
+                        {"chosen", i == report.startChosen}});
+    out["starts"] = starts;
+  }
   if (report.refinement) {
     const SearchResult &refined = *report.refinement;
     out["refine"] = {{"initial_makespan", exactNumber(refined.initialMakespan)},
@@ -122,6 +130,12 @@ std::string formatPlacementReportText(const PlacementReport &report) {
     appendf(out, "policy:      %s\n", report.policy.c_str());
   else
     appendf(out, "assignment:  %s\n", report.assignmentPath.c_str());
+  for (size_t i = 0; i < report.starts.size(); ++i)
+    appendf(out, "%s%s %s%s\n", i ? "             " : "starts:      ",
+            report.starts[i].first.c_str(),
+            formatIntegral(report.starts[i].second).c_str(),
+            i == report.startChosen && report.starts.size() > 1 ? " (best)"
+                                                                : "");
   if (report.refinement)
     appendf(out, "refined:     %s -> %s (%lld evaluations, %.3f s)\n",
             formatIntegral(report.refinement->initialMakespan).c_str(),

@@ -56,14 +56,16 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(0.0)};
   Option<uint64_t> seed{*this, "seed", llvm::cl::desc("Seed"),
                         llvm::cl::init(0)};
-  Option<double> refineSeconds{
-      *this, "refine-seconds",
-      llvm::cl::desc("Refinement budget in seconds (0: none)"),
+  Option<int64_t> budgetEvaluations{
+      *this, "budget-evaluations",
+      llvm::cl::desc("Placement budget in simulator runs (doppler-place; "
+                     "-1: its default, 0: none)"),
+      llvm::cl::init(-1)};
+  Option<double> budgetMilliseconds{
+      *this, "budget-ms",
+      llvm::cl::desc("Placement budget in wall-clock milliseconds "
+                     "(doppler-place; 0: none)"),
       llvm::cl::init(0.0)};
-  Option<int64_t> refineEvaluations{
-      *this, "refine-evaluations",
-      llvm::cl::desc("Refinement budget in simulator runs (0: none)"),
-      llvm::cl::init(0)};
 };
 
 void buildDopplerPipeline(OpPassManager &pm, const PipelineOptions &options) {
@@ -95,8 +97,8 @@ void buildDopplerPipeline(OpPassManager &pm, const PipelineOptions &options) {
   place.seed = options.seed;
   place.samples = options.samples;
   place.model = options.model;
-  place.refineSeconds = options.refineSeconds;
-  place.refineEvaluations = options.refineEvaluations;
+  place.budgetEvaluations = options.budgetEvaluations;
+  place.budgetMilliseconds = options.budgetMilliseconds;
   // The placement fits the devices' memory where it can; the offload below
   // handles what it cannot.
   place.system = options.system;

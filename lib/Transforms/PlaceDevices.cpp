@@ -3,6 +3,7 @@
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Placement/Analysis.h"
 #include "Doppler/Placement/Heuristics.h"
+#include "Doppler/Placement/Learning/Budget.h"
 #include "Doppler/Placement/Learning/LearnedPolicy.h"
 #include "Doppler/Placement/MemoryFit.h"
 #include "Doppler/Placement/Search.h"
@@ -65,9 +66,15 @@ public:
       return error() << "doppler-place: samples and model apply to policy "
                      << placement::kLearnedPolicyName << " only, not '"
                      << policy << "'";
-    if (refineSeconds < 0 || refineEvaluations < 0)
-      return error() << "doppler-place: refinement budgets must not be "
-                        "negative";
+    if (budgetEvaluations < -1)
+      return error() << "doppler-place: budget-evaluations must be -1 (the "
+                        "default), 0 (none) or a number of simulator runs, "
+                        "got "
+                     << static_cast<int64_t>(budgetEvaluations);
+    if (!std::isfinite(budgetMilliseconds) || budgetMilliseconds < 0)
+      return error() << "doppler-place: budget-ms must be a non-negative "
+                        "number of milliseconds, got "
+                     << budgetMilliseconds;
     if (!std::isfinite(memoryLimit) || memoryLimit < 0)
       return error() << "doppler-place: memory-limit must be a non-negative "
                         "number of bytes (0: the system's capacities), got "
@@ -169,15 +176,20 @@ private:
   }
 
   /// The policy as the summary remark names it.
-  std::string policyDescription() const {
+  std::string policyDescription(const placement::BudgetedPlacement &placed) const {
+    std::string budget;
+    if (placed.refinement)
+      budget = ", within " + std::to_string(placed.refinement->evaluations) +
+               " simulator runs";
     if (policy.getValue() != placement::kLearnedPolicyName)
-      return policy;
+      return placed.refinement ? policy + " (" + budget.substr(2) + ")"
+                               : policy.getValue();
     std::string rollouts =
         samples > 0 ? "best of " + std::to_string(samples) + " rollouts"
                     : std::string("greedy");
     std::string source = model.getValue().empty() ? "embedded model"
                                                   : "model " + model.getValue();
-    return policy + " (" + rollouts + ", " + source + ")";
+    return policy + " (" + rollouts + ", " + source + budget + ")";
   }
 
   LogicalResult placeFunction(FunctionOpInterface function) {
@@ -190,35 +202,30 @@ private:
       return success();
 
     std::string error;
-    placement::PolicyOptions policyOptions;
-    policyOptions.seed = seed;
-    placement::LearnedPolicyOptions learnedOptions;
-    learnedOptions.modelPath = model;
-    learnedOptions.samples = samples;
+    placement::BudgetedPlaceOptions budget;
+    budget.policy = policy;
+    budget.heuristic.seed = seed;
+    budget.learned.modelPath = model;
+    budget.learned.samples = samples;
     // A memory-aware model reads the capacities (others ignore them); the
     // fit below still guarantees the result where a fitting one exists.
     if (graph.hasOutputBytes())
-      learnedOptions.memoryCapacities = capacities;
-    std::optional<std::vector<placement::DeviceId>> assignment =
-        placement::placeWithNamedPolicy(policy, graph, devices, policyOptions,
-                                        learnedOptions, &error);
-    if (!assignment)
-      return function.emitOpError() << "cannot be placed: " << error;
-
+      budget.learned.memoryCapacities = capacities;
+    budget.seconds = budgetMilliseconds / 1000;
+    if (budgetEvaluations >= 0)
+      budget.evaluations = budgetEvaluations;
+    else if (budgetMilliseconds == 0 &&
+             policy.getValue() == placement::kLearnedPolicyName)
+      budget.evaluations = placement::defaultBudgetEvaluations(graph, devices);
     double lowerBound = placement::makespanLowerBound(graph, devices);
-    if (refineSeconds > 0 || refineEvaluations > 0) {
-      placement::SearchOptions search;
-      search.seed = seed;
-      search.timeBudgetSeconds = refineSeconds;
-      search.maxEvaluations = refineEvaluations;
-      search.targetMakespan = lowerBound;
-      std::optional<placement::SearchResult> refined =
-          placement::refinePlacement(graph, devices, *assignment, search,
+    budget.targetMakespan = lowerBound;
+    placement::Simulator simulator(graph, devices);
+    std::optional<placement::BudgetedPlacement> placed =
+        placement::placeWithinBudget(simulator, graph, devices, budget,
                                      &error);
-      if (!refined)
-        return function.emitOpError() << "refinement failed: " << error;
-      *assignment = std::move(refined->assignment);
-    }
+    if (!placed)
+      return function.emitOpError() << "cannot be placed: " << error;
+    std::vector<placement::DeviceId> *assignment = &placed->assignment;
     if (failed(fitMemory(function, graph, *assignment)))
       return failure();
 
@@ -226,7 +233,6 @@ private:
       setDevice(op, (*assignment)[node]);
     numPlaced += irGraph->ops.size();
 
-    placement::Simulator simulator(graph, devices);
     double makespan = simulator.run(*assignment);
     std::vector<double> load(devices, 0.0);
     for (auto [node, device] : llvm::enumerate(*assignment))
@@ -234,7 +240,7 @@ private:
     std::string summary;
     llvm::raw_string_ostream os(summary);
     os << "placed " << graph.numNodes() << " ops on " << devices
-       << " devices with " << policyDescription() << ": predicted makespan "
+       << " devices with " << policyDescription(*placed) << ": predicted makespan "
        << llvm::format("%.6g", makespan) << ", lower bound "
        << llvm::format("%.6g", lowerBound) << " ("
        << llvm::format("%.3f", lowerBound > 0 ? makespan / lowerBound : 1.0)
@@ -245,6 +251,11 @@ private:
     // Located at the function but not attached to it, so the remark stays
     // one line (no "see current operation" dump).
     mlir::emitRemark(function.getLoc(), summary);
+    // What the budget was spent on, a second line.
+    if (placed->refinement)
+      mlir::emitRemark(function.getLoc(),
+                       "budget: " +
+                           placement::describeBudgetedPlacement(*placed));
     return success();
   }
 };

@@ -23,8 +23,8 @@
 // OFFLOAD-COUNT-2: doppler.evict
 // NOFIT: error: @llama_block reads 38.7 kB of arguments on device 0, more than its 30 kB of memory
 // Placement is deterministic for a seed.
-// RUN: doppler-opt %t.mlir --doppler-pipeline="devices=4 parts=4 policy=random seed=5 refine-evaluations=100" -o %t.a 2>/dev/null
-// RUN: doppler-opt %t.mlir --doppler-pipeline="devices=4 parts=4 policy=random seed=5 refine-evaluations=100" -o %t.b 2>/dev/null
+// RUN: doppler-opt %t.mlir --doppler-pipeline="devices=4 parts=4 policy=random seed=5 budget-evaluations=100" -o %t.a 2>/dev/null
+// RUN: doppler-opt %t.mlir --doppler-pipeline="devices=4 parts=4 policy=random seed=5 budget-evaluations=100" -o %t.b 2>/dev/null
 // RUN: diff %t.a %t.b
 // Without decomposition (parts=1) the ops stay whole; fusion (on by
 // default) still merges the elementwise chains: 50 ops become 33.
@@ -45,7 +45,8 @@
 // UNFUSED-NOT: doppler.fused
 // UNFUSED: return
 
-// REMARK: remark: placed {{[0-9]+}} ops on 4 devices with doppler (greedy, embedded model): predicted makespan
+// REMARK: remark: placed {{[0-9]+}} ops on 4 devices with doppler (greedy, embedded model, within {{[0-9]+}} simulator runs): predicted makespan
+// REMARK: remark: budget: doppler greedy {{.*}}, critical-path {{.*}}, join-aware {{.*}}; refined
 // CHECK-LABEL: func.func @llama_block
 // CHECK-SAME: doppler.makespan =
 // CHECK: doppler.transfer {{.*}}doppler.device = #doppler.device<

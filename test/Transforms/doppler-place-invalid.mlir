@@ -3,7 +3,9 @@
 // RUN: not doppler-opt %s --split-input-file --allow-unregistered-dialect --doppler-place="devices=0" 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not doppler-opt %s --split-input-file --allow-unregistered-dialect --doppler-place="policy=clairvoyant" 2>&1 | FileCheck %s --check-prefix=POLICY
 // RUN: not doppler-opt %s --split-input-file --allow-unregistered-dialect --doppler-place="devices=-3" 2>&1 | FileCheck %s --check-prefix=NEG
-// RUN: not doppler-opt %s --split-input-file --allow-unregistered-dialect --doppler-place="refine-seconds=-1" 2>&1 | FileCheck %s --check-prefix=BUDGET
+// RUN: not doppler-opt %s --split-input-file --allow-unregistered-dialect --doppler-place="budget-ms=-1" 2>&1 | FileCheck %s --check-prefix=BUDGET
+// RUN: not doppler-opt %s --split-input-file --allow-unregistered-dialect --doppler-place="budget-ms=nan" 2>&1 | FileCheck %s --check-prefix=BUDGETNAN
+// RUN: not doppler-opt %s --split-input-file --allow-unregistered-dialect --doppler-place="budget-evaluations=-2" 2>&1 | FileCheck %s --check-prefix=EVALS
 // RUN: not doppler-opt %s --split-input-file --allow-unregistered-dialect --doppler-place="devices=5000" 2>&1 | FileCheck %s --check-prefix=MANY
 // Errors about the IR are on the op, one per function:
 // RUN: doppler-opt %s --split-input-file --allow-unregistered-dialect --verify-diagnostics --doppler-place="devices=2 policy=critical-path"
@@ -16,7 +18,9 @@ module {
 // ZERO: <unknown>:0: error: doppler-place: devices must be at least 1, got 0
 // POLICY: error: doppler-place: unknown policy 'clairvoyant' (known: doppler, critical-path, join-aware, heft, round-robin, random, single, critical-path-reference)
 // NEG: error: doppler-place: devices must be at least 1, got -3
-// BUDGET: error: doppler-place: refinement budgets must not be negative
+// BUDGET: error: doppler-place: budget-ms must be a non-negative number of milliseconds, got -1
+// BUDGETNAN: error: doppler-place: budget-ms must be a non-negative number of milliseconds, got nan
+// EVALS: error: doppler-place: budget-evaluations must be -1 (the default), 0 (none) or a number of simulator runs, got -2
 // MANY: <unknown>:0: error: doppler-place: devices must be at most 4096, got 5000
 
 // -----

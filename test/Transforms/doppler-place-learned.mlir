@@ -1,7 +1,15 @@
 // The learned policy (policy=doppler, the pass's default) in the pass.
 // REQUIRES: learning
 // RUN: doppler-opt %s --split-input-file --doppler-place="devices=2" 2>/dev/null | FileCheck %s
-// RUN: doppler-opt %s --split-input-file --doppler-place="devices=2" 2>&1 >/dev/null | FileCheck %s --check-prefix=GREEDY
+// RUN: doppler-opt %s --split-input-file --doppler-place="devices=2 budget-evaluations=0" 2>&1 >/dev/null | FileCheck %s --check-prefix=GREEDY
+// By default the pass spends a budget counted in simulator runs: the
+// greedy rollout and both heuristic priors as starts, the best refined.
+// The same placement on every run; a wall-clock budget works too.
+// RUN: doppler-opt %s --split-input-file --doppler-place="devices=2" 2>&1 >/dev/null | FileCheck %s --check-prefix=BUDGET
+// RUN: doppler-opt %s --split-input-file --doppler-place="devices=2" -o %t.e 2>/dev/null
+// RUN: doppler-opt %s --split-input-file --doppler-place="devices=2" -o %t.f 2>/dev/null
+// RUN: diff %t.e %t.f
+// RUN: doppler-opt %s --split-input-file --doppler-place="devices=2 budget-ms=50 budget-evaluations=0" 2>&1 >/dev/null | FileCheck %s --check-prefix=TIMED
 // RUN: doppler-opt %s --split-input-file --doppler-place="devices=3 policy=doppler samples=6 seed=4" 2>&1 >/dev/null | FileCheck %s --check-prefix=SAMPLED
 // Sampling is deterministic for a seed.
 // RUN: doppler-opt %s --split-input-file --doppler-place="devices=3 samples=6 seed=4" -o %t.a 2>/dev/null
@@ -19,7 +27,15 @@
 // CHECK-COUNT-4: doppler.task {{.*}}{doppler.device = #doppler.device<{{[01]}}>}
 // GREEDY: remark: placed 4 ops on 2 devices with doppler (greedy, embedded model): predicted makespan
 // GREEDY: remark: placed 4 ops on 2 devices with doppler (greedy, embedded model): predicted makespan
-// SAMPLED: remark: placed 4 ops on 3 devices with doppler (best of 6 rollouts, embedded model)
+// The first function's greedy placement is at the lower bound (the search
+// stops after its first run); the second's 1600 runs are 200 per (op,
+// device).
+// BUDGET: remark: placed 4 ops on 2 devices with doppler (greedy, embedded model, within 1 simulator runs): predicted makespan 5, lower bound 5
+// BUDGET: remark: budget: doppler greedy 5 (best), critical-path 5, join-aware 5; refined 5 -> 5 in 1 runs
+// BUDGET: remark: placed 4 ops on 2 devices with doppler (greedy, embedded model, within 1600 simulator runs): predicted makespan 6.5, lower bound 6
+// BUDGET: remark: budget: doppler greedy 6.5 (best), critical-path 6.5, join-aware 6.5; refined 6.5 -> 6.5 in 1600 runs
+// TIMED-COUNT-2: remark: budget: doppler greedy
+// SAMPLED: remark: placed 4 ops on 3 devices with doppler (best of 6 rollouts, embedded model, within {{[0-9]+}} simulator runs)
 func.func @two_chains() -> (!doppler.value, !doppler.value) {
   %a = doppler.task "a" compute(2.0) transfer(100.0)
   %b = doppler.task "b" compute(2.0) transfer(100.0)

@@ -3,8 +3,8 @@
 // RUN: doppler-opt %s --split-input-file --doppler-place="devices=3 policy=round-robin" 2>/dev/null | FileCheck %s --check-prefix=RR
 // RUN: doppler-opt %s --split-input-file --doppler-place="devices=4 policy=single" 2>&1 >/dev/null | FileCheck %s --check-prefix=SINGLE
 // Randomised policies and refinement are deterministic for a seed.
-// RUN: doppler-opt %s --split-input-file --doppler-place="devices=3 policy=random seed=7 refine-evaluations=200" -o %t.a 2>/dev/null
-// RUN: doppler-opt %s --split-input-file --doppler-place="devices=3 policy=random seed=7 refine-evaluations=200" -o %t.b 2>/dev/null
+// RUN: doppler-opt %s --split-input-file --doppler-place="devices=3 policy=random seed=7 budget-evaluations=200" -o %t.a 2>/dev/null
+// RUN: doppler-opt %s --split-input-file --doppler-place="devices=3 policy=random seed=7 budget-evaluations=200" -o %t.b 2>/dev/null
 // RUN: diff %t.a %t.b
 
 // Two independent chains of two tasks: critical path puts one chain per

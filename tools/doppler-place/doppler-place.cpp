@@ -1,7 +1,8 @@
 //===- doppler-place.cpp - Place or evaluate a graph on D devices --------===//
 //
 // Places a graph in the reference text format (or an .mlir function) with
-// one of the policies (optionally refined by simulator-judged search), or
+// one of the policies within a budget (Budget.h: the policy's placement,
+// the learned policy's heuristic priors, simulator-judged refinement), or
 // evaluates a placement read from a file; reports the simulated makespan
 // against the lower bound. A thin layer over lib/Placement (policies,
 // search, the simulator, assignment files, the report) and the graph loader:
@@ -16,6 +17,7 @@
 #include "Doppler/Placement/AssignmentFile.h"
 #include "Doppler/Placement/Graph.h"
 #include "Doppler/Placement/Heuristics.h"
+#include "Doppler/Placement/Learning/Budget.h"
 #include "Doppler/Placement/Learning/LearnedPolicy.h"
 #include "Doppler/Placement/MemoryFit.h"
 #include "Doppler/Placement/PlacementReport.h"
@@ -59,8 +61,17 @@ reference text-format file, or an .mlir file: one node per op of a function
 (ops without costs are costed first; doppler.transfer ops are the edges they
 implement), node ids in op order.
 
+The learned policy (the default) spends a budget by default: it starts from
+its greedy placement and its two heuristic priors (critical-path,
+join-aware), and refines the best by simulated annealing for a number of
+simulator runs that takes about a second on a few hundred nodes (the same
+placement on every machine). --budget-evaluations 0 places greedily only;
+--budget-ms T spends T milliseconds of wall-clock time instead (results
+then depend on the machine). A heuristic places alone unless given a
+budget.
+
   doppler-place GRAPH --devices D [--policy NAME] [--seed S] [--samples K]
-                [--model FILE] [--refine-seconds T] [--refine-evaluations N]
+                [--model FILE] [--budget-evaluations N] [--budget-ms T]
                 [--estimate earliest|load] [--memory-limit B]
                 [--fit-evaluations N] [--json] [-o FILE]
   doppler-place GRAPH --devices D --assignment FILE [--repeat N] [--json]
@@ -78,10 +89,10 @@ cl::opt<std::string> devicesText("devices",
                                  cl::value_desc("D"), cl::cat(category));
 cl::opt<std::string> policyName(
     "policy",
-    cl::desc("critical-path (default), doppler (the learned dual policy; "
-             "loads LibTorch), join-aware, heft, round-robin, random, "
-             "single, critical-path-reference"),
-    cl::value_desc("name"), cl::init("critical-path"), cl::cat(category));
+    cl::desc("doppler (default: the learned dual policy; loads LibTorch), "
+             "critical-path, join-aware, heft, round-robin, random, single, "
+             "critical-path-reference"),
+    cl::value_desc("name"), cl::init("doppler"), cl::cat(category));
 cl::opt<std::string> seedText(
     "seed",
     cl::desc("Seed of random, critical-path-reference, the learned policy's "
@@ -97,15 +108,17 @@ cl::opt<std::string> modelPath(
     cl::desc("doppler: a model from doppler-train (default: the model "
              "embedded in libDopplerLearning.so)"),
     cl::value_desc("file"), cl::cat(category));
-cl::opt<std::string> refineSecondsText(
-    "refine-seconds",
-    cl::desc("Improve the placement by simulated annealing for T seconds"),
-    cl::value_desc("T"), cl::cat(category));
-cl::opt<std::string> refineEvaluationsText(
-    "refine-evaluations",
-    cl::desc("... or for N simulator runs (deterministic for a seed); with "
-             "both, whichever ends first"),
+cl::opt<std::string> budgetEvaluationsText(
+    "budget-evaluations",
+    cl::desc("Refine the best start by simulated annealing for N simulator "
+             "runs (deterministic for a seed; 0: none; default for doppler: "
+             "about a second's worth, 0 for a heuristic)"),
     cl::value_desc("N"), cl::cat(category));
+cl::opt<std::string> budgetMillisecondsText(
+    "budget-ms",
+    cl::desc("... or for T milliseconds of wall-clock time, starts included "
+             "(machine-dependent); with both, whichever ends first"),
+    cl::value_desc("T"), cl::cat(category));
 cl::opt<std::string> estimateName(
     "estimate",
     cl::desc("Start estimate of critical-path: earliest (default) or load "
@@ -163,8 +176,10 @@ struct Options {
   int64_t samples = 0;
   std::string modelPath;
   uint64_t seed = 0;
-  double refineSeconds = 0;
-  int64_t refineEvaluations = 0;
+  /// The budget: -1 = the default (defaultBudgetEvaluations for doppler,
+  /// none for a heuristic).
+  int64_t budgetEvaluations = -1;
+  double budgetSeconds = 0;
   StartEstimate estimate = StartEstimate::EarliestStart;
   std::string assignmentPath;
   int64_t repeat = 0;
@@ -218,16 +233,16 @@ bool parseSeed(const std::string &text, uint64_t *value, std::string *error) {
   return true;
 }
 
-bool parseSeconds(const std::string &text, double *value,
-                  std::string *error) {
+bool parseMilliseconds(const std::string &text, double *seconds,
+                       std::string *error) {
   std::optional<double> parsed = doppler::parseFiniteDouble(text);
   if (!parsed || *parsed < 0 || startsWithSpace(text)) {
-    *error = "--refine-seconds expects a non-negative number of seconds, "
+    *error = "--budget-ms expects a non-negative number of milliseconds, "
              "got '" +
              text + "'";
     return false;
   }
-  *value = *parsed;
+  *seconds = *parsed / 1000;
   return true;
 }
 
@@ -250,13 +265,14 @@ bool readValues(Options &options, std::string *error) {
   options.modelPath = modelPath;
   if (given(seedText) && !parseSeed(seedText, &options.seed, error))
     return false;
-  if (given(refineSecondsText) &&
-      !parseSeconds(refineSecondsText, &options.refineSeconds, error))
+  if (given(budgetMillisecondsText) &&
+      !parseMilliseconds(budgetMillisecondsText, &options.budgetSeconds,
+                         error))
     return false;
-  if (given(refineEvaluationsText) &&
-      !parseInteger("--refine-evaluations", refineEvaluationsText, 1,
+  if (given(budgetEvaluationsText) &&
+      !parseInteger("--budget-evaluations", budgetEvaluationsText, 0,
                     std::numeric_limits<int64_t>::max(),
-                    &options.refineEvaluations, error))
+                    &options.budgetEvaluations, error))
     return false;
   if (given(estimateName)) {
     if (estimateName == "earliest") {
@@ -313,10 +329,11 @@ bool checkCombination(Options &options, std::string *error) {
     return false;
   }
   const bool evaluating = !options.assignmentPath.empty();
-  if (evaluating && (given(policyName) || options.refineSeconds > 0 ||
-                     options.refineEvaluations > 0 || given(estimateName))) {
+  if (evaluating &&
+      (given(policyName) || given(budgetMillisecondsText) ||
+       given(budgetEvaluationsText) || given(estimateName))) {
     *error = "--assignment evaluates a given placement: it cannot be combined "
-             "with --policy, --estimate or --refine-*";
+             "with --policy, --estimate or --budget-*";
     return false;
   }
   const bool learned = options.policy == kLearnedPolicyName;
@@ -367,7 +384,6 @@ bool evaluateAssignment(const Options &options, const Graph &graph,
   return true;
 }
 
-/// Places with --policy, then refines by search when asked.
 /// Each device's memory capacity: --memory-limit, else the --system's
 /// (devices beyond the system's take its devices' capacities in turn, as
 /// they take their costs), else unknown (infinity).
@@ -415,39 +431,40 @@ bool fitMemory(const Options &options, const Graph &graph,
   return true;
 }
 
+/// Places with --policy within the budget (Budget.h), then makes the
+/// placement fit the devices' memory.
 bool placeWithPolicy(const Options &options, const Graph &graph,
                      Simulator &simulator, PlacementReport &report,
                      std::string *error) {
-  PolicyOptions policyOptions;
-  policyOptions.seed = options.seed;
-  policyOptions.estimate = options.estimate;
-  LearnedPolicyOptions learnedOptions;
-  learnedOptions.modelPath = options.modelPath;
-  learnedOptions.samples = static_cast<int32_t>(options.samples);
+  const int32_t numDevices = static_cast<int32_t>(options.devices);
+  BudgetedPlaceOptions budget;
+  budget.policy = options.policy;
+  budget.heuristic.seed = options.seed;
+  budget.heuristic.estimate = options.estimate;
+  budget.learned.modelPath = options.modelPath;
+  budget.learned.samples = static_cast<int32_t>(options.samples);
   // A memory-aware model reads the capacities (others ignore them); the
   // fit below still guarantees the result where a fitting one exists.
   if (graph.hasOutputBytes())
-    learnedOptions.memoryCapacities = memoryCapacities(options);
+    budget.learned.memoryCapacities = memoryCapacities(options);
+  budget.seconds = options.budgetSeconds;
+  if (options.budgetEvaluations >= 0)
+    budget.evaluations = options.budgetEvaluations;
+  else if (options.budgetSeconds == 0 && options.policy == kLearnedPolicyName)
+    budget.evaluations = defaultBudgetEvaluations(graph, numDevices);
+  // No placement beats the bound: stop there.
+  budget.targetMakespan = report.lowerBound;
   auto begin = std::chrono::steady_clock::now();
-  std::optional<std::vector<DeviceId>> placed = placeWithNamedPolicy(
-      options.policy, graph, static_cast<int32_t>(options.devices),
-      policyOptions, learnedOptions, error);
+  std::optional<BudgetedPlacement> placed =
+      placeWithinBudget(simulator, graph, numDevices, budget, error);
   if (!placed)
     return false;
-  report.assignment = std::move(*placed);
-  if (options.refineSeconds > 0 || options.refineEvaluations > 0) {
-    SearchOptions search;
-    search.seed = options.seed;
-    search.timeBudgetSeconds = options.refineSeconds;
-    search.maxEvaluations = options.refineEvaluations;
-    // No placement beats the bound: stop there.
-    search.targetMakespan = report.lowerBound;
-    std::optional<SearchResult> refined =
-        refinePlacement(simulator, report.assignment, search, error);
-    if (!refined)
-      return false;
-    report.assignment = refined->assignment;
-    report.refinement = std::move(refined);
+  report.assignment = std::move(placed->assignment);
+  if (placed->refinement) {
+    for (const BudgetStart &start : placed->starts)
+      report.starts.emplace_back(start.name, start.makespan);
+    report.startChosen = placed->best;
+    report.refinement = std::move(placed->refinement);
   }
   if (!fitMemory(options, graph, report, error))
     return false;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace doppler::placement {
@@ -37,6 +38,11 @@ struct PlacementReport {
   double seconds = 0;
   std::optional<double> secondsPerEval; ///< evaluations repeated N times
   int64_t repeat = 0;
+  /// The placements a budgeted run started from (policy or heuristic name,
+  /// simulated makespan), in the order tried; startChosen indexes the one
+  /// refined. Empty without a budget.
+  std::vector<std::pair<std::string, double>> starts;
+  size_t startChosen = 0;
   std::optional<SearchResult> refinement;
   std::vector<double> deviceBusy;
   std::vector<int32_t> deviceNodes;

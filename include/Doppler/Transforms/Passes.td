@@ -88,8 +88,7 @@ def DopplerPlacePass : Pass<"doppler-place"> {
   let description = [{
     Builds a placement graph of each function (one node per op, edges from
     SSA uses, costs from `doppler-annotate-costs` or `doppler.task`), runs a
-    placement policy from lib/Placement, optionally refines the result by
-    simulated annealing judged by the simulator, and writes
+    placement policy from lib/Placement within a budget, and writes
     `doppler.device = #doppler.device<N>` on every op. A remark on each
     function gives the summary: predicted makespan, lower bound, per-device
     load.
@@ -102,6 +101,17 @@ def DopplerPlacePass : Pass<"doppler-place"> {
     round-robin, random, single, critical-path-reference (the reference
     code's variant, for comparisons). The learned policy loads LibTorch on first use (about
     0.7 s); the heuristics need no LibTorch.
+
+    Budget (lib/Placement/Learning/Budget.h): the learned policy starts from
+    its placement and its two heuristic priors (critical-path, join-aware)
+    and refines the best by simulated annealing, judged by the simulator,
+    for `budget-evaluations` simulator runs. By default that is about a
+    second's worth on a few hundred ops (growing as the square root of the
+    size, 10 s at most), counted in runs so that the same program and seed
+    give the same placement on every machine; `budget-evaluations=0` places
+    greedily only. `budget-ms` spends wall-clock time instead (the result
+    then depends on the machine). A heuristic places alone unless given a
+    budget, which then refines its placement.
 
     Memory: with `system` or `memory-limit`, and ops that carry byte sizes
     (einsum and friends, not cost-only `doppler.task` graphs), the placement
@@ -132,10 +142,15 @@ def DopplerPlacePass : Pass<"doppler-place"> {
            "Learned policy: a model file (default: the embedded model)">,
     Option<"seed", "seed", "uint64_t", /*default=*/"0",
            "Seed of randomised policies and of the refinement">,
-    Option<"refineSeconds", "refine-seconds", "double", /*default=*/"0.0",
-           "Simulated-annealing refinement budget in seconds (0: none)">,
-    Option<"refineEvaluations", "refine-evaluations", "int64_t", /*default=*/"0",
-           "Refinement budget in simulator runs (deterministic per seed; 0: none)">,
+    Option<"budgetEvaluations", "budget-evaluations", "int64_t",
+           /*default=*/"-1",
+           "Refinement budget in simulator runs, deterministic per seed (-1: "
+           "about a second's worth for policy doppler, none for a heuristic; "
+           "0: none)">,
+    Option<"budgetMilliseconds", "budget-ms", "double", /*default=*/"0.0",
+           "Refinement budget in wall-clock milliseconds, starts included "
+           "(machine-dependent; 0: none); with budget-evaluations, whichever "
+           "ends first">,
     Option<"systemDevices", "system-devices", "int", /*default=*/"0",
            "Devices of the system description the costs came from (set by "
            "doppler-pipeline; 0: unknown). Placing on more warns: the extra "

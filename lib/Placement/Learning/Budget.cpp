@@ -1,0 +1,143 @@
+//===- Budget.cpp - Placement under a budget, the default -----------------===//
+//
+// Starts from the named policy (and, for the learned one, its two heuristic
+// priors), refines the best by simulated annealing. See Budget.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Doppler/Placement/Learning/Budget.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+using namespace doppler::placement;
+
+namespace {
+
+/// Node-or-edge visits the simulator makes per second on one core, as
+/// measured with `doppler-place --policy critical-path --budget-ms 1000`
+/// on the three shared graphs (25-33 million; the lower end is used).
+constexpr double kVisitsPerSecond = 25e6;
+/// Runs per (node, device) pair at most: on small graphs the annealing has
+/// long converged by then (a 10-node graph on 4 devices stops at 8000).
+constexpr int64_t kRunsPerNodeDevice = 200;
+
+double secondsSince(std::chrono::steady_clock::time_point begin) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       begin)
+      .count();
+}
+
+std::string formatMakespan(double makespan) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", makespan);
+  return text;
+}
+
+} // namespace
+
+int64_t doppler::placement::defaultBudgetEvaluations(const Graph &graph,
+                                                     int32_t numDevices) {
+  const double nodes = static_cast<double>(graph.numNodes());
+  if (nodes == 0 || numDevices < 1)
+    return 0;
+  const double seconds = std::min(10.0, std::sqrt(std::max(1.0, nodes / 500)));
+  const double visits =
+      nodes + static_cast<double>(graph.numEdges()) + numDevices;
+  const double byTime = seconds * kVisitsPerSecond / visits;
+  const double bySize = static_cast<double>(kRunsPerNodeDevice) * nodes *
+                        static_cast<double>(numDevices);
+  return std::max<int64_t>(1, static_cast<int64_t>(std::min(byTime, bySize)));
+}
+
+std::optional<BudgetedPlacement> doppler::placement::placeWithinBudget(
+    Simulator &judge, const Graph &graph, int32_t numDevices,
+    const BudgetedPlaceOptions &options, std::string *error) {
+  auto begin = std::chrono::steady_clock::now();
+  BudgetedPlacement placed;
+  std::vector<std::vector<DeviceId>> assignments;
+  auto addStart = [&](std::string name, std::vector<DeviceId> assignment) {
+    double makespan = judge.run(assignment);
+    placed.starts.push_back({std::move(name), makespan});
+    assignments.push_back(std::move(assignment));
+  };
+
+  std::optional<std::vector<DeviceId>> own =
+      placeWithNamedPolicy(options.policy, graph, numDevices, options.heuristic,
+                           options.learned, error);
+  if (!own)
+    return std::nullopt;
+  const bool learned = options.policy == kLearnedPolicyName;
+  std::string ownName = options.policy;
+  if (learned)
+    ownName += options.learned.samples > 1
+                   ? " best of " + std::to_string(options.learned.samples)
+                   : std::string(" greedy");
+  addStart(std::move(ownName), std::move(*own));
+
+  const bool budgeted = options.evaluations > 0 || options.seconds > 0;
+  // The learned policy's priors as starts too: a budgeted default is then
+  // never worse than either heuristic.
+  if (learned && budgeted)
+    for (const char *prior : {"critical-path", "join-aware"}) {
+      std::optional<std::vector<DeviceId>> start = placeWithPolicy(
+          prior, graph, numDevices, options.heuristic, error);
+      if (!start)
+        return std::nullopt;
+      addStart(prior, std::move(*start));
+    }
+  // The first of the least makespans: the policy's own on a tie.
+  placed.best = static_cast<size_t>(
+      std::min_element(placed.starts.begin(), placed.starts.end(),
+                       [](const BudgetStart &a, const BudgetStart &b) {
+                         return a.makespan < b.makespan;
+                       }) -
+      placed.starts.begin());
+  placed.assignment = std::move(assignments[placed.best]);
+  placed.makespan = placed.starts[placed.best].makespan;
+
+  if (budgeted) {
+    SearchOptions search;
+    search.seed = options.heuristic.seed;
+    search.maxEvaluations = options.evaluations;
+    // The time left after the starts (at least a millisecond, so that a
+    // budget the starts used up still reads as a budget).
+    if (options.seconds > 0)
+      search.timeBudgetSeconds =
+          std::max(1e-3, options.seconds - secondsSince(begin));
+    search.targetMakespan = options.targetMakespan;
+    std::optional<SearchResult> refined =
+        refinePlacement(judge, placed.assignment, search, error);
+    if (!refined)
+      return std::nullopt;
+    placed.assignment = refined->assignment;
+    placed.makespan = refined->makespan;
+    placed.refinement = std::move(refined);
+  }
+  placed.seconds = secondsSince(begin);
+  return placed;
+}
+
+std::string
+doppler::placement::describeBudgetedPlacement(const BudgetedPlacement &placed) {
+  std::string text;
+  for (size_t i = 0; i < placed.starts.size(); ++i) {
+    if (i)
+      text += ", ";
+    text += placed.starts[i].name + " " +
+            formatMakespan(placed.starts[i].makespan);
+    if (i == placed.best && placed.starts.size() > 1)
+      text += " (best)";
+  }
+  if (const std::optional<SearchResult> &refined = placed.refinement) {
+    char tail[96];
+    std::snprintf(tail, sizeof tail, " in %lld runs, %.2f s",
+                  static_cast<long long>(refined->evaluations),
+                  refined->seconds);
+    text += "; refined " + formatMakespan(refined->initialMakespan) + " -> " +
+            formatMakespan(refined->makespan) + tail;
+  }
+  return text;
+}
