@@ -203,6 +203,93 @@ struct PathSum : torch::autograd::Function<PathSum> {
   }
 };
 
+// GCC and Clang build an AVX2 clone of the loops below next to the
+// baseline one and pick by CPU at load time. AVX2 without FMA: the same
+// operations, so the same values, on every x86-64 (not under ASan or TSan;
+// see Rollout.cpp).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&     \
+    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define DOPPLER_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define DOPPLER_AVX2_CLONES
+#endif
+
+// SegmentStandardize's row loops, over `width` columns (restrict pointers,
+// so that they vectorise; each column's sums still run in row order).
+DOPPLER_AVX2_CLONES
+void accumulateRow(const float *__restrict x, int64_t width,
+                   double *__restrict sum) {
+  for (int64_t c = 0; c < width; ++c)
+    sum[c] += x[c];
+}
+DOPPLER_AVX2_CLONES
+void accumulateSquaredDeviation(const float *__restrict x,
+                                const double *__restrict mean, int64_t width,
+                                double *__restrict squares) {
+  for (int64_t c = 0; c < width; ++c) {
+    double d = x[c] - mean[c];
+    squares[c] += d * d;
+  }
+}
+DOPPLER_AVX2_CLONES
+void standardizeRowDouble(const float *__restrict x,
+                          const double *__restrict mean,
+                          const double *__restrict scale, int64_t width,
+                          float *__restrict y) {
+  for (int64_t c = 0; c < width; ++c)
+    y[c] = static_cast<float>((x[c] - mean[c]) * scale[c]);
+}
+DOPPLER_AVX2_CLONES
+void accumulateGradientRow(const float *__restrict g, const float *__restrict y,
+                           int64_t width, double *__restrict gSum,
+                           double *__restrict gDotY) {
+  for (int64_t c = 0; c < width; ++c) {
+    gSum[c] += g[c];
+    gDotY[c] += static_cast<double>(g[c]) * y[c];
+  }
+}
+DOPPLER_AVX2_CLONES
+void standardizeGradientRow(const float *__restrict g,
+                            const float *__restrict y,
+                            const double *__restrict gMean,
+                            const double *__restrict scale,
+                            const double *__restrict coupling, int64_t width,
+                            float *__restrict out) {
+  for (int64_t c = 0; c < width; ++c)
+    out[c] = static_cast<float>((g[c] - gMean[c]) * scale[c] -
+                                y[c] * coupling[c]);
+}
+
+DOPPLER_AVX2_CLONES
+void divideBy(double *__restrict x, int64_t width, double n) {
+  for (int64_t c = 0; c < width; ++c)
+    x[c] /= n;
+}
+/// A segment's std (as float, for the backward) and 1 / (std + eps) from
+/// its sums of squared deviations.
+DOPPLER_AVX2_CLONES
+void columnScales(const double *__restrict squares, int64_t width, double n,
+                  float *__restrict sigma, double *__restrict scale) {
+  for (int64_t c = 0; c < width; ++c) {
+    double std = std::sqrt(squares[c] / n);
+    sigma[c] = static_cast<float>(std);
+    scale[c] = 1.0 / (std + kStandardizeEpsilon);
+  }
+}
+/// The backward's per-column factors; `gMean` holds sums on entry.
+DOPPLER_AVX2_CLONES
+void gradientScales(const float *__restrict sigma,
+                    const double *__restrict gDotY, int64_t width, double n,
+                    double *__restrict gMean, double *__restrict scale,
+                    double *__restrict coupling) {
+  for (int64_t c = 0; c < width; ++c) {
+    double std = sigma[c];
+    scale[c] = 1.0 / (std + kStandardizeEpsilon);
+    gMean[c] /= n;
+    coupling[c] = std > 0 ? gDotY[c] / (n * std) : 0.0;
+  }
+}
+
 /// Column-wise (x - mean) / (std + eps) within row segments [offsets[s],
 /// offsets[s+1]), population std (METHOD section 3).
 struct SegmentStandardize : torch::autograd::Function<SegmentStandardize> {
@@ -215,32 +302,22 @@ struct SegmentStandardize : torch::autograd::Function<SegmentStandardize> {
     const int32_t *off = offsets.data_ptr<int32_t>();
     const float *xs = x.data_ptr<float>();
     float *ys = y.data_ptr<float>(), *sg = sigma.data_ptr<float>();
-    std::vector<double> mean(width), squares(width), scale(width);
+    std::vector<double> scratch(3 * width);
+    double *mean = scratch.data(), *squares = mean + width,
+           *scale = squares + width;
     for (int64_t s = 0; s < segments; ++s) {
       int32_t begin = off[s], end = off[s + 1];
       double n = end - begin;
-      std::fill(mean.begin(), mean.end(), 0.0);
-      std::fill(squares.begin(), squares.end(), 0.0);
+      std::fill(mean, mean + 2 * width, 0.0);
       for (int32_t r = begin; r < end; ++r)
-        for (int64_t c = 0; c < width; ++c)
-          mean[c] += xs[r * width + c];
-      for (int64_t c = 0; c < width; ++c)
-        mean[c] /= n;
+        accumulateRow(xs + r * width, width, mean);
+      divideBy(mean, width, n);
       for (int32_t r = begin; r < end; ++r)
-        for (int64_t c = 0; c < width; ++c) {
-          double d = xs[r * width + c] - mean[c];
-          squares[c] += d * d;
-        }
-      for (int64_t c = 0; c < width; ++c) {
-        double std = std::sqrt(squares[c] / n);
-        sg[s * width + c] = static_cast<float>(std);
-        scale[c] = 1.0 / (std + kStandardizeEpsilon);
-      }
-      // Row by row: contiguous writes.
+        accumulateSquaredDeviation(xs + r * width, mean, width, squares);
+      columnScales(squares, width, n, sg + s * width, scale);
       for (int32_t r = begin; r < end; ++r)
-        for (int64_t c = 0; c < width; ++c)
-          ys[r * width + c] =
-              static_cast<float>((xs[r * width + c] - mean[c]) * scale[c]);
+        standardizeRowDouble(xs + r * width, mean, scale, width,
+                             ys + r * width);
     }
     ctx->save_for_backward({y, sigma});
     ctx->saved_data["offsets"] = offsets;
@@ -257,31 +334,22 @@ struct SegmentStandardize : torch::autograd::Function<SegmentStandardize> {
     const float *ys = y.data_ptr<float>(), *gs = g.data_ptr<float>();
     const float *sg = sigma.data_ptr<float>();
     float *os = out.data_ptr<float>();
-    std::vector<double> gMean(width), gDotY(width), scale(width),
-        coupling(width);
+    std::vector<double> scratch(4 * width);
+    double *gMean = scratch.data(), *gDotY = gMean + width,
+           *scale = gDotY + width, *coupling = scale + width;
     // With s = std + eps: dx_i = (g_i - mean(g)) / s - y_i * sum_j(g_j y_j)
     // / (n * std); the second term vanishes with std = 0.
     for (int64_t s = 0; s < segments; ++s) {
       int32_t begin = off[s], end = off[s + 1];
       double n = end - begin;
-      std::fill(gMean.begin(), gMean.end(), 0.0);
-      std::fill(gDotY.begin(), gDotY.end(), 0.0);
+      std::fill(gMean, gMean + 2 * width, 0.0);
       for (int32_t r = begin; r < end; ++r)
-        for (int64_t c = 0; c < width; ++c) {
-          gMean[c] += gs[r * width + c];
-          gDotY[c] += static_cast<double>(gs[r * width + c]) * ys[r * width + c];
-        }
-      for (int64_t c = 0; c < width; ++c) {
-        double std = sg[s * width + c];
-        scale[c] = 1.0 / (std + kStandardizeEpsilon);
-        gMean[c] /= n;
-        coupling[c] = std > 0 ? gDotY[c] / (n * std) : 0.0;
-      }
+        accumulateGradientRow(gs + r * width, ys + r * width, width, gMean,
+                              gDotY);
+      gradientScales(sg + s * width, gDotY, width, n, gMean, scale, coupling);
       for (int32_t r = begin; r < end; ++r)
-        for (int64_t c = 0; c < width; ++c)
-          os[r * width + c] = static_cast<float>(
-              (gs[r * width + c] - gMean[c]) * scale[c] -
-              ys[r * width + c] * coupling[c]);
+        standardizeGradientRow(gs + r * width, ys + r * width, gMean, scale,
+                               coupling, width, os + r * width);
     }
     return {out, Tensor()};
   }
@@ -332,7 +400,177 @@ struct SegmentLogSoftmax : torch::autograd::Function<SegmentLogSoftmax> {
   }
 };
 
+/// out = relu(a + b) over `width` values.
+void reluOfSum(const float *__restrict a, const float *__restrict b,
+               int64_t width, float *__restrict out) {
+  for (int64_t c = 0; c < width; ++c) {
+    float v = a[c] + b[c];
+    out[c] = v > 0 ? v : 0.0f;
+  }
+}
+
+void addRows(const float *__restrict a, const float *__restrict b,
+             int64_t width, float *__restrict out) {
+  for (int64_t c = 0; c < width; ++c)
+    out[c] = a[c] + b[c];
+}
+
+/// GRUCell's new-gate input gi_n + gh_n * r.
+void newGateInput(const float *__restrict gi, const float *__restrict gh,
+                  const float *__restrict r, int64_t width,
+                  float *__restrict out) {
+  for (int64_t c = 0; c < width; ++c)
+    out[c] = gi[c] + gh[c] * r[c];
+}
+
+/// GRUCell's output (h - n) * z + n.
+void gruOutput(const float *__restrict h, const float *__restrict n,
+               const float *__restrict z, int64_t width,
+               float *__restrict out) {
+  for (int64_t c = 0; c < width; ++c)
+    out[c] = (h[c] - n[c]) * z[c] + n[c];
+}
+
+/// GruRound's backward, first half of a row: h's direct term z * g
+/// (`dDirect`) and the gradient of the new gate n, g - z * g (`dn`).
+void gruNewGateGradient(const float *__restrict g, const float *__restrict rz,
+                        int64_t H, float *__restrict dDirect,
+                        float *__restrict dn) {
+  for (int64_t c = 0; c < H; ++c) {
+    const float gz = g[c] * rz[H + c];
+    dDirect[c] = gz;
+    dn[c] = g[c] - gz;
+  }
+}
+
+/// The second half, from the gradient of n's pre-activation `dnPre`: the
+/// gradients of the input-side gate pre-activations [r | z | n] (`di`) and
+/// the hidden side's (`dh`: the same but r * dnPre in the new gate's
+/// block). The operations and their order are those of LibTorch's
+/// backward of the cell (sigmoid's: g * (1 - y) * y), so the gradients are
+/// the same.
+void gruGateGradients(const float *__restrict g, const float *__restrict h,
+                      const float *__restrict rz, const float *__restrict n,
+                      const float *__restrict gh,
+                      const float *__restrict dnPre, int64_t H,
+                      float *__restrict di, float *__restrict dh) {
+  for (int64_t c = 0; c < H; ++c) {
+    const float r = rz[c], z = rz[H + c], dn = dnPre[c];
+    const float dr = dn * gh[2 * H + c] * (1 - r) * r;
+    const float dz = g[c] * (h[c] - n[c]) * (1 - z) * z;
+    di[c] = dh[c] = dr;
+    di[H + c] = dh[H + c] = dz;
+    di[2 * H + c] = dn;
+    dh[2 * H + c] = dn * r;
+  }
+}
+
+/// g[k] = 0 where x[k] <= 0 (relu's backward).
+void maskByPositive(const float *__restrict x, int64_t count,
+                    float *__restrict g) {
+  for (int64_t k = 0; k < count; ++k)
+    g[k] = x[k] > 0 ? g[k] : 0.0f;
+}
+
+/// The encoder's round: x = relu(messages + bias), then LibTorch's GRU
+/// cell of (x, h) (the same operations in the same order, so the same
+/// values), as one autograd node whose backward is one loop over the gates
+/// and four matrix products, instead of some twenty LibTorch nodes.
+struct GruRound : torch::autograd::Function<GruRound> {
+  static Tensor forward(AutogradContext *ctx, const Tensor &messagesIn,
+                        const Tensor &biasIn, const Tensor &hIn,
+                        const Tensor &weightIh, const Tensor &weightHh,
+                        const Tensor &biasIh, const Tensor &biasHh) {
+    Tensor messages = messagesIn.contiguous(), h = hIn.contiguous();
+    Tensor bias = biasIn.contiguous();
+    const int64_t N = h.size(0), H = h.size(1);
+    Tensor x = torch::empty({N, H}, h.options());
+    for (int64_t i = 0; i < N; ++i)
+      reluOfSum(messages.data_ptr<float>() + i * H, bias.data_ptr<float>(),
+                H, x.data_ptr<float>() + i * H);
+    // As GRUCell: r = sigmoid(gh_r + gi_r), z = sigmoid(gh_z + gi_z),
+    // n = tanh(gi_n + gh_n * r), h' = (h - n) * z + n.
+    Tensor gi = torch::addmm(biasIh, x, weightIh.t());
+    Tensor gh = torch::addmm(biasHh, h, weightHh.t());
+    Tensor gates = torch::empty({N, 2 * H}, h.options()); // [r | z]
+    Tensor n = torch::empty({N, H}, h.options());
+    const float *gis = gi.data_ptr<float>(), *ghs = gh.data_ptr<float>();
+    float *gs = gates.data_ptr<float>(), *ns = n.data_ptr<float>();
+    for (int64_t i = 0; i < N; ++i)
+      addRows(ghs + i * 3 * H, gis + i * 3 * H, 2 * H, gs + i * 2 * H);
+    gates.sigmoid_();
+    for (int64_t i = 0; i < N; ++i)
+      newGateInput(gis + i * 3 * H + 2 * H, ghs + i * 3 * H + 2 * H,
+                   gs + i * 2 * H, H, ns + i * H);
+    n.tanh_();
+    Tensor out = torch::empty({N, H}, h.options());
+    for (int64_t i = 0; i < N; ++i)
+      gruOutput(h.data_ptr<float>() + i * H, ns + i * H, gs + i * 2 * H + H,
+                H, out.data_ptr<float>() + i * H);
+    ctx->save_for_backward({x, h, gates, n, gh, weightIh, weightHh});
+    return out;
+  }
+
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    variable_list saved = ctx->get_saved_variables();
+    const Tensor &x = saved[0], &h = saved[1], &gates = saved[2],
+                 &n = saved[3], &gh = saved[4], &weightIh = saved[5],
+                 &weightHh = saved[6];
+    Tensor g = grads[0].contiguous();
+    const int64_t N = h.size(0), H = h.size(1);
+    // Gradients of the gate pre-activations: the input side's [N][3H] and
+    // the hidden side's (the same but for the new gate's block, scaled by
+    // r), and h's direct term z * g.
+    Tensor dInput = torch::empty({N, 3 * H}, h.options());
+    Tensor dHidden = torch::empty({N, 3 * H}, h.options());
+    Tensor dH = torch::empty({N, H}, h.options());
+    Tensor dN = torch::empty({N, H}, h.options());
+    const float *gs = g.data_ptr<float>(), *rz = gates.data_ptr<float>();
+    for (int64_t i = 0; i < N; ++i)
+      gruNewGateGradient(gs + i * H, rz + i * 2 * H, H,
+                         dH.data_ptr<float>() + i * H,
+                         dN.data_ptr<float>() + i * H);
+    // LibTorch's own tanh backward (its vector kernel fuses 1 - y * y).
+    Tensor dNPre = at::tanh_backward(dN, n);
+    for (int64_t i = 0; i < N; ++i)
+      gruGateGradients(gs + i * H, h.data_ptr<float>() + i * H, rz + i * 2 * H,
+                       n.data_ptr<float>() + i * H,
+                       gh.data_ptr<float>() + i * 3 * H,
+                       dNPre.data_ptr<float>() + i * H, H,
+                       dInput.data_ptr<float>() + i * 3 * H,
+                       dHidden.data_ptr<float>() + i * 3 * H);
+    Tensor dMessages, dBias, dh0, dWeightIh, dWeightHh, dBiasIh, dBiasHh;
+    if (ctx->needs_input_grad(0) || ctx->needs_input_grad(1)) {
+      dMessages = dInput.mm(weightIh);
+      maskByPositive(x.data_ptr<float>(), N * H, dMessages.data_ptr<float>());
+      if (ctx->needs_input_grad(1))
+        dBias = dMessages.sum(0);
+    }
+    // h's two terms summed as the autograd engine sums them.
+    if (ctx->needs_input_grad(2))
+      dh0 = dH + dHidden.mm(weightHh);
+    if (ctx->needs_input_grad(3))
+      dWeightIh = dInput.t().mm(x);
+    if (ctx->needs_input_grad(4))
+      dWeightHh = dHidden.t().mm(h);
+    if (ctx->needs_input_grad(5))
+      dBiasIh = dInput.sum(0);
+    if (ctx->needs_input_grad(6))
+      dBiasHh = dHidden.sum(0);
+    return {dMessages, dBias,     dh0,    dWeightIh,
+            dWeightHh, dBiasIh, dBiasHh};
+  }
+};
+
 } // namespace
+
+torch::Tensor doppler::placement::learning::gruRound(
+    const Tensor &messages, const Tensor &bias, const Tensor &h,
+    const Tensor &weightIh, const Tensor &weightHh, const Tensor &biasIh,
+    const Tensor &biasHh) {
+  return GruRound::apply(messages, bias, h, weightIh, weightHh, biasIh,
+                         biasHh);
+}
 
 torch::Tensor doppler::placement::learning::gatherRows(const Tensor &x,
                                                      const Tensor &index) {

@@ -85,7 +85,8 @@ Tensor EncoderImpl::forward(const GraphTensors &graph) {
       messages =
           base_(edgeAggregate(h, Tensor(), graph)) +
           up_(edgeAggregate(down_(h), gates, graph));
-    h = gru_(torch::relu(messages + convolutionBias_), h);
+    h = gruRound(messages, convolutionBias_, h, gru_->weight_ih,
+                 gru_->weight_hh, gru_->bias_ih, gru_->bias_hh);
   }
   return leaky(h);
 }

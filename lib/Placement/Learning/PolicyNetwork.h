@@ -76,6 +76,13 @@ torch::Tensor pathSum(const torch::Tensor &x, const torch::Tensor &next,
 /// int32, segments + 1), population std.
 torch::Tensor segmentStandardize(const torch::Tensor &x,
                                  const torch::Tensor &offsets);
+/// One encoder round: LibTorch's GRUCell(relu(messages + bias), h) with
+/// the cell's weights and biases, as one autograd node (same values).
+torch::Tensor gruRound(const torch::Tensor &messages, const torch::Tensor &bias,
+                       const torch::Tensor &h, const torch::Tensor &weightIh,
+                       const torch::Tensor &weightHh,
+                       const torch::Tensor &biasIh,
+                       const torch::Tensor &biasHh);
 /// log-softmax within segments of a score vector.
 torch::Tensor segmentLogSoftmax(const torch::Tensor &scores,
                                 const torch::Tensor &offsets);
