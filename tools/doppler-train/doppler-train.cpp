@@ -16,6 +16,7 @@
 #include "Doppler/Placement/AssignmentFile.h"
 #include "Doppler/Placement/Graph.h"
 #include "Doppler/Placement/Heuristics.h"
+#include "Doppler/Placement/Learning/Baselines.h"
 #include "Doppler/Placement/Learning/DualPolicy.h"
 #include "Doppler/Placement/Learning/GraphGenerator.h"
 #include "Doppler/Placement/Learning/Trainer.h"
@@ -35,6 +36,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -68,6 +70,8 @@ cost came from ("simulator", "runtime-cpu", ...).
   doppler-train --compare MODEL GRAPH... --devices D [--samples K] [--seed S]
                 [--capacity-factor X]
   doppler-train --write-generated DIR --generate N [--generate-seed S]
+  doppler-train --baseline gdp|placeto GRAPH... --devices D --episodes N
+                [--seed S] [--log CURVE.jsonl]
 )";
 
 // Shown before the Generic Options in --help; libLLVM's are hidden.
@@ -243,6 +247,14 @@ TextOption capacityFactorOption(
     "HEFT placements (graphs with output bytes; X > 0). Prints each "
     "placement's overflow before and makespan after fitting (MemoryFit)",
     compareCategory);
+cl::OptionCategory baselineCategory(
+    "Doppler train options: the paper's learned baselines (trained per "
+    "graph on the simulator; --episodes N, --seed, --log for the curve)");
+TextOption baselineOption(
+    "baseline", "name",
+    "Train GDP (gdp) or Placeto (placeto) on each (GRAPH, D) pair and print "
+    "its best makespan beside critical-path's; exit 0",
+    baselineCategory);
 cl::opt<bool> shortHelp("h", cl::desc("Alias for --help"), cl::Hidden,
                         cl::cat(trainingCategory));
 
@@ -302,6 +314,7 @@ std::vector<double> parseDoubles(const std::string &flag,
 }
 
 struct Arguments {
+  std::string baseline;
   std::vector<std::string> graphs;
   std::string devices;
   std::string stages, episodes, lr, epsilon, entropy;
@@ -415,6 +428,7 @@ Arguments readArguments() {
       [](double x) { return x > 0; },
       "--capacity-factor needs a positive number, got ");
   args.writeGenerated = writeGeneratedOption;
+  args.baseline = baselineOption;
   return args;
 }
 
@@ -858,11 +872,79 @@ int train(const Arguments &args) {
 
 } // namespace
 
+/// --baseline: GDP or Placeto trained per (graph, D) pair for --episodes
+/// episodes; a line per pair, a summary, and with --log one JSON line per
+/// episode (the sample-efficiency curve).
+int trainBaselines(const Arguments &args) {
+  std::optional<BaselineKind> kind = parseBaselineKind(args.baseline);
+  if (!kind)
+    fail("--baseline must be gdp or placeto, not '" + args.baseline + "'");
+  if (!args.stages.empty())
+    fail("--baseline trains its own model: --stages does not apply");
+  if (args.episodes.empty())
+    fail("--baseline needs --episodes N");
+  std::optional<int64_t> episodes = doppler::parseInt64(args.episodes);
+  if (!episodes || *episodes < 1 ||
+      *episodes > std::numeric_limits<int32_t>::max())
+    fail("--baseline: --episodes needs one whole number >= 1, got '" +
+         args.episodes + "'");
+  std::vector<TrainingGraph> graphs = loadGraphs(args);
+  if (graphs.empty())
+    fail("no graphs to train on");
+  std::vector<int32_t> devices =
+      parseDevices(args.devices.empty() ? "4" : args.devices);
+  std::FILE *log = nullptr;
+  if (!args.log.empty() && !(log = std::fopen(args.log.c_str(), "w")))
+    fail("cannot write '" + args.log + "': " + std::strerror(errno));
+  const char *name = baselineName(*kind);
+  std::printf("%-44s %4s %14s %14s %8s %9s\n", "graph", "D", "critical-path",
+              name, "ratio", "seconds");
+  double logRatio = 0;
+  int64_t pairs = 0;
+  for (const TrainingGraph &g : graphs)
+    for (int32_t d : devices) {
+      BaselineOptions options;
+      options.kind = *kind;
+      options.episodes = static_cast<int32_t>(*episodes);
+      options.seed = static_cast<uint64_t>(args.seed);
+      if (log)
+        options.progress = [&](const BaselineCurvePoint &point) {
+          std::fprintf(log,
+                       "{\"graph\":\"%s\",\"devices\":%d,\"baseline\":\"%s\","
+                       "\"episode\":%d,\"seconds\":%.6f,\"makespan\":%.17g,"
+                       "\"best_makespan\":%.17g}\n",
+                       g.name.c_str(), d, name, point.episode, point.seconds,
+                       point.makespan, point.bestMakespan);
+        };
+      std::string error;
+      std::optional<BaselineResult> result =
+          trainBaseline(g.graph, d, options, &error);
+      if (!result)
+        fail(g.name + ": " + error);
+      Simulator simulator(g.graph, d);
+      double critical = simulator.run(placeCriticalPath(g.graph, d));
+      double ratio = result->makespan / critical;
+      std::printf("%-44s %4d %14.6g %14.6g %8.4f %9.2f\n", g.name.c_str(), d,
+                  critical, result->makespan, ratio, result->seconds);
+      logRatio += std::log(ratio);
+      ++pairs;
+    }
+  if (log)
+    std::fclose(log);
+  std::printf("summary: %lld pairs; %s best / critical path, geometric mean "
+              "%.4f (%lld episodes each)\n",
+              static_cast<long long>(pairs), name,
+              std::exp(logRatio / static_cast<double>(pairs)),
+              static_cast<long long>(*episodes));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   keepFreedMemoryForTraining();
   cl::HideUnrelatedOptions(
-      {&trainingCategory, &realCategory, &generatedCategory, &compareCategory});
+      {&trainingCategory, &realCategory, &generatedCategory, &compareCategory,
+       &baselineCategory});
   cl::ParseCommandLineOptions(argc, argv, kOverview);
   if (shortHelp) {
     cl::PrintHelpMessage(/*Hidden=*/false, /*Categorized=*/true);
@@ -873,5 +955,7 @@ int main(int argc, char **argv) {
     return writeGenerated(args);
   if (!args.compare.empty())
     return compare(args);
+  if (!args.baseline.empty())
+    return trainBaselines(args);
   return train(args);
 }
