@@ -4,7 +4,7 @@ section 8) whose ready sets grow to thousands of nodes when placed in
 critical-path order: the scale check of the learned placement.
 
     scripts/generate_wide_graph.py NODES [--seed S] > g.txt
-    build/bin/doppler-place g.txt --devices 4 --policy doppler
+    build/bin/doppler-place g.txt --devices 4 --policy doppler --budget-evaluations 0
 
 Layers of 16 nodes; each node reads 1 to 3 nodes of the two previous layers;
 compute costs 1000-100000, transfer costs 100-50000 (integers). The last

@@ -66,7 +66,7 @@ for graph in "$@"; do
     --log "$out/$name.d$devices.s$seed.jsonl" --no-progress \
     -o "$model" > "$out/$name.d$devices.s$seed.out"
   end=$(date +%s.%N)
-  learned=$(makespan "$graph" --policy doppler --model "$model")
+  learned=$(makespan "$graph" --policy doppler --model "$model" --budget-evaluations 0)
   heuristic=$(makespan "$graph" --policy critical-path)
   python3 - "$name" "$learned" "$heuristic" "$start" "$end" <<'EOF'
 import sys

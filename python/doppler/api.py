@@ -183,9 +183,11 @@ def _place_program(program, devices, system, policy, options):
                                           "-o", placed], stderr=True)
         with open(placed) as f:
             text = f.read()
+    # The placement summary ("placed N ops on D devices ..."), not the
+    # budget line or other remarks that follow it.
     remark = ""
     for line in stderr.splitlines():
-        if "remark: " in line:
+        if "remark: placed " in line:
             remark = line.split("remark: ", 1)[1]
     return Placement(program, text, remark, int(devices), system, policy)
 
