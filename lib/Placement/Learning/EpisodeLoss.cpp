@@ -11,8 +11,279 @@ using torch::Tensor;
 using doppler::placement::learning::detail::int32Tensor;
 using doppler::placement::learning::detail::int64FromInt32;
 using doppler::placement::learning::detail::leaky;
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
 
 namespace {
+
+/// Rows `ids` of the [N][K] `table`, standardised column-wise within the
+/// segment (population std, in double, as segmentStandardize), into
+/// `out` [rows][K]; `sigma` [K] gets the std.
+DOPPLER_AVX2_CLONES
+void standardizeGathered(const float *table, const NodeId *ids, int32_t rows,
+                         int64_t K, float *out, float *sigma,
+                         std::vector<double> &scratch) {
+  scratch.assign(3 * K, 0.0);
+  double *mean = scratch.data(), *squares = mean + K, *scale = squares + K;
+  const double n = rows;
+  for (int32_t r = 0; r < rows; ++r) {
+    const float *x = table + ids[r] * K;
+    for (int64_t c = 0; c < K; ++c)
+      mean[c] += x[c];
+  }
+  for (int64_t c = 0; c < K; ++c)
+    mean[c] /= n;
+  for (int32_t r = 0; r < rows; ++r) {
+    const float *x = table + ids[r] * K;
+    for (int64_t c = 0; c < K; ++c) {
+      double d = x[c] - mean[c];
+      squares[c] += d * d;
+    }
+  }
+  for (int64_t c = 0; c < K; ++c) {
+    double std = std::sqrt(squares[c] / n);
+    sigma[c] = static_cast<float>(std);
+    scale[c] = 1.0 / (std + kStandardizeEpsilon);
+  }
+  for (int32_t r = 0; r < rows; ++r) {
+    const float *x = table + ids[r] * K;
+    for (int64_t c = 0; c < K; ++c)
+      out[r * K + c] = static_cast<float>((x[c] - mean[c]) * scale[c]);
+  }
+}
+
+/// segmentStandardize's backward for one segment: `g` [rows][K] (the
+/// gradient of the standardised `y`) becomes the gradient of the rows,
+/// added to rows `ids` of `out` [N][K].
+DOPPLER_AVX2_CLONES
+void standardizeGatheredBackward(const float *g, const float *y,
+                                 const float *sigma, const NodeId *ids,
+                                 int32_t rows, int64_t K, float *out,
+                                 std::vector<double> &scratch) {
+  scratch.assign(4 * K, 0.0);
+  double *gMean = scratch.data(), *gDotY = gMean + K, *scale = gDotY + K,
+         *coupling = scale + K;
+  const double n = rows;
+  for (int32_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < K; ++c) {
+      gMean[c] += g[r * K + c];
+      gDotY[c] += static_cast<double>(g[r * K + c]) * y[r * K + c];
+    }
+  for (int64_t c = 0; c < K; ++c) {
+    double std = sigma[c];
+    scale[c] = 1.0 / (std + kStandardizeEpsilon);
+    gMean[c] /= n;
+    coupling[c] = std > 0 ? gDotY[c] / (n * std) : 0.0;
+  }
+  for (int32_t r = 0; r < rows; ++r) {
+    float *o = out + ids[r] * K;
+    for (int64_t c = 0; c < K; ++c)
+      o[c] += static_cast<float>((g[r * K + c] - gMean[c]) * scale[c] -
+                                 y[r * K + c] * coupling[c]);
+  }
+}
+
+/// One row of SelectionScores' forward: the pre-activations `pre` [K] and
+/// the dot product of their leaky ReLU with `w` (in 8 interleaved partial
+/// sums, so that it vectorises).
+DOPPLER_AVX2_CLONES
+float selectionRow(const float *__restrict node,
+                   const float *__restrict feature,
+                   const float *__restrict bottom,
+                   const float *__restrict bottomGain,
+                   const float *__restrict top,
+                   const float *__restrict topGain,
+                   const float *__restrict w, int64_t K,
+                   float *__restrict pre) {
+  float partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t k = 0;
+  for (; k + 8 <= K; k += 8)
+    for (int64_t j = 0; j < 8; ++j) {
+      float v = node[k + j] + feature[k + j] +
+                bottom[k + j] * bottomGain[k + j] + top[k + j] * topGain[k + j];
+      pre[k + j] = v;
+      partial[j] += (v > 0 ? v : kLeakySlope * v) * w[k + j];
+    }
+  float score = 0;
+  for (; k < K; ++k) {
+    float v = node[k] + feature[k] + bottom[k] * bottomGain[k] +
+              top[k] * topGain[k];
+    pre[k] = v;
+    score += (v > 0 ? v : kLeakySlope * v) * w[k];
+  }
+  for (float x : partial)
+    score += x;
+  return score;
+}
+
+/// One row of SelectionScores' backward, from the score's gradient `g`:
+/// the pre-activations' gradient `dPre` [K], and the row's terms of the
+/// output weight's and the gains' gradients.
+DOPPLER_AVX2_CLONES
+void selectionRowBackward(float g, const float *__restrict pre,
+                          const float *__restrict bottom,
+                          const float *__restrict top,
+                          const float *__restrict w, int64_t K,
+                          float *__restrict dPre, float *__restrict dw,
+                          float *__restrict dBottomGain,
+                          float *__restrict dTopGain) {
+  for (int64_t k = 0; k < K; ++k) {
+    const float v = pre[k];
+    dw[k] += g * (v > 0 ? v : kLeakySlope * v);
+    const float d = v > 0 ? g * w[k] : g * w[k] * kLeakySlope;
+    dPre[k] = d;
+    dBottomGain[k] += d * bottom[k];
+    dTopGain[k] += d * top[k];
+  }
+}
+
+/// out[k] = a[k] * gain[k] over `count` rows of width K.
+DOPPLER_AVX2_CLONES
+void scaleColumns(const float *__restrict a, const float *__restrict gain,
+                  int64_t rows, int64_t K, float *__restrict out) {
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t k = 0; k < K; ++k)
+      out[r * K + k] = a[r * K + k] * gain[k];
+}
+
+/// SEL's scores with projected sums (ModelConfig::projectSums), every row
+/// of the record at once, as one autograd node: for row r, candidate v,
+///   pre = nodeTerm[v] + featureTerm[r] + std(bottom)[r] * bottomGain
+///         + std(top)[r] * topGain   (sums standardised per segment),
+///   score = outWeight . leaky(pre) + outBias (+ prior on the heuristic's
+///   row).
+/// The values of the chain of LibTorch operations it replaces (the same but
+/// for the rounding of the output dot product and of the gradients' sums),
+/// without its dozen nodes and [rows][K] temporaries.
+struct SelectionScores : torch::autograd::Function<SelectionScores> {
+  static Tensor forward(AutogradContext *ctx, const Tensor &featureTermIn,
+                        const Tensor &nodeTerm, const Tensor &bottomSums,
+                        const Tensor &topSums, const Tensor &bottomGain,
+                        const Tensor &topGain, const Tensor &outWeight,
+                        const Tensor &outBias, const Tensor &prior,
+                        const EpisodeRecord *record) {
+    Tensor featureTerm = featureTermIn.contiguous();
+    const int64_t K = featureTerm.size(1);
+    const int64_t rows = featureTerm.size(0);
+    const int32_t segments = record->numSelSegments();
+    Tensor pre = torch::empty({rows, K});
+    Tensor bottom = torch::empty({rows, K}), top = torch::empty({rows, K});
+    Tensor sigma = torch::empty({2 * static_cast<int64_t>(segments), K});
+    Tensor scores = torch::empty({rows});
+    const float *node = nodeTerm.data_ptr<float>(),
+                *feature = featureTerm.data_ptr<float>(),
+                *bottomTable = bottomSums.data_ptr<float>(),
+                *topTable = topSums.data_ptr<float>(),
+                *bg = bottomGain.data_ptr<float>(),
+                *tg = topGain.data_ptr<float>(),
+                *w = outWeight.data_ptr<float>();
+    const float bias = outBias.item<float>();
+    float *p = pre.data_ptr<float>(), *b = bottom.data_ptr<float>(),
+          *t = top.data_ptr<float>(), *sg = sigma.data_ptr<float>(),
+          *sc = scores.data_ptr<float>();
+    std::vector<double> scratch;
+    const NodeId *ids = record->selCandidates.data();
+    for (int32_t s = 0; s < segments; ++s) {
+      const int32_t begin = record->selOffsets[s],
+                    count = record->selOffsets[s + 1] - begin;
+      standardizeGathered(bottomTable, ids + begin, count, K, b + begin * K,
+                          sg + (2 * s) * K, scratch);
+      standardizeGathered(topTable, ids + begin, count, K, t + begin * K,
+                          sg + (2 * s + 1) * K, scratch);
+    }
+    for (int64_t r = 0; r < rows; ++r)
+      sc[r] = selectionRow(node + ids[r] * K, feature + r * K, b + r * K, bg,
+                           t + r * K, tg, w, K, p + r * K) +
+              bias;
+    if (prior.defined() && prior.numel() > 0) {
+      const float weight = prior.item<float>();
+      for (int32_t row : record->selPriorRows)
+        sc[row] += weight;
+    }
+    ctx->save_for_backward(
+        {pre, bottom, top, sigma, bottomGain, topGain, outWeight});
+    ctx->saved_data["record"] = reinterpret_cast<int64_t>(record);
+    ctx->saved_data["nodes"] = nodeTerm.size(0);
+    return scores;
+  }
+
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    variable_list saved = ctx->get_saved_variables();
+    const Tensor &pre = saved[0], &bottom = saved[1], &top = saved[2],
+                 &sigma = saved[3], &bottomGain = saved[4],
+                 &topGain = saved[5], &outWeight = saved[6];
+    const auto *record = reinterpret_cast<const EpisodeRecord *>(
+        ctx->saved_data["record"].toInt());
+    const int64_t N = ctx->saved_data["nodes"].toInt();
+    Tensor g = grads[0].contiguous();
+    const int64_t rows = pre.size(0), K = pre.size(1);
+    const int32_t segments = record->numSelSegments();
+    const float *gs = g.data_ptr<float>(), *p = pre.data_ptr<float>(),
+                *b = bottom.data_ptr<float>(), *t = top.data_ptr<float>(),
+                *sg = sigma.data_ptr<float>(),
+                *bg = bottomGain.data_ptr<float>(),
+                *tg = topGain.data_ptr<float>(),
+                *w = outWeight.data_ptr<float>();
+    Tensor dPre = torch::empty({rows, K});
+    Tensor dOutWeight = torch::zeros({1, K});
+    Tensor dBottomGain = torch::zeros({K}), dTopGain = torch::zeros({K});
+    float *dp = dPre.data_ptr<float>(), *dw = dOutWeight.data_ptr<float>(),
+          *dbg = dBottomGain.data_ptr<float>(),
+          *dtg = dTopGain.data_ptr<float>();
+    double biasSum = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      biasSum += gs[r];
+      selectionRowBackward(gs[r], p + r * K, b + r * K, t + r * K, w, K,
+                           dp + r * K, dw, dbg, dtg);
+    }
+    Tensor dPrior;
+    if (ctx->needs_input_grad(8)) {
+      double sum = 0;
+      for (int32_t row : record->selPriorRows)
+        sum += gs[row];
+      dPrior = torch::full({1}, static_cast<float>(sum));
+    }
+    const NodeId *ids = record->selCandidates.data();
+    Tensor dNode, dBottom, dTop;
+    if (ctx->needs_input_grad(1)) {
+      dNode = torch::zeros({N, K});
+      float *dn = dNode.data_ptr<float>();
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = 0; k < K; ++k)
+          dn[ids[r] * K + k] += dp[r * K + k];
+    }
+    std::vector<float> scaled;
+    std::vector<double> scratch;
+    auto sumsBackward = [&](const float *y, const float *gain, int32_t half,
+                            Tensor &out) {
+      out = torch::zeros({N, K});
+      float *o = out.data_ptr<float>();
+      scaled.resize(rows * K);
+      scaleColumns(dp, gain, rows, K, scaled.data());
+      for (int32_t s = 0; s < segments; ++s) {
+        const int32_t begin = record->selOffsets[s],
+                      count = record->selOffsets[s + 1] - begin;
+        standardizeGatheredBackward(scaled.data() + begin * K, y + begin * K,
+                                    sg + (2 * s + half) * K, ids + begin,
+                                    count, K, o, scratch);
+      }
+    };
+    if (ctx->needs_input_grad(2))
+      sumsBackward(b, bg, 0, dBottom);
+    if (ctx->needs_input_grad(3))
+      sumsBackward(t, tg, 1, dTop);
+    return {dPre,
+            dNode,
+            dBottom,
+            dTop,
+            dBottomGain,
+            dTopGain,
+            dOutWeight,
+            torch::full({1}, static_cast<float>(biasSum)),
+            dPrior,
+            Tensor()};
+  }
+};
 
 /// [size] floats: 1 at `positions`, 0 elsewhere.
 Tensor indicator(int64_t size, const std::vector<int32_t> &positions) {
@@ -52,6 +323,17 @@ Tensor selectionLogProbabilities(DualPolicyNetworkImpl &network,
                        {rows, kFeatureCount}, torch::kFloat32)
           .clone();
   const Tensor &W = network.selHidden->weight;
+  if (network.config.projectSums) {
+    Tensor featureTerm =
+        torch::linear(leaky(network.selFeature(features)), W.narrow(1, 0, H));
+    Tensor scores = SelectionScores::apply(
+        featureTerm, encoded.selNodeTerm, encoded.bottomSums, encoded.topSums,
+        network.selBottomGain, network.selTopGain, network.selOut->weight,
+        network.selOut->bias,
+        network.config.heuristicPrior ? network.selPrior : torch::zeros({0}),
+        &record);
+    return segmentLogSoftmax(scores, offsets);
+  }
   Tensor pre =
       gatherRows(encoded.selNodeTerm, candidates) +
       torch::linear(leaky(network.selFeature(features)), W.narrow(1, 0, H));

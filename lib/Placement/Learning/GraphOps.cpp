@@ -203,17 +203,6 @@ struct PathSum : torch::autograd::Function<PathSum> {
   }
 };
 
-// GCC and Clang build an AVX2 clone of the loops below next to the
-// baseline one and pick by CPU at load time. AVX2 without FMA: the same
-// operations, so the same values, on every x86-64 (not under ASan or TSan;
-// see Rollout.cpp).
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&     \
-    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#define DOPPLER_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define DOPPLER_AVX2_CLONES
-#endif
-
 // SegmentStandardize's row loops, over `width` columns (restrict pointers,
 // so that they vectorise; each column's sums still run in row order).
 DOPPLER_AVX2_CLONES
@@ -401,6 +390,7 @@ struct SegmentLogSoftmax : torch::autograd::Function<SegmentLogSoftmax> {
 };
 
 /// out = relu(a + b) over `width` values.
+DOPPLER_AVX2_CLONES
 void reluOfSum(const float *__restrict a, const float *__restrict b,
                int64_t width, float *__restrict out) {
   for (int64_t c = 0; c < width; ++c) {
@@ -409,6 +399,7 @@ void reluOfSum(const float *__restrict a, const float *__restrict b,
   }
 }
 
+DOPPLER_AVX2_CLONES
 void addRows(const float *__restrict a, const float *__restrict b,
              int64_t width, float *__restrict out) {
   for (int64_t c = 0; c < width; ++c)
@@ -416,6 +407,7 @@ void addRows(const float *__restrict a, const float *__restrict b,
 }
 
 /// GRUCell's new-gate input gi_n + gh_n * r.
+DOPPLER_AVX2_CLONES
 void newGateInput(const float *__restrict gi, const float *__restrict gh,
                   const float *__restrict r, int64_t width,
                   float *__restrict out) {
@@ -424,6 +416,7 @@ void newGateInput(const float *__restrict gi, const float *__restrict gh,
 }
 
 /// GRUCell's output (h - n) * z + n.
+DOPPLER_AVX2_CLONES
 void gruOutput(const float *__restrict h, const float *__restrict n,
                const float *__restrict z, int64_t width,
                float *__restrict out) {
@@ -433,6 +426,7 @@ void gruOutput(const float *__restrict h, const float *__restrict n,
 
 /// GruRound's backward, first half of a row: h's direct term z * g
 /// (`dDirect`) and the gradient of the new gate n, g - z * g (`dn`).
+DOPPLER_AVX2_CLONES
 void gruNewGateGradient(const float *__restrict g, const float *__restrict rz,
                         int64_t H, float *__restrict dDirect,
                         float *__restrict dn) {
@@ -449,6 +443,7 @@ void gruNewGateGradient(const float *__restrict g, const float *__restrict rz,
 /// block). The operations and their order are those of LibTorch's
 /// backward of the cell (sigmoid's: g * (1 - y) * y), so the gradients are
 /// the same.
+DOPPLER_AVX2_CLONES
 void gruGateGradients(const float *__restrict g, const float *__restrict h,
                       const float *__restrict rz, const float *__restrict n,
                       const float *__restrict gh,
@@ -466,6 +461,7 @@ void gruGateGradients(const float *__restrict g, const float *__restrict h,
 }
 
 /// g[k] = 0 where x[k] <= 0 (relu's backward).
+DOPPLER_AVX2_CLONES
 void maskByPositive(const float *__restrict x, int64_t count,
                     float *__restrict g) {
   for (int64_t k = 0; k < count; ++k)

@@ -14,6 +14,18 @@
 #include <cstdint>
 #include <vector>
 
+// GCC and Clang build an AVX2 clone of a function so marked next to the
+// baseline one and pick by CPU at load time. AVX2 without FMA: the same
+// operations, so the same values, on every x86-64 (not under ASan or TSan,
+// whose runtimes are not up when the clone's resolver runs; see
+// Rollout.cpp).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&     \
+    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define DOPPLER_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define DOPPLER_AVX2_CLONES
+#endif
+
 namespace doppler::placement::learning::detail {
 
 inline torch::Tensor leaky(const torch::Tensor &x) {
