@@ -16,6 +16,84 @@ using doppler::placement::learning::detail::secondsSince;
 using doppler::placement::learning::detail::setError;
 using doppler::placement::learning::detail::Clock;
 
+namespace {
+
+/// One Adam update of `p` (float, contiguous, as its moments): LibTorch's
+/// Adam::step arithmetic for one element at a time, in one pass.
+void adamUpdate(float *__restrict p, const float *__restrict g,
+                float *__restrict m, float *__restrict v, int64_t count,
+                float beta1, float beta2, float oneMinusBeta1,
+                float oneMinusBeta2, float sqrtCorrection2, float eps,
+                float negativeStep) {
+  for (int64_t i = 0; i < count; ++i) {
+    m[i] = m[i] * beta1 + g[i] * oneMinusBeta1;
+    v[i] = v[i] * beta2 + g[i] * g[i] * oneMinusBeta2;
+    const float denom = std::sqrt(v[i]) / sqrtCorrection2 + eps;
+    p[i] = p[i] + negativeStep * (m[i] / denom);
+  }
+}
+
+/// optimizer.step() for the common case, without its per-tensor LibTorch
+/// operations (a dozen per parameter, which cost more than the update on
+/// the network's small tensors): the same update of the same state, up to
+/// rounding. False (nothing done) unless every parameter with a gradient
+/// already has its moments and the options are plain (no weight decay, no
+/// AMSGrad, float32 dense contiguous tensors); the caller then steps
+/// LibTorch's way.
+bool fusedAdamStep(torch::optim::Adam &optimizer) {
+  auto &states = optimizer.state();
+  std::vector<std::pair<torch::Tensor, torch::optim::AdamParamState *>> work;
+  for (auto &group : optimizer.param_groups()) {
+    const auto &options =
+        static_cast<const torch::optim::AdamOptions &>(group.options());
+    if (options.weight_decay() != 0 || options.amsgrad())
+      return false;
+    for (auto &p : group.params()) {
+      if (!p.grad().defined())
+        continue;
+      auto found = states.find(c10::guts::to_string(p.unsafeGetTensorImpl()));
+      if (found == states.end())
+        return false;
+      auto &state = static_cast<torch::optim::AdamParamState &>(*found->second);
+      const torch::Tensor &grad = p.grad();
+      const torch::Tensor *tensors[] = {&p, &grad, &state.exp_avg(),
+                                        &state.exp_avg_sq()};
+      for (const torch::Tensor *t : tensors)
+        if (t->scalar_type() != torch::kFloat32 || t->is_sparse() ||
+            !t->is_contiguous() || t->numel() != p.numel())
+          return false;
+      work.emplace_back(p, &state);
+    }
+  }
+  torch::NoGradGuard noGrad;
+  size_t next = 0;
+  for (auto &group : optimizer.param_groups()) {
+    const auto &options =
+        static_cast<const torch::optim::AdamOptions &>(group.options());
+    const double beta1 = std::get<0>(options.betas());
+    const double beta2 = std::get<1>(options.betas());
+    for (auto &p : group.params()) {
+      if (!p.grad().defined())
+        continue;
+      torch::optim::AdamParamState &state = *work[next++].second;
+      state.step(state.step() + 1);
+      const double correction1 = 1 - std::pow(beta1, state.step());
+      const double correction2 = 1 - std::pow(beta2, state.step());
+      adamUpdate(p.data_ptr<float>(), p.grad().data_ptr<float>(),
+                 state.exp_avg().data_ptr<float>(),
+                 state.exp_avg_sq().data_ptr<float>(), p.numel(),
+                 static_cast<float>(beta1), static_cast<float>(beta2),
+                 static_cast<float>(1 - beta1), static_cast<float>(1 - beta2),
+                 static_cast<float>(std::sqrt(correction2)),
+                 static_cast<float>(options.eps()),
+                 static_cast<float>(-options.lr() / correction1));
+    }
+  }
+  return true;
+}
+
+} // namespace
+
 void TrainingSession::Impl::skipEmptyStages() {
   while (!finished() && stageEpisode_ >= options.stages[stageIndex_].episodes) {
     ++stageIndex_;
@@ -194,7 +272,8 @@ learning::LossTerms TrainingSession::Impl::learnFromEpisode(
     (terms.total / static_cast<double>(perUpdate)).backward();
     if ((stageEpisode_ + 1) % perUpdate == 0 ||
         stageEpisode_ + 1 == stage.episodes) {
-      optimizer_->step();
+      if (!fusedAdamStep(*optimizer_))
+        optimizer_->step();
       optimizer_->zero_grad();
     }
   }
