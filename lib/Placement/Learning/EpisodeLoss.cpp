@@ -86,7 +86,7 @@ void standardizeGatheredBackward(const float *g, const float *y,
 /// One row of SelectionScores' forward: the pre-activations `pre` [K] and
 /// the dot product of their leaky ReLU with `w` (in 8 interleaved partial
 /// sums, so that it vectorises).
-DOPPLER_AVX2_CLONES
+DOPPLER_AVX2_CLONES DOPPLER_NO_TRAPPING_MATH
 float selectionRow(const float *__restrict node,
                    const float *__restrict feature,
                    const float *__restrict bottom,
@@ -102,7 +102,9 @@ float selectionRow(const float *__restrict node,
       float v = node[k + j] + feature[k + j] +
                 bottom[k + j] * bottomGain[k + j] + top[k + j] * topGain[k + j];
       pre[k + j] = v;
-      partial[j] += (v > 0 ? v : kLeakySlope * v) * w[k + j];
+      // leaky(v) as v times a selected slope (v * 1 is v), so that it
+      // vectorises.
+      partial[j] += v * (v > 0 ? 1.0f : kLeakySlope) * w[k + j];
     }
   float score = 0;
   for (; k < K; ++k) {
@@ -119,7 +121,7 @@ float selectionRow(const float *__restrict node,
 /// One row of SelectionScores' backward, from the score's gradient `g`:
 /// the pre-activations' gradient `dPre` [K], and the row's terms of the
 /// output weight's and the gains' gradients.
-DOPPLER_AVX2_CLONES
+DOPPLER_AVX2_CLONES DOPPLER_NO_TRAPPING_MATH
 void selectionRowBackward(float g, const float *__restrict pre,
                           const float *__restrict bottom,
                           const float *__restrict top,
@@ -128,9 +130,9 @@ void selectionRowBackward(float g, const float *__restrict pre,
                           float *__restrict dBottomGain,
                           float *__restrict dTopGain) {
   for (int64_t k = 0; k < K; ++k) {
-    const float v = pre[k];
-    dw[k] += g * (v > 0 ? v : kLeakySlope * v);
-    const float d = v > 0 ? g * w[k] : g * w[k] * kLeakySlope;
+    const float v = pre[k], slope = v > 0 ? 1.0f : kLeakySlope;
+    dw[k] += g * (v * slope);
+    const float d = g * w[k] * slope;
     dPre[k] = d;
     dBottomGain[k] += d * bottom[k];
     dTopGain[k] += d * top[k];
