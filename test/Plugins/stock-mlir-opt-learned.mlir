@@ -5,7 +5,8 @@
 // RUN: %stock_mlir_opt --load-dialect-plugin=%doppler_plugin --load-pass-plugin=%doppler_plugin %s \
 // RUN:   --pass-pipeline="builtin.module(doppler-pipeline{system=cpu4 devices=2})" 2>&1 | FileCheck %s
 
-// CHECK: remark: placed {{[0-9]+}} ops on 2 devices with doppler (greedy, embedded model)
+// CHECK: remark: placed {{[0-9]+}} ops on 2 devices with doppler (greedy, embedded model, within {{[0-9]+}} simulator runs)
+// CHECK: remark: budget: doppler greedy {{.*}}, critical-path {{.*}}, join-aware {{.*}}; refined
 // CHECK-LABEL: func.func @chain(%arg0
 // CHECK-SAME: doppler.makespan
 // CHECK: doppler.einsum {{.*}}doppler.device = #doppler.device<{{[01]}}>
