@@ -174,6 +174,7 @@ int32_t RolloutEngine::chooseAction(const float *scores, int32_t count,
   return count - 1;
 }
 
+DOPPLER_NO_TRAPPING_MATH
 void RolloutEngine::scoreCandidates(ArrayView<NodeId> candidates,
                                     const ScorerWeights &w,
                                     const NodeTables &tables) {
@@ -232,6 +233,7 @@ void RolloutEngine::scoreCandidates(ArrayView<NodeId> candidates,
   }
 }
 
+DOPPLER_NO_TRAPPING_MATH
 void RolloutEngine::scoreDevices(NodeId v, int32_t numDevices,
                                  const ScorerWeights &w,
                                  const NodeTables &tables) {

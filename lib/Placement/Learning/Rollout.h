@@ -23,6 +23,15 @@
 #include <cstdint>
 #include <vector>
 
+// For loops whose leaky ReLU selects between two slopes: GCC vectorises
+// such a select only without -ftrapping-math (no effect on values; no FP
+// traps are enabled).
+#if defined(__GNUC__) && !defined(__clang__)
+#define DOPPLER_NO_TRAPPING_MATH __attribute__((optimize("no-trapping-math")))
+#else
+#define DOPPLER_NO_TRAPPING_MATH
+#endif
+
 namespace doppler::placement::learning {
 
 constexpr int32_t kFeatureCount = 5; // node features (METHOD section 3)

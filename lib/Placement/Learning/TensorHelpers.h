@@ -26,15 +26,6 @@
 #define DOPPLER_AVX2_CLONES
 #endif
 
-// For loops whose leaky ReLU selects between two slopes: GCC vectorises
-// such a select only without -ftrapping-math (no effect on values; no FP
-// traps are enabled).
-#if defined(__GNUC__) && !defined(__clang__)
-#define DOPPLER_NO_TRAPPING_MATH __attribute__((optimize("no-trapping-math")))
-#else
-#define DOPPLER_NO_TRAPPING_MATH
-#endif
-
 namespace doppler::placement::learning::detail {
 
 inline torch::Tensor leaky(const torch::Tensor &x) {
