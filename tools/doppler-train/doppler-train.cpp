@@ -154,6 +154,11 @@ FlagOption criticalPathBaselineOption(
     "critical-path-baseline",
     "Count the critical-path heuristic's cost as one earlier cost of each "
     "graph (rewards from the first episode on; useful with many graphs)");
+FlagOption imitateBetterOption(
+    "imitate-better-heuristic",
+    "Imitation targets, per (graph, device count), the better of the "
+    "critical-path and join-aware heuristics there, with the join prior "
+    "trained alongside (needs --architecture with join=1)");
 TextOption evaluateEveryOption(
     "evaluate-every", "N",
     "Evaluate the greedy policy every N episodes (default 100; 0: never) "
@@ -164,8 +169,9 @@ TextOption
                           "(graph, devices) pairs evaluated (default 64)");
 TextOption regressionWeightOption(
     "regression-weight", "W",
-    "The best evaluation minimises the mean log ratio to critical path with "
-    "losses counted W times (default 1: the geometric mean)");
+    "The best evaluation minimises the mean log ratio to critical path (for "
+    "a model with join=1: to the better of critical path and join-aware on "
+    "each pair) with losses counted W times (default 1: the geometric mean)");
 TextOption priorLrScaleOption(
     "prior-lr-scale", "X",
     "The heuristic priors learn X times faster than the rest (default 1; > "
@@ -225,6 +231,12 @@ TextOption
                    generatedCategory);
 TextOption generateSeedOption("generate-seed", "S", "Their seed (default 0)",
                               generatedCategory);
+TextOption generateFamiliesOption(
+    "generate-families", "F",
+    "Only these families: a comma-separated list of chain, ffnn, "
+    "transformer, random (default: all); the draws are the full mix's with "
+    "the others skipped, so complementary lists give disjoint families",
+    generatedCategory);
 TextOption generateMaxNodesOption("generate-max-nodes", "M",
                                   "Size limit (default 320)",
                                   generatedCategory);
@@ -323,6 +335,7 @@ struct Arguments {
   bool architectureGiven = false;
   std::string compare, writeGenerated, oracle, bestPlacement;
   std::string function, system, backend;
+  std::string generateFamilies;
   int64_t repeat = 1, warmup = 1;
   int64_t seed = 0, checkpointEvery = 500, evaluateEvery = 100;
   int64_t evaluationPairs = 64, generate = 0, generateSeed = 0;
@@ -335,6 +348,7 @@ struct Arguments {
   double memoryTight = 0, memoryOverflowWeight = 2.0;
   bool resume = false, sampleActions = false, keepBest = true;
   bool criticalPathBaseline = false;
+  bool imitateBetterHeuristic = false;
   bool progress = true;
 };
 
@@ -388,6 +402,7 @@ Arguments readArguments() {
       "--gamma: ", " is not in [0, 1]");
   args.sampleActions = sampleActionsOption;
   args.criticalPathBaseline = criticalPathBaselineOption;
+  args.imitateBetterHeuristic = imitateBetterOption;
   args.episodesPerUpdate = episodesPerUpdateOption;
   readInt(evaluateEveryOption, 0, args.evaluateEvery);
   readInt(evaluationPairsOption, 1, args.evaluationPairs);
@@ -421,6 +436,8 @@ Arguments readArguments() {
   readInt(generateOption, 0, args.generate);
   readInt(generateSeedOption, 0, args.generateSeed);
   readInt(generateMaxNodesOption, 1, args.generateMaxNodes);
+  if (generateFamiliesOption.getNumOccurrences())
+    args.generateFamilies = generateFamiliesOption;
   args.compare = compareOption;
   readInt(samplesOption, 0, args.samples);
   readDouble(
@@ -462,12 +479,22 @@ loadGraphs(const Arguments &args, std::vector<std::string> *files = nullptr) {
     if (files)
       files->push_back(path);
   }
+  if (!args.generateFamilies.empty() && args.generate <= 0)
+    fail("--generate-families needs --generate N");
   if (args.generate > 0) {
     TrainingSetOptions options;
     options.count = static_cast<int32_t>(args.generate);
     options.seed = static_cast<uint64_t>(args.generateSeed);
     options.maxNodes = static_cast<int32_t>(args.generateMaxNodes);
     options.minNodes = std::min(options.minNodes, options.maxNodes);
+    if (!args.generateFamilies.empty()) {
+      std::string error;
+      std::optional<uint32_t> families =
+          parseGraphFamilies(args.generateFamilies, &error);
+      if (!families)
+        fail("--generate-families: " + error);
+      options.families = *families;
+    }
     for (GeneratedGraph &g : generateTrainingSet(options)) {
       graphs.push_back({g.name, std::move(g.graph)});
       if (files)
@@ -604,28 +631,45 @@ int compare(const Arguments &args) {
   std::vector<int32_t> devices = parseDevices(args.devices.empty() ? "4" : args.devices);
   if (args.capacityFactor > 0)
     return compareUnderMemory(args, *policy, graphs, devices);
-  std::printf("%-44s %4s %14s %14s %8s", "graph", "D", "critical-path",
-              "learned", "ratio");
+  // Each pair against both heuristics the policy has priors on; "best" is
+  // the better of the two on that pair (so its ratio is the learned
+  // policy's gain over choosing the right heuristic per graph).
+  std::printf("%-44s %4s %14s %14s %14s %8s %8s", "graph", "D",
+              "critical-path", "join-aware", "learned", "/cp", "/best");
   if (args.samples > 0)
-    std::printf(" %14s %8s", ("best-of-" + std::to_string(args.samples)).c_str(),
-                "ratio");
+    std::printf(" %14s %8s",
+                ("best-of-" + std::to_string(args.samples)).c_str(), "/best");
   std::printf("\n");
-  int64_t pairs = 0, greedyNoWorse = 0, sampledNoWorse = 0;
-  double logGreedy = 0, logSampled = 0;
+  struct Tally {
+    int64_t noWorseCp = 0, noWorseBest = 0, above5 = 0;
+    double logCp = 0, logBest = 0, worst = 0;
+    void add(double makespan, double critical, double best) {
+      noWorseCp += makespan <= critical * (1 + 1e-12);
+      noWorseBest += makespan <= best * (1 + 1e-12);
+      const double ratio = makespan / best;
+      above5 += ratio > 1.05;
+      logCp += std::log(makespan / critical);
+      logBest += std::log(ratio);
+      worst = std::max(worst, ratio);
+    }
+  } greedyTally, sampledTally;
+  int64_t pairs = 0, joinBetter = 0;
   for (const TrainingGraph &g : graphs)
     for (int32_t d : devices) {
       Simulator simulator(g.graph, d);
-      double critical = simulator.run(placeCriticalPath(g.graph, d));
+      const double critical = simulator.run(placeCriticalPath(g.graph, d));
+      const double join = simulator.run(placeJoinAware(g.graph, d));
+      const double best = std::min(critical, join);
+      joinBetter += join < critical;
       std::optional<PlacementResult> greedy =
           policy->place(g.graph, d, PlaceOptions(), &error);
       if (!greedy)
         fail(g.name + ": " + error);
-      double ratio = greedy->makespan / critical;
-      std::printf("%-44s %4d %14.6g %14.6g %8.4f", g.name.c_str(), d, critical,
-                  greedy->makespan, ratio);
+      std::printf("%-44s %4d %14.6g %14.6g %14.6g %8.4f %8.4f", g.name.c_str(),
+                  d, critical, join, greedy->makespan,
+                  greedy->makespan / critical, greedy->makespan / best);
       ++pairs;
-      greedyNoWorse += greedy->makespan <= critical * (1 + 1e-12);
-      logGreedy += std::log(ratio);
+      greedyTally.add(greedy->makespan, critical, best);
       if (args.samples > 0) {
         PlaceOptions options;
         options.samples = static_cast<int32_t>(args.samples);
@@ -634,24 +678,38 @@ int compare(const Arguments &args) {
             policy->place(g.graph, d, options, &error);
         if (!sampled)
           fail(g.name + ": " + error);
-        double sampledRatio = sampled->makespan / critical;
-        std::printf(" %14.6g %8.4f", sampled->makespan, sampledRatio);
-        sampledNoWorse += sampled->makespan <= critical * (1 + 1e-12);
-        logSampled += std::log(sampledRatio);
+        std::printf(" %14.6g %8.4f", sampled->makespan,
+                    sampled->makespan / best);
+        sampledTally.add(sampled->makespan, critical, best);
       }
       std::printf("\n");
     }
+  auto percent = [&](int64_t count) { return 100.0 * count / pairs; };
   std::printf("summary: %lld pairs; greedy no worse than critical path on "
-              "%lld (%.1f%%), geometric-mean ratio %.4f",
+              "%lld (%.1f%%), geometric-mean ratio %.4f\n",
               static_cast<long long>(pairs),
-              static_cast<long long>(greedyNoWorse),
-              100.0 * greedyNoWorse / pairs, std::exp(logGreedy / pairs));
+              static_cast<long long>(greedyTally.noWorseCp),
+              percent(greedyTally.noWorseCp),
+              std::exp(greedyTally.logCp / pairs));
+  std::printf("against the better heuristic (join-aware better on %lld): "
+              "greedy no worse on %lld (%.1f%%), geometric-mean ratio %.4f, "
+              "worst %.4f, above 1.05x on %lld\n",
+              static_cast<long long>(joinBetter),
+              static_cast<long long>(greedyTally.noWorseBest),
+              percent(greedyTally.noWorseBest),
+              std::exp(greedyTally.logBest / pairs), greedyTally.worst,
+              static_cast<long long>(greedyTally.above5));
   if (args.samples > 0)
-    std::printf("; best-of-%lld no worse on %lld (%.1f%%), ratio %.4f",
+    std::printf("best-of-%lld: no worse than critical path on %lld (%.1f%%), "
+                "ratio %.4f; against the better heuristic no worse on %lld "
+                "(%.1f%%), geometric-mean ratio %.4f, worst %.4f\n",
                 static_cast<long long>(args.samples),
-                static_cast<long long>(sampledNoWorse),
-                100.0 * sampledNoWorse / pairs, std::exp(logSampled / pairs));
-  std::printf("\n");
+                static_cast<long long>(sampledTally.noWorseCp),
+                percent(sampledTally.noWorseCp),
+                std::exp(sampledTally.logCp / pairs),
+                static_cast<long long>(sampledTally.noWorseBest),
+                percent(sampledTally.noWorseBest),
+                std::exp(sampledTally.logBest / pairs), sampledTally.worst);
   return 0;
 }
 
@@ -764,6 +822,7 @@ void copySettings(const Arguments &args, TrainerOptions &options) {
   options.gamma = args.gamma;
   options.sampleActions = args.sampleActions;
   options.criticalPathBaseline = args.criticalPathBaseline;
+  options.imitateBetterHeuristic = args.imitateBetterHeuristic;
   options.outputPath = args.output;
   options.checkpointPath = args.checkpoint;
   options.checkpointEvery = args.checkpointEvery;
@@ -817,6 +876,10 @@ int train(const Arguments &args) {
   if (!model)
     fail("--architecture: " + error);
   options.model = *model;
+  if (args.imitateBetterHeuristic && args.init.empty() &&
+      !model->joinFeature)
+    fail("--imitate-better-heuristic needs a model with the join prior "
+         "(--architecture slim,join=1)");
   options.deviceCounts = parseDevices(args.devices);
   std::vector<std::string> files;
   options.graphs = loadGraphs(args, &files);

@@ -95,3 +95,38 @@ TEST(GeneratorTest, TrainingSetIsSeededAndSurvivesTheTextFormat) {
   EXPECT_FALSE(sameGraph(first[0].graph, other[0].graph) &&
                sameGraph(first[1].graph, other[1].graph));
 }
+
+TEST(GeneratorTest, FamilySubsetsAreDisjointAndKeepTheirDraws) {
+  TrainingSetOptions options;
+  options.count = 40;
+  options.seed = 3;
+  options.families = kRandomLayeredFamily;
+  std::vector<GeneratedGraph> held = generateTrainingSet(options);
+  ASSERT_EQ(held.size(), 40u);
+  for (const GeneratedGraph &g : held)
+    EXPECT_NE(g.name.find("-random-layered-"), std::string::npos) << g.name;
+  options.families = kChainMatmulFamily | kFeedForwardFamily |
+                     kTransformerFamily;
+  std::vector<GeneratedGraph> trained = generateTrainingSet(options);
+  ASSERT_EQ(trained.size(), 40u);
+  for (const GeneratedGraph &g : trained)
+    EXPECT_EQ(g.name.find("-random-layered-"), std::string::npos) << g.name;
+  // The full mix's first random graph is the subset's first graph.
+  options.families = kAllFamilies;
+  for (const GeneratedGraph &g : generateTrainingSet(options))
+    if (g.name.find("-random-layered-") != std::string::npos) {
+      EXPECT_TRUE(sameGraph(g.graph, held[0].graph));
+      break;
+    }
+  options.families = 0;
+  EXPECT_TRUE(generateTrainingSet(options).empty());
+
+  std::string error;
+  EXPECT_EQ(parseGraphFamilies("chain,random", &error),
+            kChainMatmulFamily | kRandomLayeredFamily);
+  EXPECT_EQ(parseGraphFamilies("all", &error), kAllFamilies);
+  EXPECT_FALSE(parseGraphFamilies("chain,moe", &error));
+  EXPECT_EQ(error, "unknown graph family 'moe' (valid: chain, ffnn, "
+                   "transformer, random, all)");
+  EXPECT_FALSE(parseGraphFamilies("", &error));
+}

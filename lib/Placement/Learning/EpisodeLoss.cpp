@@ -445,9 +445,11 @@ void addPlacementTerms(DualPolicyNetworkImpl &network,
     sums.imitation =
         sums.imitation -
         logp.view({-1})
-            .index_select(0, int64FromInt32(network.config.heuristicPrior
-                                                ? record.plcPriorRows
-                                                : record.plcTeacherRows))
+            .index_select(0, int64FromInt32(
+                                 weights.imitateJoin ? record.plcJoinRows
+                                 : network.config.heuristicPrior
+                                     ? record.plcPriorRows
+                                     : record.plcTeacherRows))
             .sum();
   if (weights.policyGradient != 0) {
     std::vector<float> returns(weights.returns.begin(),

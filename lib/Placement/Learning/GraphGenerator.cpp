@@ -444,6 +444,8 @@ doppler::placement::generateRandomLayered(const RandomLayeredShape &shape,
 std::vector<GeneratedGraph>
 doppler::placement::generateTrainingSet(const TrainingSetOptions &options) {
   std::vector<GeneratedGraph> graphs;
+  if ((options.families & kAllFamilies) == 0)
+    return graphs;
   Random random(deriveSeed(options.seed, 0x7261696e));
   auto pick = [&](std::initializer_list<int64_t> values) {
     return *(values.begin() + random.below(static_cast<uint32_t>(values.size())));
@@ -458,7 +460,13 @@ doppler::placement::generateTrainingSet(const TrainingSetOptions &options) {
     rates.linkBytesPerSecond = random.logUniform(
         options.minLinkBytesPerSecond, options.maxLinkBytesPerSecond);
     std::optional<GeneratedGraph> generated;
-    switch (random.below(5)) {
+    const uint32_t draw = random.below(5);
+    static constexpr uint32_t kFamilyOfDraw[5] = {
+        kChainMatmulFamily, kFeedForwardFamily, kTransformerFamily,
+        kTransformerFamily, kRandomLayeredFamily};
+    if (!(options.families & kFamilyOfDraw[draw]))
+      continue;
+    switch (draw) {
     case 0: {
       ChainMatmulShape s;
       s.numMatrices = static_cast<int32_t>(random.between(3, 7));
@@ -513,6 +521,39 @@ doppler::placement::generateTrainingSet(const TrainingSetOptions &options) {
     graphs.push_back(std::move(*generated));
   }
   return graphs;
+}
+
+std::optional<uint32_t>
+doppler::placement::parseGraphFamilies(const std::string &text,
+                                       std::string *error) {
+  static constexpr std::pair<const char *, uint32_t> kNames[] = {
+      {"chain", kChainMatmulFamily},
+      {"ffnn", kFeedForwardFamily},
+      {"transformer", kTransformerFamily},
+      {"random", kRandomLayeredFamily},
+      {"all", kAllFamilies}};
+  uint32_t families = 0;
+  size_t begin = 0;
+  while (begin <= text.size()) {
+    size_t end = text.find(',', begin);
+    if (end == std::string::npos)
+      end = text.size();
+    const std::string name = text.substr(begin, end - begin);
+    bool known = false;
+    for (const auto &[candidate, bits] : kNames)
+      if (name == candidate) {
+        families |= bits;
+        known = true;
+      }
+    if (!known) {
+      if (error)
+        *error = "unknown graph family '" + name +
+                 "' (valid: chain, ffnn, transformer, random, all)";
+      return std::nullopt;
+    }
+    begin = end + 1;
+  }
+  return families;
 }
 
 std::string doppler::placement::formatReferenceGraph(const Graph &graph) {

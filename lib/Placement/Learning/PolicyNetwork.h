@@ -175,6 +175,9 @@ struct LossWeights {
   /// Whether the join-aware device's prior is part of the policy (the
   /// trainer leaves it out of imitation episodes, rollout and loss alike).
   bool joinPrior = true;
+  /// PLC imitates the join-aware device (EpisodeRecord::plcJoinRows)
+  /// instead of the critical-path one.
+  bool imitateJoin = false;
   /// The same for the memory prior (ModelConfig::memoryFeature).
   bool memoryPrior = true;
 };

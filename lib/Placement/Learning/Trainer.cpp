@@ -192,6 +192,7 @@ bool TrainingSession::Impl::initialize(std::string *error) {
   judges_.resize(pairs_.size());
   chooseMemoryCapacities();
   criticalPath_.assign(pairs_.size(), -1);
+  joinAware_.assign(pairs_.size(), -1);
   measuredCriticalPath_.assign(pairs_.size(), -1);
   runningSum_.assign(pairs_.size(), 0);
   bestCost_.assign(pairs_.size(), std::numeric_limits<double>::infinity());

@@ -48,6 +48,8 @@ std::string TrainingSession::Impl::fingerprint() const {
   // One parameter group or two: the optimizer state must match.
   if (options.priorLearningRateScale != 1.0)
     text += "; prior-lr-scale " + std::to_string(options.priorLearningRateScale);
+  if (options.imitateBetterHeuristic)
+    text += "; imitate better heuristic";
   // The memory-tight pairs and their costs.
   if (options.memoryTightFraction > 0)
     text += "; memory-tight " + std::to_string(options.memoryTightFraction) +

@@ -207,6 +207,24 @@ double TrainingSession::Impl::criticalPathMakespan(int32_t pair) {
   return criticalPath_[pair];
 }
 
+bool TrainingSession::Impl::imitateBetter() const {
+  return options.imitateBetterHeuristic && network->config.joinFeature;
+}
+
+bool TrainingSession::Impl::joinAwareWins(int32_t pair) {
+  betterHeuristicMakespan(pair);
+  return joinAware_[pair] < criticalPath_[pair];
+}
+
+double TrainingSession::Impl::betterHeuristicMakespan(int32_t pair) {
+  if (joinAware_[pair] < 0) {
+    const Pair &p = pairs_[pair];
+    joinAware_[pair] = simulatedCost(
+        pair, placeJoinAware(options.graphs[p.graph].graph, p.devices));
+  }
+  return std::min(criticalPathMakespan(pair), joinAware_[pair]);
+}
+
 std::vector<DeviceId> TrainingSession::Impl::greedyPlacement(int32_t pair) {
   c10::InferenceMode inference;
   const Pair &p = pairs_[pair];
@@ -264,7 +282,9 @@ void TrainingSession::Impl::beginStageEpisode(const StageOptions &stage,
     for (std::vector<DeviceId> &placement : bestPlacement_)
       placement.clear();
   }
-  if (network->config.joinFeature && stageEpisode_ == 0 && stageIndex_ > 0 &&
+  // (Imitating the better heuristic trains the join prior itself.)
+  if (network->config.joinFeature && !imitateBetter() && stageEpisode_ == 0 &&
+      stageIndex_ > 0 &&
       stage.stage != TrainingStage::Imitation &&
       options.stages[stageIndex_ - 1].stage == TrainingStage::Imitation)
     chooseJoinPriorStart();
@@ -303,12 +323,13 @@ TrainingSession::Impl::runningAverage(int32_t pair, double cost, bool measured,
 learning::LossTerms TrainingSession::Impl::learnFromEpisode(
     const StageOptions &stage, const learning::GraphTensors &tensors,
     const learning::EncodedGraph &encoded, int32_t steps, double reward,
-    bool imitation) {
+    bool imitation, bool imitateJoin) {
   LossWeights weights;
   weights.imitation = stage.imitationWeight;
   weights.policyGradient = stage.policyGradientWeight;
   weights.entropy = stage.entropyWeight;
-  weights.joinPrior = !imitation;
+  weights.joinPrior = !imitation || imitateBetter();
+  weights.imitateJoin = imitation && imitateJoin;
   weights.memoryPrior = !imitation;
   if (weights.policyGradient != 0) {
     weights.returns.resize(steps);
@@ -438,10 +459,15 @@ TrainingSession::Impl::runEpisode(std::string *error) {
   // critical-path heuristic says nothing about how far to trust the other
   // heuristic (and would teach the network to cancel it), so reinforcement
   // alone sets it, from the start chooseJoinPriorStart() picks.
+  // (With imitateBetterHeuristic the prior stays in, and the pairs where
+  // join-aware wins imitate it.)
   const bool imitation = stage.stage == TrainingStage::Imitation;
+  const bool imitateJoin = imitation && imitateBetter() &&
+                           joinAwareWins(pair);
   // The memory prior likewise: the heuristic knows nothing of memory.
   if (imitation) {
-    inputs.weights.joinPrior = 0;
+    if (!imitateBetter())
+      inputs.weights.joinPrior = 0;
     inputs.weights.memoryPrior = 0;
   }
   RolloutOptions rollout;
@@ -469,7 +495,7 @@ TrainingSession::Impl::runEpisode(std::string *error) {
   const double reward = *average > 0 ? (*average - *cost) / *average : 0.0;
 
   LossTerms terms = learnFromEpisode(stage, tensors, encoded, graph.numNodes(),
-                                     reward, imitation);
+                                     reward, imitation, imitateJoin);
   rememberIfBest(pair, *cost);
   EpisodeStats stats = episodeStats(stage, pair, *cost, *average, reward, terms,
                                     learningRate, epsilon);

@@ -114,6 +114,12 @@ private:
   /// Draws the memory-tight pairs and their capacities.
   void chooseMemoryCapacities();
   double criticalPathMakespan(int32_t pair);
+  /// min(critical path, join-aware), simulated; cached.
+  double betterHeuristicMakespan(int32_t pair);
+  /// options.imitateBetterHeuristic, for a model that has the join prior.
+  bool imitateBetter() const;
+  /// The join-aware heuristic beats critical path on `pair` (simulated).
+  bool joinAwareWins(int32_t pair);
   /// The greedy policy's placement of `pair`.
   std::vector<DeviceId> greedyPlacement(int32_t pair);
   /// Cost of `placement` on `pair` by the simulator or the real-rl oracle.
@@ -137,7 +143,7 @@ private:
                                        const learning::GraphTensors &tensors,
                                        const learning::EncodedGraph &encoded,
                                        int32_t steps, double reward,
-                                       bool imitation);
+                                       bool imitation, bool imitateJoin);
   /// Keeps the placement just made if it is the cheapest yet for `pair`.
   void rememberIfBest(int32_t pair, double cost);
   EpisodeStats episodeStats(const StageOptions &stage, int32_t pair,
@@ -157,6 +163,7 @@ private:
   /// Per pair: per-device capacities on memory-tight pairs, else empty.
   std::vector<std::vector<double>> capacities_;
   std::vector<double> criticalPath_;
+  std::vector<double> joinAware_;
   std::vector<double> measuredCriticalPath_; // < 0: not measured yet
   std::vector<int32_t> evaluationPairs_;
   std::unique_ptr<torch::optim::Adam> optimizer_;

@@ -90,6 +90,21 @@ std::optional<GeneratedGraph>
 generateRandomLayered(const RandomLayeredShape &shape, const CostRates &rates,
                       std::string *error = nullptr);
 
+/// The generator's graph families, as bits of TrainingSetOptions::families.
+enum GraphFamily : uint32_t {
+  kChainMatmulFamily = 1u << 0,
+  kFeedForwardFamily = 1u << 1,
+  kTransformerFamily = 1u << 2,
+  kRandomLayeredFamily = 1u << 3,
+  kAllFamilies = (1u << 4) - 1,
+};
+
+/// Parses a comma-separated list of family names (chain, ffnn, transformer,
+/// random, or all) into GraphFamily bits; nullopt (and `error`) on an
+/// unknown name or an empty list.
+std::optional<uint32_t> parseGraphFamilies(const std::string &text,
+                                           std::string *error = nullptr);
+
 /// A mixed training (or held-out) set.
 struct TrainingSetOptions {
   int32_t count = 100;
@@ -101,9 +116,14 @@ struct TrainingSetOptions {
   /// range from cheap (NVLink-class) to dominant (PCIe-class).
   double minLinkBytesPerSecond = 20e9;
   double maxLinkBytesPerSecond = 450e9;
+  /// The families drawn from (GraphFamily bits). The draws are those of
+  /// the full mix with the other families' graphs skipped, so a subset of
+  /// families keeps each graph's shape distribution.
+  uint32_t families = kAllFamilies;
 };
 
-/// `options.count` graphs of all families, sizes and split counts, seeded.
+/// `options.count` graphs of the chosen families, sizes and split counts,
+/// seeded. Fewer when `options.families` is 0.
 std::vector<GeneratedGraph>
 generateTrainingSet(const TrainingSetOptions &options);
 

@@ -144,6 +144,14 @@ struct TrainerOptions {
   /// (graph, device count) pair, so that rewards are meaningful from a
   /// pair's first episode on (off: the reference, whose first reward is 0).
   bool criticalPathBaseline = false;
+  /// Imitation episodes imitate, on each (graph, device count) pair, the
+  /// better of the critical-path and join-aware heuristics there (by the
+  /// simulator): PLC's target is the join-aware device on pairs where
+  /// join-aware wins, with the join prior part of rollout and loss on every
+  /// pair, so that the network learns from the graph when to trust which
+  /// prior. Needs ModelConfig::joinFeature. Off: critical path everywhere,
+  /// the join prior left out of imitation.
+  bool imitateBetterHeuristic = false;
 
   /// Where the final model goes (written atomically). Empty: not written.
   std::string outputPath;
@@ -168,7 +176,9 @@ struct TrainerOptions {
   int32_t evaluationPairs = 64;
   bool keepBest = true;
   /// How the best evaluation is chosen: the smallest mean over pairs of
-  /// log(greedy / critical path), with regressions (ratio > 1) counted
+  /// log(greedy / critical path) (for a model with the join feature, on the
+  /// simulator: log(greedy / the better of critical path and join-aware)),
+  /// with regressions (ratio > 1) counted
   /// `regressionWeight` times. 1: the geometric-mean ratio; larger values
   /// prefer policies that rarely lose to the heuristic.
   double regressionWeight = 1.0;
@@ -231,6 +241,11 @@ struct EvaluationStats {
   /// Geometric mean over the evaluated pairs of greedy makespan divided by
   /// the critical-path heuristic's makespan (< 1: better than it).
   double ratioToCriticalPath = 0;
+  /// The same against the better of the critical-path and join-aware
+  /// heuristics on each pair (simulated; equal to ratioToCriticalPath for
+  /// measured evaluations). Models with the join feature are selected by
+  /// it. Not kept in checkpoints (0 in a resumed run's restored best).
+  double ratioToBetterHeuristic = 0;
   /// Pairs where the greedy makespan is <= the heuristic's, as a fraction.
   double noWorseFraction = 0;
   /// What the best evaluation minimises (TrainerOptions::regressionWeight).
