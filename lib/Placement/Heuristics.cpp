@@ -3,6 +3,7 @@
 #include "Doppler/Placement/Heuristics.h"
 
 #include "Doppler/Placement/Analysis.h"
+#include "Doppler/Placement/Simulator.h"
 
 #include <algorithm>
 #include <numeric>
@@ -150,8 +151,17 @@ std::vector<DeviceId> placeCriticalPath(const Graph &graph,
   return {placed.begin(), placed.end()};
 }
 
-std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices) {
-  const std::vector<double> bottom = computeBottomLevels(graph).value;
+namespace {
+
+/// The join-aware rule (or, with `join` false, critical path's, estimate
+/// EarliestStart), except that nodes with a device in `forced` (>= 0) go
+/// there. Returns the assignment; the placement order goes to
+/// `placementOrder` when given.
+std::vector<DeviceId> runJoinAware(const Graph &graph, int32_t numDevices,
+                                   const std::vector<double> &bottom,
+                                   const std::vector<DeviceId> *forced,
+                                   std::vector<NodeId> *placementOrder,
+                                   bool join = true) {
   PlacementEnvironment env;
   env.reset(graph, numDevices, StartEstimate::EarliestStart);
   std::vector<double> start(numDevices), scratch(numDevices),
@@ -163,16 +173,92 @@ std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices) {
     order.sync(env);
     NodeId picked =
         selectCriticalPath(env, order, bottom, window, start, scratch);
-    env.joinSplitCosts(picked, split.data());
-    DeviceId device = 0;
-    for (DeviceId d = 1; d < numDevices; ++d)
-      if (start[d] + split[d] < start[device] + split[device])
-        device = d;
+    DeviceId device = forced ? (*forced)[picked] : -1;
+    if (device < 0 && join) {
+      env.joinSplitCosts(picked, split.data());
+      device = 0;
+      for (DeviceId d = 1; d < numDevices; ++d)
+        if (start[d] + split[d] < start[device] + split[device])
+          device = d;
+    } else if (device < 0) {
+      // placeCriticalPath's device rule.
+      device = 0;
+      for (DeviceId d = 1; d < numDevices; ++d)
+        if (start[d] < start[device] ||
+            (start[d] == start[device] &&
+             env.deviceFreeTime(d) > env.deviceFreeTime(device)))
+          device = d;
+    }
     env.step(picked, device);
     order.remove(picked);
   }
+  if (placementOrder) {
+    ArrayView<NodeId> placed = env.placementOrder();
+    placementOrder->assign(placed.begin(), placed.end());
+  }
   ArrayView<DeviceId> placed = env.assignment();
   return {placed.begin(), placed.end()};
+}
+
+} // namespace
+
+std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices) {
+  const std::vector<double> bottom = computeBottomLevels(graph).value;
+  return runJoinAware(graph, numDevices, bottom, nullptr, nullptr);
+}
+
+std::vector<DeviceId> placeRollout(const Graph &graph, int32_t numDevices,
+                                   int64_t visitBudget, int64_t *runs) {
+  const std::vector<double> bottom = computeBottomLevels(graph).value;
+  const int32_t N = graph.numNodes();
+  // The base rule: the better of join-aware and critical path here.
+  std::vector<NodeId> order, otherOrder;
+  std::vector<DeviceId> best =
+      runJoinAware(graph, numDevices, bottom, nullptr, &order);
+  Simulator simulator(graph, numDevices);
+  double bestMakespan = simulator.run(best);
+  std::vector<DeviceId> critical = runJoinAware(
+      graph, numDevices, bottom, nullptr, &otherOrder, /*join=*/false);
+  const double criticalMakespan = simulator.run(critical);
+  const bool join = !(criticalMakespan < bestMakespan);
+  if (!join) {
+    best.swap(critical);
+    order.swap(otherOrder);
+    bestMakespan = criticalMakespan;
+  }
+  int64_t made = 2;
+  // Each try costs a join-aware pass and a simulation, both O(n + e).
+  const int64_t perRun = std::max<int64_t>(1, int64_t(N) + graph.numEdges());
+  const int64_t maxRuns = std::max<int64_t>(1, visitBudget / perRun);
+  std::vector<DeviceId> forced(N, -1), tried;
+  std::vector<NodeId> triedOrder;
+  for (int32_t t = 0; t < N && numDevices > 1; ++t) {
+    // The node the current best placement places t-th: the earlier ones
+    // are forced to their devices, so the prefix of the order is the same
+    // in every completion.
+    const NodeId v = order[t];
+    const DeviceId kept = best[v];
+    for (DeviceId d = 0; d < numDevices && made < maxRuns; ++d) {
+      if (d == kept)
+        continue;
+      forced[v] = d;
+      tried = runJoinAware(graph, numDevices, bottom, &forced, &triedOrder,
+                           join);
+      const double makespan = simulator.run(tried);
+      ++made;
+      if (makespan < bestMakespan) {
+        bestMakespan = makespan;
+        best.swap(tried);
+        order.swap(triedOrder);
+      }
+    }
+    forced[v] = best[v];
+    if (made >= maxRuns)
+      break;
+  }
+  if (runs)
+    *runs = made;
+  return best;
 }
 
 std::vector<DeviceId> placeCriticalPathReference(const Graph &graph,
@@ -344,6 +430,7 @@ enum class HeuristicKind {
   Single,
   CriticalPathReference,
   JoinAware,
+  Rollout,
 };
 
 struct HeuristicEntry {
@@ -355,6 +442,7 @@ struct HeuristicEntry {
 constexpr HeuristicEntry kHeuristics[] = {
     {"critical-path", HeuristicKind::CriticalPath},
     {"join-aware", HeuristicKind::JoinAware},
+    {"rollout", HeuristicKind::Rollout},
     {"heft", HeuristicKind::Heft},
     {"round-robin", HeuristicKind::RoundRobin},
     {"random", HeuristicKind::Random},
@@ -382,6 +470,8 @@ public:
       return placeCriticalPath(graph, numDevices, options_.estimate);
     case HeuristicKind::JoinAware:
       return placeJoinAware(graph, numDevices);
+    case HeuristicKind::Rollout:
+      return placeRollout(graph, numDevices);
     case HeuristicKind::Heft:
       return placeHeft(graph, numDevices);
     case HeuristicKind::RoundRobin:

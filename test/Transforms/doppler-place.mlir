@@ -2,6 +2,7 @@
 // RUN: doppler-opt %s --split-input-file --doppler-place="devices=2 policy=critical-path" 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 // RUN: doppler-opt %s --split-input-file --doppler-place="devices=3 policy=round-robin" 2>/dev/null | FileCheck %s --check-prefix=RR
 // RUN: doppler-opt %s --split-input-file --doppler-place="devices=4 policy=single" 2>&1 >/dev/null | FileCheck %s --check-prefix=SINGLE
+// RUN: doppler-opt %s --split-input-file --doppler-place="devices=2 policy=rollout" 2>&1 >/dev/null | FileCheck %s --check-prefix=ROLLOUT
 // Randomised policies and refinement are deterministic for a seed.
 // RUN: doppler-opt %s --split-input-file --doppler-place="devices=3 policy=random seed=7 budget-evaluations=200" -o %t.a 2>/dev/null
 // RUN: doppler-opt %s --split-input-file --doppler-place="devices=3 policy=random seed=7 budget-evaluations=200" -o %t.b 2>/dev/null
@@ -22,6 +23,7 @@
 // RR: doppler.device<2>
 // RR: doppler.device<0>
 // SINGLE: predicted makespan 10, lower bound 5 (2.000x); load per device [10, 0, 0, 0]
+// ROLLOUT: remark: placed 4 ops on 2 devices with rollout: predicted makespan 5, lower bound 5 (1.000x)
 func.func @two_chains() -> (!doppler.value, !doppler.value) {
   %a = doppler.task "a" compute(2.0) transfer(100.0)
   %b = doppler.task "b" compute(2.0) transfer(100.0)

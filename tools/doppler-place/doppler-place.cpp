@@ -90,8 +90,8 @@ cl::opt<std::string> devicesText("devices",
 cl::opt<std::string> policyName(
     "policy",
     cl::desc("doppler (default: the learned dual policy; loads LibTorch), "
-             "critical-path, join-aware, heft, round-robin, random, single, "
-             "critical-path-reference"),
+             "critical-path, join-aware, rollout, heft, round-robin, random, "
+             "single, critical-path-reference"),
     cl::value_desc("name"), cl::init("doppler"), cl::cat(category));
 cl::opt<std::string> seedText(
     "seed",

@@ -23,6 +23,18 @@
 //                            lowest id among equals. Deterministic. Not in
 //                            METHOD: the join-aware prior of the learned
 //                            policy (ModelConfig::joinFeature) as a rule.
+//   rollout                  One pass of the rollout algorithm (Bertsekas)
+//                            over the better of join-aware and critical
+//                            path on the graph (by the simulator): in its
+//                            placement order, each node tries every other
+//                            device, the rest completed by that rule with
+//                            the earlier choices kept, each completion
+//                            judged by the simulator; the best is kept.
+//                            Never worse than either heuristic. 2 + (D - 1)
+//                            x n simulator runs of O(n + e) each, at most
+//                            kRolloutVisitBudget node-or-edge visits (later
+//                            nodes keep the rule's device once it is
+//                            spent). Deterministic.
 //   critical-path-reference  The reference code's version, slip included: it
 //                            picks uniformly among the *first k* candidates
 //                            of its list (k = how many candidates share the
@@ -111,6 +123,17 @@ std::vector<DeviceId>
 placeCriticalPath(const Graph &graph, int32_t numDevices,
                   StartEstimate estimate = StartEstimate::EarliestStart);
 std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices);
+/// The `rollout` policy's budget: simulator runs times (nodes + edges) per
+/// run. A run (a join-aware pass and a simulation) visits about 5 million
+/// nodes or edges per second on one core of this project's machines, so
+/// this is about 10 s: the whole pass up to a few thousand nodes at D = 4
+/// (1,000 layered nodes: 1.8 s), the first nodes of larger graphs.
+constexpr int64_t kRolloutVisitBudget = 50'000'000;
+/// The `rollout` policy. `visitBudget` bounds its work as above; `runs`
+/// (optional) receives the number of simulator runs made.
+std::vector<DeviceId> placeRollout(const Graph &graph, int32_t numDevices,
+                                   int64_t visitBudget = kRolloutVisitBudget,
+                                   int64_t *runs = nullptr);
 std::vector<DeviceId> placeCriticalPathReference(const Graph &graph,
                                                  int32_t numDevices,
                                                  uint64_t seed);

@@ -97,9 +97,13 @@ def DopplerPlacePass : Pass<"doppler-place"> {
     section 5 with the model embedded in libDopplerLearning.so, or `model`;
     greedy, or the best of `samples` rollouts by the simulator),
     critical-path, join-aware (critical-path that also weighs the
-    transfers a join waits for when its inputs are apart), heft,
-    round-robin, random, single, critical-path-reference (the reference
-    code's variant, for comparisons). The learned policy loads LibTorch on first use (about
+    transfers a join waits for when its inputs are apart), rollout (one
+    pass of the rollout algorithm over the better of join-aware and
+    critical-path: each op, in order, tries every other device with the
+    rest completed by that rule, judged by the simulator; never worse than
+    either), heft, round-robin, random,
+    single, critical-path-reference (the reference code's variant, for
+    comparisons). The learned policy loads LibTorch on first use (about
     0.7 s); the heuristics need no LibTorch.
 
     Budget (lib/Placement/Learning/Budget.h): the learned policy starts from
