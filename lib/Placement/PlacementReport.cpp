@@ -137,10 +137,11 @@ std::string formatPlacementReportText(const PlacementReport &report) {
             i == report.startChosen && report.starts.size() > 1 ? " (best)"
                                                                 : "");
   if (report.refinement)
-    appendf(out, "refined:     %s -> %s (%lld evaluations, %.3f s)\n",
+    appendf(out, "refined:     %s -> %s (%lld evaluation%s, %.3f s)\n",
             formatIntegral(report.refinement->initialMakespan).c_str(),
             formatIntegral(report.makespan).c_str(),
             static_cast<long long>(report.refinement->evaluations),
+            report.refinement->evaluations == 1 ? "" : "s",
             report.refinement->seconds);
   appendf(out, "devices:     %lld\n", static_cast<long long>(report.devices));
   appendf(out, "makespan:    %s\n", formatIntegral(report.makespan).c_str());

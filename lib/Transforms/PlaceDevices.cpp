@@ -180,7 +180,8 @@ private:
     std::string budget;
     if (placed.refinement)
       budget = ", within " + std::to_string(placed.refinement->evaluations) +
-               " simulator runs";
+               (placed.refinement->evaluations == 1 ? " simulator run"
+                                                    : " simulator runs");
     if (policy.getValue() != placement::kLearnedPolicyName)
       return placed.refinement ? policy + " (" + budget.substr(2) + ")"
                                : policy.getValue();

@@ -30,8 +30,8 @@
 // The first function's greedy placement is at the lower bound (the search
 // stops after its first run); the second's 1600 runs are 200 per (op,
 // device).
-// BUDGET: remark: placed 4 ops on 2 devices with doppler (greedy, embedded model, within 1 simulator runs): predicted makespan 5, lower bound 5
-// BUDGET: remark: budget: doppler greedy 5 (best), critical-path 5, join-aware 5; refined 5 -> 5 in 1 runs
+// BUDGET: remark: placed 4 ops on 2 devices with doppler (greedy, embedded model, within 1 simulator run): predicted makespan 5, lower bound 5
+// BUDGET: remark: budget: doppler greedy 5 (best), critical-path 5, join-aware 5; refined 5 -> 5 in 1 run,
 // BUDGET: remark: placed 4 ops on 2 devices with doppler (greedy, embedded model, within 1600 simulator runs): predicted makespan 6.5, lower bound 6
 // BUDGET: remark: budget: doppler greedy 6.5 (best), critical-path 6.5, join-aware 6.5; refined 6.5 -> 6.5 in 1600 runs
 // TIMED-COUNT-2: remark: budget: doppler greedy

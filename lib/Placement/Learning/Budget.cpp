@@ -133,9 +133,9 @@ doppler::placement::describeBudgetedPlacement(const BudgetedPlacement &placed) {
   }
   if (const std::optional<SearchResult> &refined = placed.refinement) {
     char tail[96];
-    std::snprintf(tail, sizeof tail, " in %lld runs, %.2f s",
+    std::snprintf(tail, sizeof tail, " in %lld run%s, %.2f s",
                   static_cast<long long>(refined->evaluations),
-                  refined->seconds);
+                  refined->evaluations == 1 ? "" : "s", refined->seconds);
     text += "; refined " + formatMakespan(refined->initialMakespan) + " -> " +
             formatMakespan(refined->makespan) + tail;
   }
