@@ -120,15 +120,28 @@ NodeId selectCriticalPath(const PlacementEnvironment &env,
   return picked;
 }
 
-} // namespace
+/// The device rules that follow the critical-path SEL.
+enum class DeviceRule {
+  /// Critical path's: the smallest est; among equals (devices idle by then)
+  /// the one that became free last, then the lowest id.
+  EarliestStart,
+  /// Join-aware: the smallest est + join split, lowest id among equals.
+  JoinAware,
+};
 
-std::vector<DeviceId> placeCriticalPath(const Graph &graph,
-                                        int32_t numDevices,
-                                        StartEstimate estimate) {
-  const std::vector<double> bottom = computeBottomLevels(graph).value;
+/// Places `graph` with the critical-path SEL and `rule`, except that nodes
+/// with a device in `forced` (>= 0) go there. Returns the assignment; the
+/// placement order goes to `placementOrder` when given.
+std::vector<DeviceId> placeByRule(const Graph &graph, int32_t numDevices,
+                                  const std::vector<double> &bottom,
+                                  DeviceRule rule, StartEstimate estimate,
+                                  const std::vector<DeviceId> *forced,
+                                  std::vector<NodeId> *placementOrder) {
   PlacementEnvironment env;
   env.reset(graph, numDevices, estimate);
-  std::vector<double> est(numDevices), scratch(numDevices);
+  std::vector<double> est(numDevices), scratch(numDevices), split;
+  if (rule == DeviceRule::JoinAware)
+    split.resize(numDevices);
   std::vector<NodeId> window;
   CandidateOrder order;
   order.reset(graph.numNodes(), bottom.data());
@@ -136,56 +149,18 @@ std::vector<DeviceId> placeCriticalPath(const Graph &graph,
     order.sync(env);
     NodeId picked =
         selectCriticalPath(env, order, bottom, window, est, scratch);
-    // The smallest est; among equals (devices idle by then) the one that
-    // became free last, then the lowest id.
-    DeviceId device = 0;
-    for (DeviceId d = 1; d < numDevices; ++d)
-      if (est[d] < est[device] ||
-          (est[d] == est[device] &&
-           env.deviceFreeTime(d) > env.deviceFreeTime(device)))
-        device = d;
-    env.step(picked, device);
-    order.remove(picked);
-  }
-  ArrayView<DeviceId> placed = env.assignment();
-  return {placed.begin(), placed.end()};
-}
-
-namespace {
-
-/// The join-aware rule (or, with `join` false, critical path's, estimate
-/// EarliestStart), except that nodes with a device in `forced` (>= 0) go
-/// there. Returns the assignment; the placement order goes to
-/// `placementOrder` when given.
-std::vector<DeviceId> runJoinAware(const Graph &graph, int32_t numDevices,
-                                   const std::vector<double> &bottom,
-                                   const std::vector<DeviceId> *forced,
-                                   std::vector<NodeId> *placementOrder,
-                                   bool join = true) {
-  PlacementEnvironment env;
-  env.reset(graph, numDevices, StartEstimate::EarliestStart);
-  std::vector<double> start(numDevices), scratch(numDevices),
-      split(numDevices);
-  std::vector<NodeId> window;
-  CandidateOrder order;
-  order.reset(graph.numNodes(), bottom.data());
-  while (!env.done()) {
-    order.sync(env);
-    NodeId picked =
-        selectCriticalPath(env, order, bottom, window, start, scratch);
     DeviceId device = forced ? (*forced)[picked] : -1;
-    if (device < 0 && join) {
+    if (device < 0 && rule == DeviceRule::JoinAware) {
       env.joinSplitCosts(picked, split.data());
       device = 0;
       for (DeviceId d = 1; d < numDevices; ++d)
-        if (start[d] + split[d] < start[device] + split[device])
+        if (est[d] + split[d] < est[device] + split[device])
           device = d;
     } else if (device < 0) {
-      // placeCriticalPath's device rule.
       device = 0;
       for (DeviceId d = 1; d < numDevices; ++d)
-        if (start[d] < start[device] ||
-            (start[d] == start[device] &&
+        if (est[d] < est[device] ||
+            (est[d] == est[device] &&
              env.deviceFreeTime(d) > env.deviceFreeTime(device)))
           device = d;
     }
@@ -202,9 +177,18 @@ std::vector<DeviceId> runJoinAware(const Graph &graph, int32_t numDevices,
 
 } // namespace
 
+std::vector<DeviceId> placeCriticalPath(const Graph &graph,
+                                        int32_t numDevices,
+                                        StartEstimate estimate) {
+  const std::vector<double> bottom = computeBottomLevels(graph).value;
+  return placeByRule(graph, numDevices, bottom, DeviceRule::EarliestStart,
+                     estimate, nullptr, nullptr);
+}
+
 std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices) {
   const std::vector<double> bottom = computeBottomLevels(graph).value;
-  return runJoinAware(graph, numDevices, bottom, nullptr, nullptr);
+  return placeByRule(graph, numDevices, bottom, DeviceRule::JoinAware,
+                     StartEstimate::EarliestStart, nullptr, nullptr);
 }
 
 std::vector<DeviceId> placeRollout(const Graph &graph, int32_t numDevices,
@@ -212,22 +196,25 @@ std::vector<DeviceId> placeRollout(const Graph &graph, int32_t numDevices,
   const std::vector<double> bottom = computeBottomLevels(graph).value;
   const int32_t N = graph.numNodes();
   // The base rule: the better of join-aware and critical path here.
+  const StartEstimate estimate = StartEstimate::EarliestStart;
   std::vector<NodeId> order, otherOrder;
+  DeviceRule rule = DeviceRule::JoinAware;
   std::vector<DeviceId> best =
-      runJoinAware(graph, numDevices, bottom, nullptr, &order);
+      placeByRule(graph, numDevices, bottom, rule, estimate, nullptr, &order);
   Simulator simulator(graph, numDevices);
   double bestMakespan = simulator.run(best);
-  std::vector<DeviceId> critical = runJoinAware(
-      graph, numDevices, bottom, nullptr, &otherOrder, /*join=*/false);
+  std::vector<DeviceId> critical =
+      placeByRule(graph, numDevices, bottom, DeviceRule::EarliestStart,
+                  estimate, nullptr, &otherOrder);
   const double criticalMakespan = simulator.run(critical);
-  const bool join = !(criticalMakespan < bestMakespan);
-  if (!join) {
+  if (criticalMakespan < bestMakespan) {
+    rule = DeviceRule::EarliestStart;
     best.swap(critical);
     order.swap(otherOrder);
     bestMakespan = criticalMakespan;
   }
   int64_t made = 2;
-  // Each try costs a join-aware pass and a simulation, both O(n + e).
+  // Each try costs a pass of the rule and a simulation, both O(n + e).
   const int64_t perRun = std::max<int64_t>(1, int64_t(N) + graph.numEdges());
   const int64_t maxRuns = std::max<int64_t>(1, visitBudget / perRun);
   std::vector<DeviceId> forced(N, -1), tried;
@@ -242,8 +229,8 @@ std::vector<DeviceId> placeRollout(const Graph &graph, int32_t numDevices,
       if (d == kept)
         continue;
       forced[v] = d;
-      tried = runJoinAware(graph, numDevices, bottom, &forced, &triedOrder,
-                           join);
+      tried = placeByRule(graph, numDevices, bottom, rule, estimate, &forced,
+                          &triedOrder);
       const double makespan = simulator.run(tried);
       ++made;
       if (makespan < bestMakespan) {
