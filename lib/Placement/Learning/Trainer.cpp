@@ -226,6 +226,12 @@ bool TrainingSession::Impl::initialize(std::string *error) {
     }
     makeOptimizer();
   }
+  // Whichever way the network came (new, --init, a checkpoint).
+  if (options.imitateBetterHeuristic && !network->config.joinFeature) {
+    setError(error, "imitating the better heuristic needs a model with the "
+                    "join prior (join=1)");
+    return false;
+  }
   skipEmptyStages();
 
   if (!options.logPath.empty()) {

@@ -207,22 +207,17 @@ double TrainingSession::Impl::criticalPathMakespan(int32_t pair) {
   return criticalPath_[pair];
 }
 
-bool TrainingSession::Impl::imitateBetter() const {
-  return options.imitateBetterHeuristic && network->config.joinFeature;
-}
-
-bool TrainingSession::Impl::joinAwareWins(int32_t pair) {
-  betterHeuristicMakespan(pair);
-  return joinAware_[pair] < criticalPath_[pair];
-}
-
-double TrainingSession::Impl::betterHeuristicMakespan(int32_t pair) {
+double TrainingSession::Impl::joinAwareMakespan(int32_t pair) {
   if (joinAware_[pair] < 0) {
     const Pair &p = pairs_[pair];
     joinAware_[pair] = simulatedCost(
         pair, placeJoinAware(options.graphs[p.graph].graph, p.devices));
   }
-  return std::min(criticalPathMakespan(pair), joinAware_[pair]);
+  return joinAware_[pair];
+}
+
+double TrainingSession::Impl::betterHeuristicMakespan(int32_t pair) {
+  return std::min(criticalPathMakespan(pair), joinAwareMakespan(pair));
 }
 
 std::vector<DeviceId> TrainingSession::Impl::greedyPlacement(int32_t pair) {
@@ -283,7 +278,8 @@ void TrainingSession::Impl::beginStageEpisode(const StageOptions &stage,
       placement.clear();
   }
   // (Imitating the better heuristic trains the join prior itself.)
-  if (network->config.joinFeature && !imitateBetter() && stageEpisode_ == 0 &&
+  if (network->config.joinFeature && !options.imitateBetterHeuristic &&
+      stageEpisode_ == 0 &&
       stageIndex_ > 0 &&
       stage.stage != TrainingStage::Imitation &&
       options.stages[stageIndex_ - 1].stage == TrainingStage::Imitation)
@@ -328,7 +324,7 @@ learning::LossTerms TrainingSession::Impl::learnFromEpisode(
   weights.imitation = stage.imitationWeight;
   weights.policyGradient = stage.policyGradientWeight;
   weights.entropy = stage.entropyWeight;
-  weights.joinPrior = !imitation || imitateBetter();
+  weights.joinPrior = !imitation || options.imitateBetterHeuristic;
   weights.imitateJoin = imitation && imitateJoin;
   weights.memoryPrior = !imitation;
   if (weights.policyGradient != 0) {
@@ -462,11 +458,11 @@ TrainingSession::Impl::runEpisode(std::string *error) {
   // (With imitateBetterHeuristic the prior stays in, and the pairs where
   // join-aware wins imitate it.)
   const bool imitation = stage.stage == TrainingStage::Imitation;
-  const bool imitateJoin = imitation && imitateBetter() &&
-                           joinAwareWins(pair);
+  const bool imitateJoin = imitation && options.imitateBetterHeuristic &&
+                           joinAwareMakespan(pair) < criticalPathMakespan(pair);
   // The memory prior likewise: the heuristic knows nothing of memory.
   if (imitation) {
-    if (!imitateBetter())
+    if (!options.imitateBetterHeuristic)
       inputs.weights.joinPrior = 0;
     inputs.weights.memoryPrior = 0;
   }

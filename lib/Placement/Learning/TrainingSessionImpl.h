@@ -114,12 +114,10 @@ private:
   /// Draws the memory-tight pairs and their capacities.
   void chooseMemoryCapacities();
   double criticalPathMakespan(int32_t pair);
-  /// min(critical path, join-aware), simulated; cached.
+  /// The join-aware heuristic's makespan, simulated; cached.
+  double joinAwareMakespan(int32_t pair);
+  /// min(critical path, join-aware), simulated.
   double betterHeuristicMakespan(int32_t pair);
-  /// options.imitateBetterHeuristic, for a model that has the join prior.
-  bool imitateBetter() const;
-  /// The join-aware heuristic beats critical path on `pair` (simulated).
-  bool joinAwareWins(int32_t pair);
   /// The greedy policy's placement of `pair`.
   std::vector<DeviceId> greedyPlacement(int32_t pair);
   /// Cost of `placement` on `pair` by the simulator or the real-rl oracle.
