@@ -62,12 +62,17 @@ class Placement:
     `makespan`: the predicted makespan (microseconds, the function's
     doppler.makespan). `mlir`: the placed program, with locations.
     `remark`: doppler-place's summary line (lower bound, load per device).
+    `budget`: doppler-place's budget line (the learned greedy placement's
+    and the heuristics' makespans side by side, and what refinement made of
+    the best), or None when no budget was spent (budget_evaluations=0, or
+    a heuristic policy without a budget).
     """
 
-    def __init__(self, program, mlir, remark, devices, system, policy):
+    def __init__(self, program, mlir, remark, devices, system, policy, budget=None):
         self.program = program
         self.mlir = mlir
         self.remark = remark
+        self.budget = budget
         self.num_devices = devices
         self.system = system
         self.policy = policy
@@ -128,6 +133,8 @@ class Placement:
                  f"predicted makespan: {self.makespan:.3f} us"]
         if self.remark:
             lines.append(self.remark)
+        if self.budget:
+            lines.append(self.budget)
         lines.append("ops per device: " + ", ".join(
             f"{d}: {n}" for d, n in enumerate(self.ops_per_device)))
         rows = [("node", "op", "shape", "device", "all devices")]
@@ -161,8 +168,9 @@ def place(module, example_inputs, devices=4, system="h100x4", policy="doppler",
           **pipeline_options):
     """Exports `module`, runs doppler-opt --doppler-pipeline, returns a Placement.
 
-    Other doppler-pipeline options pass through (parts=4, samples=0,
-    model=FILE, seed=0, refine_seconds=0). The devices are also written to
+    Other doppler-pipeline options pass through, underscores for dashes
+    (parts=4, samples=0, model=FILE, seed=0, budget_evaluations=-1: the
+    default budget, 0: the greedy pass alone; budget_ms=0). The devices are also written to
     `node.meta["doppler_device"]` (and the sets to "doppler_devices") of the
     GraphModule (the one given, or the one traced from the module:
     `placement.graph_module`).
@@ -183,13 +191,15 @@ def _place_program(program, devices, system, policy, options):
                                           "-o", placed], stderr=True)
         with open(placed) as f:
             text = f.read()
-    # The placement summary ("placed N ops on D devices ..."), not the
-    # budget line or other remarks that follow it.
-    remark = ""
+    # The placement summary ("placed N ops on D devices ...") and the budget
+    # line ("budget: doppler greedy ..."), not other remarks.
+    remark, budget = "", None
     for line in stderr.splitlines():
         if "remark: placed " in line:
             remark = line.split("remark: ", 1)[1]
-    return Placement(program, text, remark, int(devices), system, policy)
+        elif "remark: budget: " in line:
+            budget = line.split("remark: ", 1)[1]
+    return Placement(program, text, remark, int(devices), system, policy, budget)
 
 
 class RunResult:

@@ -55,6 +55,26 @@ def test_place_policies_and_options():
         doppler.place(TwoLayer(), (x,), devices=2, policy="no-such-policy")
 
 
+def test_place_budget_line():
+    """The budget line puts the learned greedy placement beside the heuristics;
+    budget_evaluations=0 is the greedy pass alone, with no line; a removed or
+    misspelt option is the pipeline's error."""
+    x = torch.randn(8, 16)
+    budgeted = doppler.place(TwoLayer(), (x,), devices=2, system="h100x4")
+    assert budgeted.budget.startswith("budget: doppler greedy "), budgeted.budget
+    assert "critical-path" in budgeted.budget and "join-aware" in budgeted.budget
+    assert budgeted.budget in budgeted.summary()
+    assert "simulator runs" in budgeted.remark
+    greedy = doppler.place(TwoLayer(), (x,), devices=2, system="h100x4", budget_evaluations=0)
+    assert greedy.budget is None and "greedy" in greedy.remark
+    assert greedy.makespan >= budgeted.makespan
+    heuristic = doppler.place(TwoLayer(), (x,), devices=2, system="h100x4",
+                              policy="critical-path")
+    assert heuristic.budget is None
+    with pytest.raises(doppler.ToolError, match="no such option refine-seconds"):
+        doppler.place(TwoLayer(), (x,), devices=2, refine_seconds=1)
+
+
 def test_gantt_and_trace(tmp_path):
     placement = doppler.place(TwoLayer(), (torch.randn(8, 16),), devices=2, system="cpu4",
                               policy="critical-path")
