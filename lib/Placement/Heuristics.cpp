@@ -120,14 +120,9 @@ NodeId selectCriticalPath(const PlacementEnvironment &env,
   return picked;
 }
 
-/// The device rules that follow the critical-path SEL.
-enum class DeviceRule {
-  /// Critical path's: the smallest est; among equals (devices idle by then)
-  /// the one that became free last, then the lowest id.
-  EarliestStart,
-  /// Join-aware: the smallest est + join split, lowest id among equals.
-  JoinAware,
-};
+/// The device rules that follow the critical-path SEL (earliestStartDevice
+/// and joinAwareDevice).
+enum class DeviceRule { EarliestStart, JoinAware };
 
 /// Places `graph` with the critical-path SEL and `rule`, except that nodes
 /// with a device in `forced` (>= 0) go there. Returns the assignment; the
@@ -152,17 +147,9 @@ std::vector<DeviceId> placeByRule(const Graph &graph, int32_t numDevices,
     DeviceId device = forced ? (*forced)[picked] : -1;
     if (device < 0 && rule == DeviceRule::JoinAware) {
       env.joinSplitCosts(picked, split.data());
-      device = 0;
-      for (DeviceId d = 1; d < numDevices; ++d)
-        if (est[d] + split[d] < est[device] + split[device])
-          device = d;
+      device = joinAwareDevice(numDevices, est.data(), split.data());
     } else if (device < 0) {
-      device = 0;
-      for (DeviceId d = 1; d < numDevices; ++d)
-        if (est[d] < est[device] ||
-            (est[d] == est[device] &&
-             env.deviceFreeTime(d) > env.deviceFreeTime(device)))
-          device = d;
+      device = earliestStartDevice(env, est.data());
     }
     env.step(picked, device);
     order.remove(picked);
@@ -176,6 +163,28 @@ std::vector<DeviceId> placeByRule(const Graph &graph, int32_t numDevices,
 }
 
 } // namespace
+
+DeviceId earliestStartDevice(const PlacementEnvironment &env, const double *est,
+                             int32_t stride) {
+  DeviceId device = 0;
+  for (DeviceId d = 1; d < env.numDevices(); ++d) {
+    const double start = est[d * stride], best = est[device * stride];
+    if (start < best ||
+        (start == best && env.deviceFreeTime(d) > env.deviceFreeTime(device)))
+      device = d;
+  }
+  return device;
+}
+
+DeviceId joinAwareDevice(int32_t numDevices, const double *est,
+                         const double *split, int32_t stride) {
+  DeviceId device = 0;
+  for (DeviceId d = 1; d < numDevices; ++d)
+    if (est[d * stride] + split[d * stride] <
+        est[device * stride] + split[device * stride])
+      device = d;
+  return device;
+}
 
 std::vector<DeviceId> placeCriticalPath(const Graph &graph,
                                         int32_t numDevices,

@@ -118,6 +118,17 @@ placeWithPolicy(std::string_view name, const Graph &graph, int32_t numDevices,
                 const PolicyOptions &options = {},
                 std::string *error = nullptr);
 
+// The two device rules, as the heuristics apply them and as the learned
+// policy's priors point at them (Rollout.cpp). `est` holds est(v, d) of
+// device d at est[d * stride], `split` the join split likewise.
+/// Critical path's: the smallest est; among equals (devices idle by then)
+/// the one that became free last, then the lowest id.
+DeviceId earliestStartDevice(const PlacementEnvironment &env, const double *est,
+                             int32_t stride = 1);
+/// Join-aware's: the smallest est + join split, the lowest id among equals.
+DeviceId joinAwareDevice(int32_t numDevices, const double *est,
+                         const double *split, int32_t stride = 1);
+
 // The policies as plain functions. Precondition: numDevices >= 1.
 std::vector<DeviceId>
 placeCriticalPath(const Graph &graph, int32_t numDevices,

@@ -2,6 +2,8 @@
 
 #include "Rollout.h"
 
+#include "Doppler/Placement/Heuristics.h"
+
 #include <cblas.h>
 
 #include <algorithm>
@@ -355,40 +357,6 @@ inline double earliestStart(const double *rawDeviceFeatures, int32_t d) {
   return rawDeviceFeatures[d * kNumDeviceFeatures + kEarliestStartFeature];
 }
 
-/// The critical-path heuristic's PLC choice (as placeCriticalPath): the
-/// smallest est; among equals the device that became free last, then the
-/// lowest id.
-DeviceId earliestStartDevice(const PlacementEnvironment &env,
-                             const double *rawDeviceFeatures,
-                             int32_t numDevices) {
-  DeviceId device = 0;
-  for (int32_t d = 1; d < numDevices; ++d) {
-    double start = earliestStart(rawDeviceFeatures, d);
-    double best = earliestStart(rawDeviceFeatures, device);
-    if (start < best ||
-        (start == best && env.deviceFreeTime(d) > env.deviceFreeTime(device)))
-      device = d;
-  }
-  return device;
-}
-
-/// The join-aware device: the smallest est + join split (lowest id among
-/// equals), or -1 when the model does not read the split.
-DeviceId joinAwareDevice(const double *rawDeviceFeatures, int32_t numDevices,
-                         bool joinColumn) {
-  if (!joinColumn)
-    return -1;
-  auto joinStart = [&](int32_t d) {
-    const double *row = &rawDeviceFeatures[d * kNumDeviceFeatures];
-    return row[kEarliestStartFeature] + row[kJoinSplitFeature];
-  };
-  DeviceId device = 0;
-  for (int32_t d = 1; d < numDevices; ++d)
-    if (joinStart(d) < joinStart(device))
-      device = d;
-  return device;
-}
-
 /// Appends one PLC step: the teacher's rows (every device with the
 /// smallest est), the heuristics' rows and the standardised features.
 void recordPlacement(EpisodeRecord &record, int32_t step, int32_t numDevices,
@@ -499,10 +467,15 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
     for (int32_t d = 0; d < D; ++d)
       deviceFeatures_[d * F + F - 1] =
           static_cast<float>(std::min(pressure_[d], kMemoryPressureCap));
-  const DeviceId heuristicDevice =
-      earliestStartDevice(env, rawDeviceFeatures_.data(), D);
+  // The heuristics' devices (Heuristics.h), over the raw feature rows.
+  const double *raw = rawDeviceFeatures_.data();
+  const DeviceId heuristicDevice = earliestStartDevice(
+      env, raw + kEarliestStartFeature, kNumDeviceFeatures);
   const DeviceId joinDevice =
-      joinAwareDevice(rawDeviceFeatures_.data(), D, weights.joinColumn);
+      weights.joinColumn
+          ? joinAwareDevice(D, raw + kEarliestStartFeature,
+                            raw + kJoinSplitFeature, kNumDeviceFeatures)
+          : -1;
   auto score = [&] {
     scoreDevices(v, D, weights, tables);
     scores_[heuristicDevice] += weights.plcPrior;
