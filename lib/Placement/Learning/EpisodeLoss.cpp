@@ -16,73 +16,6 @@ using torch::autograd::variable_list;
 
 namespace {
 
-/// Rows `ids` of the [N][K] `table`, standardised column-wise within the
-/// segment (population std, in double, as segmentStandardize), into
-/// `out` [rows][K]; `sigma` [K] gets the std.
-DOPPLER_AVX2_CLONES
-void standardizeGathered(const float *table, const NodeId *ids, int32_t rows,
-                         int64_t K, float *out, float *sigma,
-                         std::vector<double> &scratch) {
-  scratch.assign(3 * K, 0.0);
-  double *mean = scratch.data(), *squares = mean + K, *scale = squares + K;
-  const double n = rows;
-  for (int32_t r = 0; r < rows; ++r) {
-    const float *x = table + ids[r] * K;
-    for (int64_t c = 0; c < K; ++c)
-      mean[c] += x[c];
-  }
-  for (int64_t c = 0; c < K; ++c)
-    mean[c] /= n;
-  for (int32_t r = 0; r < rows; ++r) {
-    const float *x = table + ids[r] * K;
-    for (int64_t c = 0; c < K; ++c) {
-      double d = x[c] - mean[c];
-      squares[c] += d * d;
-    }
-  }
-  for (int64_t c = 0; c < K; ++c) {
-    double std = std::sqrt(squares[c] / n);
-    sigma[c] = static_cast<float>(std);
-    scale[c] = 1.0 / (std + kStandardizeEpsilon);
-  }
-  for (int32_t r = 0; r < rows; ++r) {
-    const float *x = table + ids[r] * K;
-    for (int64_t c = 0; c < K; ++c)
-      out[r * K + c] = static_cast<float>((x[c] - mean[c]) * scale[c]);
-  }
-}
-
-/// segmentStandardize's backward for one segment: `g` [rows][K] (the
-/// gradient of the standardised `y`) becomes the gradient of the rows,
-/// added to rows `ids` of `out` [N][K].
-DOPPLER_AVX2_CLONES
-void standardizeGatheredBackward(const float *g, const float *y,
-                                 const float *sigma, const NodeId *ids,
-                                 int32_t rows, int64_t K, float *out,
-                                 std::vector<double> &scratch) {
-  scratch.assign(4 * K, 0.0);
-  double *gMean = scratch.data(), *gDotY = gMean + K, *scale = gDotY + K,
-         *coupling = scale + K;
-  const double n = rows;
-  for (int32_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < K; ++c) {
-      gMean[c] += g[r * K + c];
-      gDotY[c] += static_cast<double>(g[r * K + c]) * y[r * K + c];
-    }
-  for (int64_t c = 0; c < K; ++c) {
-    double std = sigma[c];
-    scale[c] = 1.0 / (std + kStandardizeEpsilon);
-    gMean[c] /= n;
-    coupling[c] = std > 0 ? gDotY[c] / (n * std) : 0.0;
-  }
-  for (int32_t r = 0; r < rows; ++r) {
-    float *o = out + ids[r] * K;
-    for (int64_t c = 0; c < K; ++c)
-      o[c] += static_cast<float>((g[r * K + c] - gMean[c]) * scale[c] -
-                                 y[r * K + c] * coupling[c]);
-  }
-}
-
 /// One row of SelectionScores' forward: the pre-activations `pre` [K] and
 /// the dot product of their leaky ReLU with `w` (in 8 interleaved partial
 /// sums, so that it vectorises).
@@ -183,15 +116,17 @@ struct SelectionScores : torch::autograd::Function<SelectionScores> {
     float *p = pre.data_ptr<float>(), *b = bottom.data_ptr<float>(),
           *t = top.data_ptr<float>(), *sg = sigma.data_ptr<float>(),
           *sc = scores.data_ptr<float>();
-    std::vector<double> scratch;
+    std::vector<double> scratch(3 * K);
     const NodeId *ids = record->selCandidates.data();
     for (int32_t s = 0; s < segments; ++s) {
       const int32_t begin = record->selOffsets[s],
                     count = record->selOffsets[s + 1] - begin;
-      standardizeGathered(bottomTable, ids + begin, count, K, b + begin * K,
-                          sg + (2 * s) * K, scratch);
-      standardizeGathered(topTable, ids + begin, count, K, t + begin * K,
-                          sg + (2 * s + 1) * K, scratch);
+      learning::detail::standardizeRows(bottomTable, ids + begin, count, K,
+                                        b + begin * K, sg + (2 * s) * K,
+                                        scratch.data());
+      learning::detail::standardizeRows(topTable, ids + begin, count, K,
+                                        t + begin * K, sg + (2 * s + 1) * K,
+                                        scratch.data());
     }
     for (int64_t r = 0; r < rows; ++r)
       sc[r] = selectionRow(node + ids[r] * K, feature + r * K, b + r * K, bg,
@@ -255,7 +190,7 @@ struct SelectionScores : torch::autograd::Function<SelectionScores> {
           dn[ids[r] * K + k] += dp[r * K + k];
     }
     std::vector<float> scaled;
-    std::vector<double> scratch;
+    std::vector<double> scratch(4 * K);
     auto sumsBackward = [&](const float *y, const float *gain, int32_t half,
                             Tensor &out) {
       out = torch::zeros({N, K});
@@ -265,9 +200,9 @@ struct SelectionScores : torch::autograd::Function<SelectionScores> {
       for (int32_t s = 0; s < segments; ++s) {
         const int32_t begin = record->selOffsets[s],
                       count = record->selOffsets[s + 1] - begin;
-        standardizeGatheredBackward(scaled.data() + begin * K, y + begin * K,
-                                    sg + (2 * s + half) * K, ids + begin,
-                                    count, K, o, scratch);
+        learning::detail::standardizeRowsBackward(
+            scaled.data() + begin * K, y + begin * K, sg + (2 * s + half) * K,
+            ids + begin, count, K, o, /*add=*/true, scratch.data());
       }
     };
     if (ctx->needs_input_grad(2))

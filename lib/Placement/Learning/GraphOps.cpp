@@ -248,6 +248,17 @@ void standardizeGradientRow(const float *__restrict g,
     out[c] = static_cast<float>((g[c] - gMean[c]) * scale[c] -
                                 y[c] * coupling[c]);
 }
+DOPPLER_AVX2_CLONES
+void addStandardizeGradientRow(const float *__restrict g,
+                               const float *__restrict y,
+                               const double *__restrict gMean,
+                               const double *__restrict scale,
+                               const double *__restrict coupling, int64_t width,
+                               float *__restrict out) {
+  for (int64_t c = 0; c < width; ++c)
+    out[c] +=
+        static_cast<float>((g[c] - gMean[c]) * scale[c] - y[c] * coupling[c]);
+}
 
 DOPPLER_AVX2_CLONES
 void divideBy(double *__restrict x, int64_t width, double n) {
@@ -279,6 +290,50 @@ void gradientScales(const float *__restrict sigma,
   }
 }
 
+} // namespace
+
+void doppler::placement::learning::detail::standardizeRows(
+    const float *x, const NodeId *ids, int32_t rows, int64_t width, float *y,
+    float *sigma, double *scratch) {
+  double *mean = scratch, *squares = mean + width, *scale = squares + width;
+  auto row = [&](int32_t r) { return x + (ids ? ids[r] : r) * width; };
+  const double n = rows;
+  std::fill(mean, mean + 2 * width, 0.0);
+  for (int32_t r = 0; r < rows; ++r)
+    accumulateRow(row(r), width, mean);
+  divideBy(mean, width, n);
+  for (int32_t r = 0; r < rows; ++r)
+    accumulateSquaredDeviation(row(r), mean, width, squares);
+  columnScales(squares, width, n, sigma, scale);
+  for (int32_t r = 0; r < rows; ++r)
+    standardizeRowDouble(row(r), mean, scale, width, y + r * width);
+}
+
+void doppler::placement::learning::detail::standardizeRowsBackward(
+    const float *g, const float *y, const float *sigma, const NodeId *ids,
+    int32_t rows, int64_t width, float *out, bool add, double *scratch) {
+  double *gMean = scratch, *gDotY = gMean + width, *scale = gDotY + width,
+         *coupling = scale + width;
+  const double n = rows;
+  // With s = std + eps: dx_i = (g_i - mean(g)) / s - y_i * sum_j(g_j y_j)
+  // / (n * std); the second term vanishes with std = 0.
+  std::fill(gMean, gMean + 2 * width, 0.0);
+  for (int32_t r = 0; r < rows; ++r)
+    accumulateGradientRow(g + r * width, y + r * width, width, gMean, gDotY);
+  gradientScales(sigma, gDotY, width, n, gMean, scale, coupling);
+  for (int32_t r = 0; r < rows; ++r) {
+    float *o = out + (ids ? ids[r] : r) * width;
+    if (add)
+      addStandardizeGradientRow(g + r * width, y + r * width, gMean, scale,
+                                coupling, width, o);
+    else
+      standardizeGradientRow(g + r * width, y + r * width, gMean, scale,
+                             coupling, width, o);
+  }
+}
+
+namespace {
+
 /// Column-wise (x - mean) / (std + eps) within row segments [offsets[s],
 /// offsets[s+1]), population std (METHOD section 3).
 struct SegmentStandardize : torch::autograd::Function<SegmentStandardize> {
@@ -292,21 +347,11 @@ struct SegmentStandardize : torch::autograd::Function<SegmentStandardize> {
     const float *xs = x.data_ptr<float>();
     float *ys = y.data_ptr<float>(), *sg = sigma.data_ptr<float>();
     std::vector<double> scratch(3 * width);
-    double *mean = scratch.data(), *squares = mean + width,
-           *scale = squares + width;
     for (int64_t s = 0; s < segments; ++s) {
-      int32_t begin = off[s], end = off[s + 1];
-      double n = end - begin;
-      std::fill(mean, mean + 2 * width, 0.0);
-      for (int32_t r = begin; r < end; ++r)
-        accumulateRow(xs + r * width, width, mean);
-      divideBy(mean, width, n);
-      for (int32_t r = begin; r < end; ++r)
-        accumulateSquaredDeviation(xs + r * width, mean, width, squares);
-      columnScales(squares, width, n, sg + s * width, scale);
-      for (int32_t r = begin; r < end; ++r)
-        standardizeRowDouble(xs + r * width, mean, scale, width,
-                             ys + r * width);
+      const int32_t begin = off[s];
+      learning::detail::standardizeRows(
+          xs + begin * width, nullptr, off[s + 1] - begin, width,
+          ys + begin * width, sg + s * width, scratch.data());
     }
     ctx->save_for_backward({y, sigma});
     ctx->saved_data["offsets"] = offsets;
@@ -324,21 +369,12 @@ struct SegmentStandardize : torch::autograd::Function<SegmentStandardize> {
     const float *sg = sigma.data_ptr<float>();
     float *os = out.data_ptr<float>();
     std::vector<double> scratch(4 * width);
-    double *gMean = scratch.data(), *gDotY = gMean + width,
-           *scale = gDotY + width, *coupling = scale + width;
-    // With s = std + eps: dx_i = (g_i - mean(g)) / s - y_i * sum_j(g_j y_j)
-    // / (n * std); the second term vanishes with std = 0.
     for (int64_t s = 0; s < segments; ++s) {
-      int32_t begin = off[s], end = off[s + 1];
-      double n = end - begin;
-      std::fill(gMean, gMean + 2 * width, 0.0);
-      for (int32_t r = begin; r < end; ++r)
-        accumulateGradientRow(gs + r * width, ys + r * width, width, gMean,
-                              gDotY);
-      gradientScales(sg + s * width, gDotY, width, n, gMean, scale, coupling);
-      for (int32_t r = begin; r < end; ++r)
-        standardizeGradientRow(gs + r * width, ys + r * width, gMean, scale,
-                               coupling, width, os + r * width);
+      const int32_t begin = off[s];
+      learning::detail::standardizeRowsBackward(
+          gs + begin * width, ys + begin * width, sg + s * width, nullptr,
+          off[s + 1] - begin, width, os + begin * width, /*add=*/false,
+          scratch.data());
     }
     return {out, Tensor()};
   }

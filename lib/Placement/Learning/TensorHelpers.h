@@ -41,6 +41,20 @@ inline torch::Tensor int64FromInt32(const std::vector<int32_t> &values) {
   return int32Tensor(values).to(torch::kInt64);
 }
 
+/// One segment of segmentStandardize (GraphOps.cpp), in plain loops: `rows`
+/// rows of `width` columns, row r at x + (ids ? ids[r] : r) * width,
+/// standardised column-wise ((x - mean) / (std + eps), population std, sums
+/// in double and in row order) into y [rows][width]; sigma [width] gets the
+/// std. `scratch`: 3 * width doubles.
+void standardizeRows(const float *x, const NodeId *ids, int32_t rows,
+                     int64_t width, float *y, float *sigma, double *scratch);
+/// Its backward: `g` [rows][width], the gradient of y, becomes that of the
+/// rows, written to (or, with `add`, added to) out + (ids ? ids[r] : r) *
+/// width. `scratch`: 4 * width doubles.
+void standardizeRowsBackward(const float *g, const float *y, const float *sigma,
+                             const NodeId *ids, int32_t rows, int64_t width,
+                             float *out, bool add, double *scratch);
+
 } // namespace doppler::placement::learning::detail
 
 #endif // DOPPLER_LIB_PLACEMENT_LEARNING_TENSORHELPERS_H
