@@ -142,13 +142,17 @@ std::optional<System> SystemBuilder::build(std::string *error) const {
       if (from == to)
         continue;
       const Link &link = links_[static_cast<size_t>(from) * numDevices_ + to];
-      std::string where =
-          "link " + std::to_string(from) + " -> " + std::to_string(to) + ": ";
+      // (The message is built only on failure: D^2 strings took seconds at
+      // D = 4096.)
+      auto where = [&] {
+        return "link " + std::to_string(from) + " -> " + std::to_string(to) +
+               ": ";
+      };
       if (!(link.bandwidth > 0))
-        return fail(where + "bandwidth " + formatShortest(link.bandwidth) +
+        return fail(where() + "bandwidth " + formatShortest(link.bandwidth) +
                     " is not positive");
       if (!std::isfinite(link.latency) || link.latency < 0)
-        return fail(where + "latency " + formatShortest(link.latency) +
+        return fail(where() + "latency " + formatShortest(link.latency) +
                     " is negative or not finite");
     }
   }
