@@ -200,6 +200,11 @@ std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices) {
                      StartEstimate::EarliestStart, nullptr, nullptr);
 }
 
+int64_t rolloutRunVisits(const Graph &graph, int32_t numDevices) {
+  const int64_t work = int64_t(graph.numNodes()) + graph.numEdges();
+  return std::max<int64_t>(1, work + work * std::max(0, numDevices) / 16);
+}
+
 std::vector<DeviceId> placeRollout(const Graph &graph, int32_t numDevices,
                                    int64_t visitBudget, int64_t *runs) {
   const std::vector<double> bottom = computeBottomLevels(graph).value;
@@ -224,7 +229,7 @@ std::vector<DeviceId> placeRollout(const Graph &graph, int32_t numDevices,
   }
   int64_t made = 2;
   // Each try costs a pass of the rule and a simulation, both O(n + e).
-  const int64_t perRun = std::max<int64_t>(1, int64_t(N) + graph.numEdges());
+  const int64_t perRun = rolloutRunVisits(graph, numDevices);
   const int64_t maxRuns = std::max<int64_t>(1, visitBudget / perRun);
   std::vector<DeviceId> forced(N, -1), tried;
   std::vector<NodeId> triedOrder;

@@ -360,9 +360,16 @@ TEST(HeuristicsTest, RolloutImprovesOnBothHeuristicsAndNeverLoses) {
   // devices for the rest, and a budget of none is the base rule (here
   // join-aware, 1e8 below critical path) after its two runs.
   int64_t runs = 0;
-  const int64_t perRun = chain->numNodes() + chain->numEdges();
+  const int64_t perRun = rolloutRunVisits(*chain, 4);
+  EXPECT_EQ(perRun, (chain->numNodes() + chain->numEdges()) * 5 / 4);
   placeRollout(*chain, 4, 10 * perRun, &runs);
   EXPECT_EQ(runs, 10);
   EXPECT_EQ(placeRollout(*chain, 4, 0, &runs), placeJoinAware(*chain, 4));
   EXPECT_EQ(runs, 2);
+  // A run dates every node on every device: many devices spend the budget
+  // sooner (the whole pass at D = 512 would be 2 + 511 n runs).
+  EXPECT_EQ(rolloutRunVisits(*chain, 512),
+            (chain->numNodes() + chain->numEdges()) * 33);
+  placeRollout(*chain, 512, 10 * rolloutRunVisits(*chain, 512), &runs);
+  EXPECT_EQ(runs, 10);
 }

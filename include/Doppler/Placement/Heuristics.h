@@ -31,10 +31,10 @@
 //                            the earlier choices kept, each completion
 //                            judged by the simulator; the best is kept.
 //                            Never worse than either heuristic. 2 + (D - 1)
-//                            x n simulator runs of O(n + e) each, at most
-//                            kRolloutVisitBudget node-or-edge visits (later
-//                            nodes keep the rule's device once it is
-//                            spent). Deterministic.
+//                            x n simulator runs, each costing
+//                            rolloutRunVisits(), at most kRolloutVisitBudget
+//                            visits in all (later nodes keep the rule's
+//                            device once it is spent). Deterministic.
 //   critical-path-reference  The reference code's version, slip included: it
 //                            picks uniformly among the *first k* candidates
 //                            of its list (k = how many candidates share the
@@ -134,12 +134,17 @@ std::vector<DeviceId>
 placeCriticalPath(const Graph &graph, int32_t numDevices,
                   StartEstimate estimate = StartEstimate::EarliestStart);
 std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices);
-/// The `rollout` policy's budget: simulator runs times (nodes + edges) per
-/// run. A run (a join-aware pass and a simulation) visits about 5 million
-/// nodes or edges per second on one core of this project's machines, so
-/// this is about 10 s: the whole pass up to a few thousand nodes at D = 4
-/// (1,000 layered nodes: 1.8 s), the first nodes of larger graphs.
-constexpr int64_t kRolloutVisitBudget = 50'000'000;
+/// The `rollout` policy's budget, in visits: a run (a pass of the rule and
+/// a simulation) costs rolloutRunVisits(), (n + e) x (1 + D / 16), since
+/// the rule dates every node on every device (per run, on the shared
+/// graphs: 37-55 us at D = 2-4, 60-93 at 8, 104-226 at 32, 0.3-0.6 ms at
+/// 128, 1.2-2.1 ms at 512). About 6 million visits a second on one core of
+/// this project's machines, so this is about 10 s: the whole pass up to a
+/// few thousand nodes at D = 4 (1,000 layered nodes: 1.8 s), the first
+/// nodes of larger graphs or of many devices.
+constexpr int64_t kRolloutVisitBudget = 62'500'000;
+/// What one rollout run counts against kRolloutVisitBudget.
+int64_t rolloutRunVisits(const Graph &graph, int32_t numDevices);
 /// The `rollout` policy. `visitBudget` bounds its work as above; `runs`
 /// (optional) receives the number of simulator runs made.
 std::vector<DeviceId> placeRollout(const Graph &graph, int32_t numDevices,
