@@ -317,6 +317,14 @@ class Importer:
         return self.argument(("param", qualname), qualname, "parameter", (key,), tensor,
                              f"parameter {qualname}")
 
+    def buffer(self, qualname):
+        """The argument holding buffer `qualname` of the module (e.g. a batch
+        norm's running statistics)."""
+        tensor = self._attr(qualname)
+        key = self.buffers.get(qualname, len(self.buffers))
+        return self.argument(("buffer", qualname), qualname, "buffer", (key,), tensor,
+                             f"buffer {qualname}")
+
     def reshaped_argument(self, val, shape):
         """Argument `val` viewed as `shape` (a new argument), or None when `val`
         is not an argument: a weight split or merged for free."""

@@ -1,5 +1,6 @@
 """Emitters of reductions (sum, mean, amax, amin, max, min, var, std) and
-normalisations (softmax, log_softmax, layer norm, RMS norm)."""
+normalisations (softmax, log_softmax, layer norm, RMS norm, batch norm in
+inference)."""
 
 import math
 
@@ -212,3 +213,72 @@ if hasattr(nn, "RMSNorm"):
     def rms_norm_module(ctx, module, name, input):
         weight = ctx.param(name + ".weight") if module.weight is not None else None
         return _rms_norm(ctx, input, module.normalized_shape, weight, module.eps)
+
+
+def _batch_norm(ctx, input, running_mean, running_var, weight, bias, training, eps):
+    """Batch norm with running statistics (inference): per channel (dim 1),
+    (x - mean) * rsqrt(var + eps) * weight + bias. Batch statistics (training
+    mode, or no running statistics) are not supported."""
+    if training or running_mean is None or running_var is None:
+        raise ctx.unsupported("batch norm with batch statistics (training mode, or "
+                              "track_running_stats=False); call module.eval()")
+    bld = ctx.builder
+    x = ctx.val(input)
+    if x.rank < 2:
+        raise ctx.unsupported(f"batch norm of a rank-{x.rank} tensor (needs N, C, ...)")
+    channel = [x.shape[1]] + [1] * (x.rank - 2)
+
+    def per_channel(v, what):
+        v = ctx.val(v, what)
+        if tuple(v.shape) != (x.shape[1],):
+            raise ctx.unsupported(f"batch norm {what} of shape {tuple(v.shape)} for "
+                                  f"{x.shape[1]} channels")
+        return bld.reshape(v, channel)
+
+    inv = bld.unary(bld.unary(per_channel(running_var, "running_var"), "shift", float(eps)),
+                    "rsqrt")
+    y = bld.elementwise("sub", [x, per_channel(running_mean, "running_mean")], x.shape)
+    y = bld.elementwise("mul", [y, inv], x.shape)
+    if weight is not None:
+        y = bld.elementwise("mul", [y, per_channel(weight, "weight")], x.shape)
+    if bias is not None:
+        y = bld.elementwise("add", [y, per_channel(bias, "bias")], x.shape)
+    return y
+
+
+@register(F.batch_norm)
+def batch_norm_functional(ctx, input, running_mean, running_var, weight=None, bias=None,
+                          training=False, momentum=0.1, eps=1e-5):
+    return _batch_norm(ctx, input, running_mean, running_var, weight, bias, training, eps)
+
+
+@register(torch.batch_norm, "aten.batch_norm")
+def batch_norm(ctx, input, weight, bias, running_mean, running_var, training, momentum, eps,
+               cudnn_enabled=True):
+    return _batch_norm(ctx, input, running_mean, running_var, weight, bias, training, eps)
+
+
+@register("aten.native_batch_norm")
+def native_batch_norm(ctx, input, weight, bias, running_mean, running_var, training,
+                      momentum, eps):
+    y = _batch_norm(ctx, input, running_mean, running_var, weight, bias, training, eps)
+    return [y, Unavailable("the saved mean of native_batch_norm"),
+            Unavailable("the saved inverse std of native_batch_norm")]
+
+
+@register("aten._native_batch_norm_legit_no_training")
+def native_batch_norm_no_training(ctx, input, weight, bias, running_mean, running_var,
+                                  momentum, eps):
+    y = _batch_norm(ctx, input, running_mean, running_var, weight, bias, False, eps)
+    return [y, Unavailable("the saved mean of native_batch_norm"),
+            Unavailable("the saved inverse std of native_batch_norm")]
+
+
+@register_module(nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
+def batch_norm_module(ctx, module, name, input):
+    tracked = module.track_running_stats and module.running_mean is not None
+    mean = ctx.buffer(name + ".running_mean") if tracked else None
+    var = ctx.buffer(name + ".running_var") if tracked else None
+    weight = ctx.param(name + ".weight") if module.affine else None
+    bias = ctx.param(name + ".bias") if module.affine else None
+    return _batch_norm(ctx, input, mean, var, weight, bias, module.training, module.eps)

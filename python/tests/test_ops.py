@@ -7,6 +7,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+import doppler
 from conftest import check_run, needs_tools
 
 pytestmark = needs_tools
@@ -20,6 +21,19 @@ def r(*shape):
 
 def pos(*shape):
     return torch.rand(*shape) + 0.5
+
+
+def batch_norm(cls, channels, **kwargs):
+    """A batch norm in inference with running statistics and affine
+    parameters away from their initial 0 / 1."""
+    bn = cls(channels, **kwargs)
+    with torch.no_grad():
+        for p in bn.parameters():
+            p.uniform_(0.5, 1.5)
+        if bn.running_mean is not None:
+            bn.running_mean.uniform_(-1.0, 1.0)
+            bn.running_var.uniform_(0.5, 2.0)
+    return bn.eval()
 
 
 CASES = {
@@ -66,6 +80,13 @@ CASES = {
     "log_softmax": (lambda x: F.log_softmax(x, dim=1), (r(3, 5),)),
     "layer_norm": (nn.LayerNorm(8), (r(2, 3, 8),)),
     "layer_norm_2d": (nn.LayerNorm([3, 8]), (r(2, 3, 8),)),
+    "batch_norm_1d": (nn.Sequential(nn.Linear(8, 6), batch_norm(nn.BatchNorm1d, 6)), (r(4, 8),)),
+    "batch_norm_1d_sequence": (nn.Sequential(batch_norm(nn.BatchNorm1d, 3), nn.ReLU()),
+                               (r(2, 3, 5),)),
+    "batch_norm_2d_no_affine": (nn.Sequential(batch_norm(nn.BatchNorm2d, 3, affine=False)),
+                                (r(2, 3, 4, 5),)),
+    "F.batch_norm": (lambda x, w: F.batch_norm(x, w[0], w[1] + 1.0, w[2], w[3], eps=1e-3),
+                     (r(4, 3, 2), pos(4, 3))),
     "rms_norm_by_hand": (lambda x, w: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w,
                          (r(2, 3, 8), r(8))),
     # views and layout
@@ -176,6 +197,19 @@ def test_torch_sdpa():
 def test_graph_module_from_symbolic_trace():
     module = torch.fx.symbolic_trace(nn.Sequential(nn.Linear(6, 5), nn.Tanh(), nn.Linear(5, 2)))
     check_run(module, (r(3, 6),))
+
+
+def test_batch_norm_needs_running_statistics():
+    x = r(4, 3)
+    for module in (nn.Sequential(nn.BatchNorm1d(3)).train(),
+                   nn.Sequential(nn.BatchNorm1d(3, track_running_stats=False)).eval()):
+        with pytest.raises(doppler.UnsupportedError, match="batch statistics"):
+            doppler.export(module, (x,))
+    from torch.fx.experimental.proxy_tensor import make_fx
+    block = nn.Sequential(nn.Linear(4, 3), batch_norm(nn.BatchNorm1d, 3))
+    gm = make_fx(block)(r(5, 4))
+    assert any("native_batch_norm" in str(n.target) for n in gm.graph.nodes)
+    check_run(gm, (r(5, 4),))
 
 
 def test_make_fx_aten_graph():
