@@ -27,6 +27,7 @@ checked against the shapes ShapeProp recorded.
 
 import operator
 import re
+import warnings
 
 import torch
 import torch.fx
@@ -198,10 +199,41 @@ def from_exported_program(exported):
     return module
 
 
-def _normalize_module(module):
+def _make_fx_fallback(module, example_inputs, traced):
+    """make_fx's aten-level graph of `module` on `example_inputs`, for modules
+    symbolic_trace cannot trace (torch's own nn.TransformerEncoderLayer and
+    nn.MultiheadAttention branch on flags and shapes); `traced` is
+    symbolic_trace's error. make_fx runs the module and fails on
+    data-dependent control flow too, so the graph does not depend on the
+    example values. Grad mode stays on: without it torch takes its fused
+    inference kernels (aten._transformer_encoder_layer_fwd), which Doppler
+    does not decompose."""
+    try:
+        from torch.fx.experimental.proxy_tensor import make_fx
+    except ImportError:
+        raise traced from None
+    try:
+        with torch.enable_grad():
+            gm = make_fx(module)(*example_inputs)
+    except Exception as e:  # noqa: BLE001 - torch raises several kinds
+        raise DopplerError(f"{traced} make_fx failed as well: {e}") from e
+    warnings.warn(
+        f"torch.fx.symbolic_trace cannot trace {type(module).__name__} "
+        f"({traced.__cause__}); using make_fx's aten-level graph instead: node names "
+        "are aten ops' and parameters are folded constants",
+        stacklevel=3)
+    return gm
+
+
+def _normalize_module(module, example_inputs):
     if type(module).__name__ == "ExportedProgram":
         return from_exported_program(module)
-    return trace(module)
+    try:
+        return trace(module)
+    except DopplerError as traced:
+        if isinstance(module, torch.fx.GraphModule) or not isinstance(module, torch.nn.Module):
+            raise
+        return _make_fx_fallback(module, example_inputs, traced)
 
 
 def _sanitize(name):
@@ -614,7 +646,7 @@ def import_module(module, example_inputs):
     """A Program for `module` (nn.Module, GraphModule or ExportedProgram)."""
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
-    gm = _normalize_module(module)
+    gm = _normalize_module(module, tuple(example_inputs))
     return Importer(gm, tuple(example_inputs), module).run()
 
 

@@ -109,13 +109,25 @@ def test_wrong_input_count():
 
 
 def test_untraceable_module_says_how():
+    """symbolic_trace cannot unpack a shape; make_fx's aten-level graph
+    stands in, with a warning that says why. A module neither can trace
+    (data-dependent control flow) is an error that says how to write it."""
+
     class Unpacks(nn.Module):
         def forward(self, x):
             b, t = x.shape
             return x * t
 
-    with pytest.raises(doppler.DopplerError, match="indexing"):
-        doppler.export(Unpacks(), (torch.randn(2, 3),))
+    with pytest.warns(UserWarning, match="cannot trace Unpacks"):
+        text = doppler.export(Unpacks(), (torch.randn(2, 3),))
+    assert "doppler.einsum" in text
+
+    class Branches(nn.Module):
+        def forward(self, x):
+            return x + 1.0 if x.max() > 0 else x
+
+    with pytest.raises(doppler.DopplerError, match="indexing.*make_fx failed as well"):
+        doppler.export(Branches(), (torch.randn(2, 3),))
 
 
 def test_embedding_with_computed_indices():

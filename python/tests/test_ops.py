@@ -212,6 +212,33 @@ def test_batch_norm_needs_running_statistics():
     check_run(gm, (r(5, 4),))
 
 
+def test_torch_modules_symbolic_trace_cannot_trace():
+    """torch's nn.TransformerEncoderLayer and nn.MultiheadAttention branch on
+    flags and shapes: symbolic_trace fails and make_fx's aten-level graph is
+    used, with a warning (under no_grad too: grad mode is kept on for make_fx,
+    or torch would take its fused inference kernels)."""
+    layer = nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32,
+                                       batch_first=True, dropout=0.0).eval()
+    x = r(2, 5, 16)
+    with pytest.warns(UserWarning, match="make_fx's aten-level graph"):
+        with torch.no_grad():
+            check_run(layer, (x,))
+    attention = nn.MultiheadAttention(16, 2, batch_first=True).eval()
+    with pytest.warns(UserWarning, match="MultiheadAttention"):
+        check_run(attention, (x, x, x))
+
+
+def test_data_dependent_control_flow_is_an_error():
+    """make_fx refuses it as well, so no graph depends on the example values."""
+
+    class Branch(nn.Module):
+        def forward(self, x):
+            return x * 2.0 if x.sum() > 0 else x - 1.0
+
+    with pytest.raises(doppler.DopplerError, match="symbolic_trace failed.*make_fx failed"):
+        doppler.export(Branch(), (r(3, 4),))
+
+
 def test_make_fx_aten_graph():
     """An aten-level graph (make_fx; torch.export gives the same ops)."""
     from torch.fx.experimental.proxy_tensor import make_fx
