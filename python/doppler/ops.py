@@ -13,17 +13,20 @@ method names (`"view"`), aten op packets (`"aten.mm"`, for graphs from
 The table and its lookups are in `ops_table`; the emitters, which fill it on
 import, by family: `ops_linalg` (matmul, linear, einsum), `ops_elementwise`
 (arithmetic, activations), `ops_reduce` (reductions, softmax, norms),
-`ops_layout` (no-ops, views, reshapes, joining, slicing) and `ops_attention`
-(masks, embedding, scaled_dot_product_attention); `ops_common` has the
+`ops_layout` (no-ops, views, reshapes, joining, slicing), `ops_attention`
+(masks, embedding, scaled_dot_product_attention) and `ops_conv`
+(convolutions); `ops_common` has the
 argument helpers they share. This module imports them all and re-exports
 the table.
 """
 
-from . import ops_attention, ops_elementwise, ops_layout, ops_linalg, ops_reduce  # fill the table
+from . import (ops_attention, ops_conv, ops_elementwise, ops_layout,  # fill the table
+               ops_linalg, ops_reduce)
 from .ops_attention import _sdpa
 from .ops_table import (ATEN, FUNCTIONS, METHODS, MODULES, function_emitter, module_emitter,
                         register, register_module, target_name)
 
 __all__ = ["FUNCTIONS", "ATEN", "METHODS", "MODULES", "register", "register_module",
            "function_emitter", "module_emitter", "target_name", "_sdpa",
-           "ops_attention", "ops_elementwise", "ops_layout", "ops_linalg", "ops_reduce"]
+           "ops_attention", "ops_conv", "ops_elementwise", "ops_layout", "ops_linalg",
+           "ops_reduce"]

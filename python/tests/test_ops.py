@@ -89,6 +89,17 @@ CASES = {
                      (r(4, 3, 2), pos(4, 3))),
     "rms_norm_by_hand": (lambda x, w: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w,
                          (r(2, 3, 8), r(8))),
+    # convolutions (stride 1: per-offset contractions and adds)
+    "conv1d": (nn.Conv1d(4, 6, 3), (r(2, 4, 9),)),
+    "conv1d_padding_dilation": (nn.Conv1d(4, 6, 3, padding=2, dilation=2), (r(2, 4, 9),)),
+    "conv1d_same_groups": (nn.Conv1d(4, 8, 3, padding="same", groups=2), (r(2, 4, 9),)),
+    "conv2d_padding": (nn.Sequential(nn.Conv2d(3, 5, 3, padding=1), nn.ReLU()), (r(2, 3, 5, 6),)),
+    "conv2d_depthwise_no_bias": (nn.Conv2d(4, 4, (3, 2), groups=4, bias=False), (r(1, 4, 5, 5),)),
+    "conv2d_unbatched": (nn.Conv2d(3, 2, 2), (r(3, 4, 4),)),
+    "F.conv2d": (lambda x, w: F.conv2d(x, w, padding=(1, 0)), (r(2, 3, 4, 5), r(2, 3, 3, 3))),
+    "small_cnn": (nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), batch_norm(nn.BatchNorm2d, 8),
+                                nn.ReLU(), nn.Conv2d(8, 4, 3), nn.Flatten(), nn.Linear(64, 10)),
+                  (r(2, 3, 6, 6),)),
     # views and layout
     "transpose_out": (lambda x: x.transpose(0, 1), (r(3, 4),)),
     "permute_reshape": (lambda x: x.permute(2, 0, 1).reshape(4, 6), (r(2, 3, 4),)),
@@ -210,6 +221,21 @@ def test_batch_norm_needs_running_statistics():
     gm = make_fx(block)(r(5, 4))
     assert any("native_batch_norm" in str(n.target) for n in gm.graph.nodes)
     check_run(gm, (r(5, 4),))
+
+
+def test_convolution_limits():
+    """make_fx's aten.convolution is the same emitter; strides above 1 and
+    other padding modes are errors."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    cnn = nn.Sequential(nn.Conv1d(3, 4, 3, padding=1), nn.ReLU())
+    gm = make_fx(cnn)(r(2, 3, 7))
+    assert any("convolution" in str(n.target) for n in gm.graph.nodes)
+    check_run(gm, (r(2, 3, 7),))
+    with pytest.raises(doppler.UnsupportedError, match="stride"):
+        doppler.export(nn.Sequential(nn.Conv2d(3, 2, 3, stride=2)), (r(1, 3, 8, 8),))
+    with pytest.raises(doppler.UnsupportedError, match="padding_mode 'reflect'"):
+        doppler.export(nn.Sequential(nn.Conv1d(3, 2, 3, padding=1, padding_mode="reflect")),
+                       (r(1, 3, 8),))
 
 
 def test_torch_modules_symbolic_trace_cannot_trace():
