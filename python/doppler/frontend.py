@@ -207,14 +207,22 @@ def _make_fx_fallback(module, example_inputs, traced):
     data-dependent control flow too, so the graph does not depend on the
     example values. Grad mode stays on: without it torch takes its fused
     inference kernels (aten._transformer_encoder_layer_fwd), which Doppler
-    does not decompose."""
+    does not decompose. Functionalized where functorch has it, so that
+    in-place ops (an LSTM's add_, sigmoid_) become out-of-place ones."""
     try:
         from torch.fx.experimental.proxy_tensor import make_fx
     except ImportError:
         raise traced from None
     try:
+        from torch.func import functionalize
+    except ImportError:
+        try:
+            from functorch.experimental import functionalize
+        except ImportError:
+            functionalize = None
+    try:
         with torch.enable_grad():
-            gm = make_fx(module)(*example_inputs)
+            gm = make_fx(functionalize(module) if functionalize else module)(*example_inputs)
     except Exception as e:  # noqa: BLE001 - torch raises several kinds
         raise DopplerError(f"{traced} make_fx failed as well: {e}") from e
     warnings.warn(

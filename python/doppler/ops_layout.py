@@ -286,7 +286,8 @@ def _split(ctx, x, sizes, dim):
     return out
 
 
-@register(torch.split, ".split", "aten.split", "aten.split_with_sizes")
+@register(torch.split, ".split", "aten.split", "aten.split_with_sizes", "aten.unsafe_split",
+          "aten.unsafe_split_with_sizes")
 def split(ctx, tensor, split_size_or_sections, dim=0):
     x = ctx.val(tensor)
     return _split(ctx, x, _split_sizes(x.shape[_dim(dim, x.rank)], split_size_or_sections), dim)

@@ -239,9 +239,9 @@ def test_convolution_limits():
 
 
 def test_torch_modules_symbolic_trace_cannot_trace():
-    """torch's nn.TransformerEncoderLayer and nn.MultiheadAttention branch on
-    flags and shapes: symbolic_trace fails and make_fx's aten-level graph is
-    used, with a warning (under no_grad too: grad mode is kept on for make_fx,
+    """torch's nn.TransformerEncoderLayer, nn.MultiheadAttention, nn.LSTM and
+    nn.GRU branch on flags and shapes: symbolic_trace fails and make_fx's
+    aten-level graph is used, with a warning (under no_grad too: grad mode is kept on for make_fx,
     or torch would take its fused inference kernels)."""
     layer = nn.TransformerEncoderLayer(d_model=16, nhead=2, dim_feedforward=32,
                                        batch_first=True, dropout=0.0).eval()
@@ -252,6 +252,11 @@ def test_torch_modules_symbolic_trace_cannot_trace():
     attention = nn.MultiheadAttention(16, 2, batch_first=True).eval()
     with pytest.warns(UserWarning, match="MultiheadAttention"):
         check_run(attention, (x, x, x))
+    # Recurrent layers: functionalized, their in-place updates are
+    # out-of-place ops (the output, and the final (h, c) states).
+    for recurrent in (nn.LSTM(16, 8, num_layers=2, batch_first=True), nn.GRU(16, 8)):
+        with pytest.warns(UserWarning, match="make_fx"):
+            check_run(recurrent.eval(), (x,))
 
 
 def test_data_dependent_control_flow_is_an_error():
