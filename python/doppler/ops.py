@@ -15,7 +15,7 @@ import, by family: `ops_linalg` (matmul, linear, einsum), `ops_elementwise`
 (arithmetic, activations), `ops_reduce` (reductions, softmax, norms),
 `ops_layout` (no-ops, views, reshapes, joining, slicing), `ops_attention`
 (masks, embedding, scaled_dot_product_attention) and `ops_conv`
-(convolutions); `ops_common` has the
+(convolutions, pooling); `ops_common` has the
 argument helpers they share. This module imports them all and re-exports
 the table.
 """

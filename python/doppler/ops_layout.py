@@ -118,6 +118,22 @@ def view(ctx, input, *shape):
     return ctx.builder.reshape(x, _resolve_shape(ctx, x, _shape_args(shape)))
 
 
+@register("aten._reshape_alias")
+def reshape_alias(ctx, input, size, stride):
+    """make_fx's view with explicit strides: a reshape when they are the
+    contiguous ones."""
+    size = [int(e) for e in size]
+    contiguous, step = [], 1
+    for extent in reversed(size):
+        contiguous.append(step)
+        step *= max(extent, 1)
+    contiguous.reverse()
+    if any(e != 1 and int(s) != c for e, s, c in zip(size, stride, contiguous)):
+        raise ctx.unsupported(f"_reshape_alias to {tuple(size)} with strides "
+                              f"{tuple(int(s) for s in stride)} (not contiguous)")
+    return ctx.builder.reshape(ctx.val(input), size)
+
+
 @register(".view_as", ".reshape_as")
 def view_as(ctx, input, other):
     return ctx.builder.reshape(ctx.val(input), ctx.shape)

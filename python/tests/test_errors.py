@@ -35,8 +35,8 @@ def test_unsupported_method():
 
 
 def test_unsupported_module():
-    error = export_error(nn.Sequential(nn.MaxPool1d(2)), torch.randn(1, 2, 8))
-    assert "module MaxPool1d is not supported" in str(error)
+    error = export_error(nn.Sequential(nn.ConvTranspose1d(2, 2, 3)), torch.randn(1, 2, 8))
+    assert "module ConvTranspose1d is not supported" in str(error)
     assert "FX node '_0'" in str(error)
 
 

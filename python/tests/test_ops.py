@@ -97,6 +97,20 @@ CASES = {
     "conv2d_depthwise_no_bias": (nn.Conv2d(4, 4, (3, 2), groups=4, bias=False), (r(1, 4, 5, 5),)),
     "conv2d_unbatched": (nn.Conv2d(3, 2, 2), (r(3, 4, 4),)),
     "F.conv2d": (lambda x, w: F.conv2d(x, w, padding=(1, 0)), (r(2, 3, 4, 5), r(2, 3, 3, 3))),
+    "conv2d_stride_padding": (nn.Conv2d(3, 4, 3, stride=2, padding=1), (r(2, 3, 8, 9),)),
+    "conv1d_stride_dilation": (nn.Conv1d(3, 4, 3, stride=3, dilation=2), (r(2, 3, 17),)),
+    # pooling (the same windows; strides take a slice per element)
+    "max_pool2d": (nn.MaxPool2d(2), (r(2, 3, 8, 8),)),
+    "max_pool2d_padding": (nn.MaxPool2d(3, stride=2, padding=1), (r(2, 3, 9, 8),)),
+    "max_pool1d_stride1": (nn.MaxPool1d(3, stride=1), (r(2, 3, 9),)),
+    "avg_pool2d_padding": (nn.AvgPool2d(3, stride=2, padding=1), (r(2, 3, 8, 8),)),
+    "F.pools": (lambda x: F.max_pool2d(x, 2) + F.avg_pool2d(x, 2), (r(2, 3, 8, 8),)),
+    "adaptive_avg_pool": (lambda x: F.adaptive_avg_pool2d(x, 1).flatten(1)
+                          + F.adaptive_avg_pool2d(x, (2, 4)).sum((2, 3)), (r(2, 3, 8, 8),)),
+    "resnet_stem": (nn.Sequential(nn.Conv2d(3, 8, 7, stride=2, padding=3, bias=False),
+                                  batch_norm(nn.BatchNorm2d, 8), nn.ReLU(),
+                                  nn.MaxPool2d(3, 2, 1), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                                  nn.Linear(8, 10)), (r(2, 3, 32, 32),)),
     "small_cnn": (nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), batch_norm(nn.BatchNorm2d, 8),
                                 nn.ReLU(), nn.Conv2d(8, 4, 3), nn.Flatten(), nn.Linear(64, 10)),
                   (r(2, 3, 6, 6),)),
@@ -223,16 +237,23 @@ def test_batch_norm_needs_running_statistics():
     check_run(gm, (r(5, 4),))
 
 
-def test_convolution_limits():
-    """make_fx's aten.convolution is the same emitter; strides above 1 and
-    other padding modes are errors."""
+def test_convolution_and_pooling_limits():
+    """make_fx's aten ops (convolution, max_pool2d_with_indices, avg_pool2d,
+    mean, _reshape_alias) take the same emitters; other padding modes,
+    ceil_mode and adaptive sizes that do not divide the input are errors."""
     from torch.fx.experimental.proxy_tensor import make_fx
-    cnn = nn.Sequential(nn.Conv1d(3, 4, 3, padding=1), nn.ReLU())
-    gm = make_fx(cnn)(r(2, 3, 7))
-    assert any("convolution" in str(n.target) for n in gm.graph.nodes)
-    check_run(gm, (r(2, 3, 7),))
-    with pytest.raises(doppler.UnsupportedError, match="stride"):
-        doppler.export(nn.Sequential(nn.Conv2d(3, 2, 3, stride=2)), (r(1, 3, 8, 8),))
+    cnn = nn.Sequential(nn.Conv2d(3, 4, 3, stride=2, padding=1), batch_norm(nn.BatchNorm2d, 4),
+                        nn.ReLU(), nn.MaxPool2d(3, 2, 1), nn.AvgPool2d(2),
+                        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(4, 2))
+    x = r(2, 3, 16, 16)
+    gm = make_fx(cnn)(x)
+    targets = {str(n.target) for n in gm.graph.nodes}
+    assert {"aten.convolution.default", "aten.max_pool2d_with_indices.default"} <= targets
+    check_run(gm, (x,))
+    with pytest.raises(doppler.UnsupportedError, match="ceil_mode"):
+        doppler.export(nn.Sequential(nn.MaxPool2d(2, ceil_mode=True)), (r(1, 3, 7, 7),))
+    with pytest.raises(doppler.UnsupportedError, match="divide"):
+        doppler.export(nn.Sequential(nn.AdaptiveAvgPool2d(3)), (r(1, 3, 8, 8),))
     with pytest.raises(doppler.UnsupportedError, match="padding_mode 'reflect'"):
         doppler.export(nn.Sequential(nn.Conv1d(3, 2, 3, padding=1, padding_mode="reflect")),
                        (r(1, 3, 8),))
