@@ -15,7 +15,7 @@ EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", 
 sys.path.insert(0, EXAMPLES)
 
 
-@pytest.mark.parametrize("name", ["mlp", "llama_block", "gpt_block"])
+@pytest.mark.parametrize("name", ["mlp", "llama_block", "gpt_block", "resnet_small"])
 def test_example_matches_torch(name):
     common = __import__("common")
     example = __import__(name)

@@ -49,7 +49,7 @@ def relative(out, ref):
     return max(relative(o, r) for o, r in zip(out, ref))
 
 
-@pytest.mark.parametrize("name", ["mlp", "llama_block", "gpt_block"])
+@pytest.mark.parametrize("name", ["mlp", "llama_block", "gpt_block", "resnet_small"])
 def test_example_through_linalg_matches_torch(name):
     example = __import__(name)
     module, inputs = example.make()
