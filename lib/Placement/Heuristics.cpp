@@ -228,7 +228,7 @@ std::vector<DeviceId> placeRollout(const Graph &graph, int32_t numDevices,
     bestMakespan = criticalMakespan;
   }
   int64_t made = 2;
-  // Each try costs a pass of the rule and a simulation, both O(n + e).
+  // Each try costs a pass of the rule and a simulation (rolloutRunVisits).
   const int64_t perRun = rolloutRunVisits(graph, numDevices);
   const int64_t maxRuns = std::max<int64_t>(1, visitBudget / perRun);
   std::vector<DeviceId> forced(N, -1), tried;

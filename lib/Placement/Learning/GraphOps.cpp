@@ -237,27 +237,23 @@ void accumulateGradientRow(const float *__restrict g, const float *__restrict y,
     gDotY[c] += static_cast<double>(g[c]) * y[c];
   }
 }
-DOPPLER_AVX2_CLONES
-void standardizeGradientRow(const float *__restrict g,
-                            const float *__restrict y,
-                            const double *__restrict gMean,
-                            const double *__restrict scale,
-                            const double *__restrict coupling, int64_t width,
-                            float *__restrict out) {
-  for (int64_t c = 0; c < width; ++c)
-    out[c] = static_cast<float>((g[c] - gMean[c]) * scale[c] -
-                                y[c] * coupling[c]);
-}
-DOPPLER_AVX2_CLONES
-void addStandardizeGradientRow(const float *__restrict g,
-                               const float *__restrict y,
-                               const double *__restrict gMean,
-                               const double *__restrict scale,
-                               const double *__restrict coupling, int64_t width,
-                               float *__restrict out) {
-  for (int64_t c = 0; c < width; ++c)
-    out[c] +=
-        static_cast<float>((g[c] - gMean[c]) * scale[c] - y[c] * coupling[c]);
+/// One row of the standardisation's gradient, written to `out` or, with
+/// Add, added to it.
+template <bool Add>
+DOPPLER_AVX2_CLONES void
+standardizeGradientRow(const float *__restrict g, const float *__restrict y,
+                       const double *__restrict gMean,
+                       const double *__restrict scale,
+                       const double *__restrict coupling, int64_t width,
+                       float *__restrict out) {
+  for (int64_t c = 0; c < width; ++c) {
+    const float value = static_cast<float>((g[c] - gMean[c]) * scale[c] -
+                                           y[c] * coupling[c]);
+    if constexpr (Add)
+      out[c] += value;
+    else
+      out[c] = value;
+  }
 }
 
 DOPPLER_AVX2_CLONES
@@ -324,11 +320,11 @@ void doppler::placement::learning::detail::standardizeRowsBackward(
   for (int32_t r = 0; r < rows; ++r) {
     float *o = out + (ids ? ids[r] : r) * width;
     if (add)
-      addStandardizeGradientRow(g + r * width, y + r * width, gMean, scale,
-                                coupling, width, o);
+      standardizeGradientRow<true>(g + r * width, y + r * width, gMean, scale,
+                                   coupling, width, o);
     else
-      standardizeGradientRow(g + r * width, y + r * width, gMean, scale,
-                             coupling, width, o);
+      standardizeGradientRow<false>(g + r * width, y + r * width, gMean,
+                                    scale, coupling, width, o);
   }
 }
 
