@@ -250,6 +250,16 @@ def _avg_pool(spatial):
     return emit
 
 
+def _max_pool_with_indices(spatial):
+    """aten's max_pool2d/3d_with_indices: the values; the indices are not
+    computed."""
+    def emit(ctx, input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+        y = _pool(ctx, input, spatial, "max", kernel_size, stride, padding, dilation,
+                  ceil_mode)
+        return [y, Unavailable("the indices of max pooling")]
+    return emit
+
+
 for _spatial, _max_targets, _avg_targets in (
         (1, (F.max_pool1d, torch.max_pool1d, "aten.max_pool1d"),
          (F.avg_pool1d, torch.avg_pool1d, "aten.avg_pool1d")),
@@ -259,30 +269,29 @@ for _spatial, _max_targets, _avg_targets in (
          (F.avg_pool3d, "aten.avg_pool3d"))):
     register(*_max_targets)(_max_pool(_spatial))
     register(*_avg_targets)(_avg_pool(_spatial))
+    if _spatial > 1:
+        register(f"aten.max_pool{_spatial}d_with_indices")(_max_pool_with_indices(_spatial))
 
-
-@register("aten.max_pool2d_with_indices", "aten.max_pool3d_with_indices")
-def max_pool_with_indices(ctx, input, kernel_size, stride=(), padding=0, dilation=1,
-                          ceil_mode=False):
-    spatial = len(kernel_size) if isinstance(kernel_size, (list, tuple)) else 2
-    y = _pool(ctx, input, spatial, "max", kernel_size, stride, padding, dilation, ceil_mode)
-    return [y, Unavailable("the indices of max pooling")]
+# The spatial dims of the pooling modules.
+_MODULE_SPATIAL = {
+    nn.MaxPool1d: 1, nn.MaxPool2d: 2, nn.MaxPool3d: 3,
+    nn.AvgPool1d: 1, nn.AvgPool2d: 2, nn.AvgPool3d: 3,
+    nn.AdaptiveAvgPool1d: 1, nn.AdaptiveAvgPool2d: 2, nn.AdaptiveAvgPool3d: 3,
+}
 
 
 @register_module(nn.MaxPool1d, nn.MaxPool2d, nn.MaxPool3d)
 def max_pool_module(ctx, module, name, input):
-    spatial = {nn.MaxPool1d: 1, nn.MaxPool2d: 2, nn.MaxPool3d: 3}[type(module)]
-    return _max_pool(spatial)(ctx, input, module.kernel_size, module.stride,
-                              module.padding, module.dilation, module.ceil_mode,
-                              module.return_indices)
+    return _max_pool(_MODULE_SPATIAL[type(module)])(
+        ctx, input, module.kernel_size, module.stride, module.padding, module.dilation,
+        module.ceil_mode, module.return_indices)
 
 
 @register_module(nn.AvgPool1d, nn.AvgPool2d, nn.AvgPool3d)
 def avg_pool_module(ctx, module, name, input):
-    spatial = {nn.AvgPool1d: 1, nn.AvgPool2d: 2, nn.AvgPool3d: 3}[type(module)]
-    return _avg_pool(spatial)(ctx, input, module.kernel_size, module.stride, module.padding,
-                              module.ceil_mode, module.count_include_pad,
-                              getattr(module, "divisor_override", None))
+    return _avg_pool(_MODULE_SPATIAL[type(module)])(
+        ctx, input, module.kernel_size, module.stride, module.padding, module.ceil_mode,
+        module.count_include_pad, getattr(module, "divisor_override", None))
 
 
 def _adaptive_avg_pool(ctx, input, output_size, spatial):
@@ -315,10 +324,8 @@ register(F.adaptive_avg_pool3d, "aten.adaptive_avg_pool3d", "aten._adaptive_avg_
 
 @register_module(nn.AdaptiveAvgPool1d, nn.AdaptiveAvgPool2d, nn.AdaptiveAvgPool3d)
 def adaptive_avg_pool_module(ctx, module, name, input):
-    spatial = {nn.AdaptiveAvgPool1d: 1, nn.AdaptiveAvgPool2d: 2,
-               nn.AdaptiveAvgPool3d: 3}[type(module)]
-    return _adaptive_avg_pool(ctx, input, module.output_size, spatial)
+    return _adaptive_avg_pool(ctx, input, module.output_size, _MODULE_SPATIAL[type(module)])
 
 
 __all__ = ["conv", "aten_convolution", "conv_module", "max_pool_module",
-           "avg_pool_module", "adaptive_avg_pool_module", "max_pool_with_indices"]
+           "avg_pool_module", "adaptive_avg_pool_module"]
