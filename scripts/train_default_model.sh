@@ -17,7 +17,7 @@
 #   OUTPUT_MODEL  default: models/doppler-default.pt
 # Rebuild afterwards (ninja DopplerLearning) to embed the new model.
 #
-# Wall time: about 2 minutes on 2 shared cores (models/README.md).
+# Wall time: about 5 minutes on 2 shared cores (models/README.md).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,12 +32,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 start=$(date +%s)
-# The architecture has the heuristic priors (ModelConfig::heuristicPrior)
-# and the join split with its join-aware prior (join=1): stage 1 imitates
-# the critical-path heuristic's exact choices (the join prior left out),
-# stage 2 is REINFORCE on the simulator (sampled actions, 8 episodes per
-# update, the heuristic's cost as each graph's first baseline), the join
-# prior started at the best of 4 values by the greedy placements. Every 500
+# The architecture has the heuristic priors (ModelConfig::heuristicPrior),
+# the join split with its join-aware prior (join=1) and the completions
+# with their lookahead prior (lookahead=1): stage 1 imitates the
+# critical-path heuristic's exact choices (the join prior and the
+# completions left out), stage 2 is REINFORCE on the simulator (sampled
+# actions, 8 episodes per update, the heuristic's cost as each graph's
+# first baseline), the join prior started at the best of 4 values and the
+# lookahead prior at the best of 5 by the greedy placements. Every 500
 # episodes the greedy policy is evaluated on 128 (graph, devices) pairs of
 # the training set; the output is the evaluation with the smallest mean log
 # ratio to the better of the two heuristics on each pair, losses counted
@@ -49,7 +51,7 @@ start=$(date +%s)
   --stages il,sim-rl --episodes 4000,3000 \
   --lr 1e-3,1e-3 --epsilon 1.0,0 --sample-actions \
   --episodes-per-update 1,8 --critical-path-baseline \
-  --architecture slim,join=1 --regression-weight 3 \
+  --architecture slim,join=1,lookahead=1 --regression-weight 3 \
   --seed 7 \
   --evaluate-every 500 --evaluation-pairs 128 \
   --checkpoint "$work/default.ckpt" --checkpoint-every 2000 \

@@ -4,9 +4,12 @@
 # trained policy's greedy placement against the heuristic.
 #
 # The recipe (models/README.md has what it gives on shared/data):
-#   --architecture slim,join=1   the join-split device feature and a prior
-#                                on the join-aware device, which only RL
-#                                moves (DualPolicy.h, ModelConfig)
+#   --architecture slim,join=1,lookahead=1
+#                                the join-split device feature and a prior
+#                                on the join-aware device, the completion
+#                                makespans and a prior on the shortest,
+#                                which only RL moves (DualPolicy.h,
+#                                ModelConfig)
 #   --episodes 200,2000          imitation reaches the teacher in about 200
 #                                episodes; longer imitation sharpens the
 #                                network so much that RL cannot leave it
@@ -58,7 +61,7 @@ for graph in "$@"; do
   model="$out/$name.d$devices.s$seed.pt"
   start=$(date +%s.%N)
   "$train" "$graph" --devices "$devices" \
-    --architecture slim,join=1 \
+    --architecture slim,join=1,lookahead=1 \
     --stages il,sim-rl --episodes 200,2000 \
     --lr 1e-3,1e-3 --epsilon 1.0,0 --sample-actions \
     --episodes-per-update 1,8 --prior-lr-scale 300 \

@@ -200,6 +200,16 @@ std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices) {
                      StartEstimate::EarliestStart, nullptr, nullptr);
 }
 
+std::vector<DeviceId> completePlacement(const Graph &graph, int32_t numDevices,
+                                        const std::vector<double> &bottom,
+                                        bool joinAware,
+                                        const std::vector<DeviceId> &forced) {
+  return placeByRule(graph, numDevices, bottom,
+                     joinAware ? DeviceRule::JoinAware
+                               : DeviceRule::EarliestStart,
+                     StartEstimate::EarliestStart, &forced, nullptr);
+}
+
 int64_t rolloutRunVisits(const Graph &graph, int32_t numDevices) {
   const int64_t work = int64_t(graph.numNodes()) + graph.numEdges();
   return std::max<int64_t>(1, work + work * std::max(0, numDevices) / 16);

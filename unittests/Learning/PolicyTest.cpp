@@ -104,6 +104,10 @@ TEST(PolicyTest, RolloutScoresAgreeWithTheBatchedLoss) {
   projected.projectSums = true;
   ModelConfig withMemory = withJoin;
   withMemory.memoryFeature = true;
+  // Every column at once: the completion makespans sit between the join
+  // split and the memory pressure.
+  ModelConfig withLookahead = withMemory;
+  withLookahead.lookahead = true;
   ASSERT_TRUE(graph.hasOutputBytes());
   // Tight enough that some devices overflow (the memory prior's rows).
   double total = 0;
@@ -112,7 +116,7 @@ TEST(PolicyTest, RolloutScoresAgreeWithTheBatchedLoss) {
   const std::vector<double> capacities(4, total / 8);
   for (const ModelConfig &config : {smallConfig(), ModelConfig::reference(),
                                     withPrior, withJoin, projected,
-                                    withMemory}) {
+                                    withMemory, withLookahead}) {
     torch::manual_seed(2);
     DualPolicyNetwork network(config);
     torch::NoGradGuard noGrad; // the loss's value is enough here
@@ -144,10 +148,18 @@ TEST(PolicyTest, RolloutScoresAgreeWithTheBatchedLoss) {
       network->memoryPrior.fill_(-1.25);
       inputs = prepareRollout(*network, encoded, tensors);
     }
+    if (config.lookahead) {
+      // Small enough that the network's scores still count.
+      network->lookaheadPrior.fill_(0.9);
+      inputs = prepareRollout(*network, encoded, tensors);
+    }
     engine.run(env, graph, 4, config.startEstimate, inputs.weights,
                inputs.tables, options, random, &record, &trace);
     if (config.memoryFeature) {
       EXPECT_FALSE(record.plcMemoryRows.empty());
+    }
+    if (config.lookahead) {
+      EXPECT_EQ(record.plcLookaheadRows.size(), record.node.size());
     }
     double expected = 0;
     for (const StepTrace &step : trace) {
@@ -172,19 +184,22 @@ TEST(PolicyTest, ArchitectureSpecsSetEveryKey) {
   std::string error;
   auto parsed = parseModelConfig(
       "slim,hidden=32,head=16,rounds=6,edge=full,rank=4,shared=0,"
-      "estimate=device-load,prior=0,join=1,project=0,memory=1",
+      "estimate=device-load,prior=0,join=1,project=0,memory=1,lookahead=1",
       &error);
   ASSERT_TRUE(parsed) << error;
   EXPECT_EQ(parsed->describe(),
             "hidden=32 head=16 rounds=6 edge=full encoders=separate "
-            "estimate=device-load prior=off join=on project=off memory=on");
+            "estimate=device-load prior=off join=on project=off memory=on "
+            "lookahead=on");
+  EXPECT_EQ(parsed->deviceFeatureCount(), 8);
   EXPECT_EQ(parseModelConfig("reference,shared=1,prior=1,project=1", &error)
                 ->describe(),
             "hidden=128 head=64 rounds=6 edge=full encoders=shared "
             "estimate=earliest-start prior=on join=off project=on "
-            "memory=off");
+            "memory=off lookahead=off");
   for (const char *spec : {"slim,shared=2", "slim,prior=yes", "slim,join=",
-                           "slim,project=-1", "slim,memory=2"}) {
+                           "slim,project=-1", "slim,memory=2",
+                           "slim,lookahead=on"}) {
     EXPECT_FALSE(parseModelConfig(spec, &error)) << spec;
     EXPECT_NE(error.find("needs an integer in [0, 1]"), std::string::npos)
         << error;
@@ -219,6 +234,54 @@ TEST(PolicyTest, SameSeedSamePlacement) {
   ASSERT_TRUE(greedy && first && second);
   EXPECT_EQ(first->assignment, second->assignment);
   EXPECT_LE(first->makespan, greedy->makespan);
+}
+
+TEST(PolicyTest, LookaheadIsNeverWorseThanTheBetterHeuristic) {
+  // A policy that follows its lookahead prior is the rollout algorithm over
+  // the better of critical path and join-aware: whatever order SEL takes,
+  // its placement is never worse than that heuristic's, and strictly better
+  // somewhere. Past its budget it reads no completions at all.
+  ModelConfig config = ModelConfig::slim();
+  config.joinFeature = true;
+  config.lookahead = true;
+  config.hiddenSize = 32;
+  config.headHiddenSize = 16;
+  auto policy = LearnedPolicy::create(config, 5);
+  ASSERT_TRUE(policy);
+  {
+    torch::NoGradGuard noGrad;
+    policy->impl().network->lookaheadPrior.fill_(1000);
+  }
+  int32_t better = 0, changed = 0, pairs = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    Graph graph = testGraph(seed, 30 + 10 * static_cast<int32_t>(seed));
+    for (int32_t devices : {2, 3, 5}) {
+      Simulator simulator(graph, devices);
+      const double heuristic =
+          std::min(simulator.run(placeCriticalPath(graph, devices)),
+                   simulator.run(placeJoinAware(graph, devices)));
+      std::string error;
+      auto placed = policy->place(graph, devices, {}, &error);
+      ASSERT_TRUE(placed) << error;
+      EXPECT_LE(placed->makespan, heuristic) << seed << " " << devices;
+      better += placed->makespan < heuristic;
+      ++pairs;
+      // Same model, same placement.
+      EXPECT_EQ(policy->place(graph, devices)->assignment,
+                placed->assignment);
+      // No budget: no completions, so the prior never applies.
+      PlaceOptions none;
+      none.lookaheadVisits = 0;
+      auto steps = policy->trace(graph, devices);
+      auto blind = policy->place(graph, devices, none, &error);
+      ASSERT_TRUE(steps && blind) << error;
+      for (const PolicyStep &step : *steps)
+        EXPECT_EQ(placed->assignment[step.node], step.device);
+      changed += blind->assignment != placed->assignment;
+    }
+  }
+  EXPECT_GT(better, pairs / 3);
+  EXPECT_GT(changed, pairs / 3);
 }
 
 TEST(PolicyTest, ModelFileRoundTrip) {

@@ -373,3 +373,36 @@ TEST(HeuristicsTest, RolloutImprovesOnBothHeuristicsAndNeverLoses) {
   placeRollout(*chain, 512, 10 * rolloutRunVisits(*chain, 512), &runs);
   EXPECT_EQ(runs, 10);
 }
+
+TEST(HeuristicsTest, CompletionsKeepWhatIsForcedAndRunTheRuleOnTheRest) {
+  // completePlacement (the learned policy's lookahead): nothing forced is
+  // the rule's own placement; a node forced where the rule puts it changes
+  // nothing (the rule meets the same states), a full assignment comes back
+  // as it is, and a node forced elsewhere stays there.
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    Graph graph = randomLayeredGraph(seed);
+    const std::vector<double> bottom = computeBottomLevels(graph).value;
+    for (int32_t devices : {1, 3, 4}) {
+      const std::vector<DeviceId> none(graph.numNodes(), -1);
+      for (bool joinAware : {false, true}) {
+        const std::vector<DeviceId> rule =
+            joinAware ? placeJoinAware(graph, devices)
+                      : placeCriticalPath(graph, devices);
+        EXPECT_EQ(completePlacement(graph, devices, bottom, joinAware, none),
+                  rule);
+        EXPECT_EQ(completePlacement(graph, devices, bottom, joinAware, rule),
+                  rule);
+        std::vector<DeviceId> forced = none;
+        const NodeId v = graph.numNodes() / 2;
+        forced[v] = rule[v];
+        EXPECT_EQ(
+            completePlacement(graph, devices, bottom, joinAware, forced),
+            rule);
+        forced[v] = (rule[v] + 1) % devices;
+        EXPECT_EQ(completePlacement(graph, devices, bottom, joinAware,
+                                    forced)[v],
+                  forced[v]);
+      }
+    }
+  }
+}

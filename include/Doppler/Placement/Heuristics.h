@@ -134,6 +134,15 @@ std::vector<DeviceId>
 placeCriticalPath(const Graph &graph, int32_t numDevices,
                   StartEstimate estimate = StartEstimate::EarliestStart);
 std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices);
+/// The placement the critical-path SEL with critical path's device rule
+/// (`joinAware` false) or join-aware's completes around `forced`: nodes
+/// with forced[v] >= 0 go there, the rest where the rule puts them.
+/// `bottom` is computeBottomLevels(graph). A rollout run: one pass of the
+/// rule, rolloutRunVisits() with the simulation that judges it.
+std::vector<DeviceId> completePlacement(const Graph &graph, int32_t numDevices,
+                                        const std::vector<double> &bottom,
+                                        bool joinAware,
+                                        const std::vector<DeviceId> &forced);
 /// The `rollout` policy's budget, in visits: a run (a pass of the rule and
 /// a simulation) costs rolloutRunVisits(), (n + e) x (1 + D / 16), since
 /// the rule dates every node on every device (per run, on the shared

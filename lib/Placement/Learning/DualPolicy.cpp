@@ -85,6 +85,7 @@ std::string ModelConfig::describe() const {
   text += joinFeature ? " join=on" : " join=off";
   text += projectSums ? " project=on" : " project=off";
   text += memoryFeature ? " memory=on" : " memory=off";
+  text += lookahead ? " lookahead=on" : " lookahead=off";
   return text;
 }
 
@@ -133,7 +134,8 @@ doppler::placement::parseModelConfig(const std::string &text,
           {"prior", &ModelConfig::heuristicPrior},
           {"join", &ModelConfig::joinFeature},
           {"project", &ModelConfig::projectSums},
-          {"memory", &ModelConfig::memoryFeature}};
+          {"memory", &ModelConfig::memoryFeature},
+          {"lookahead", &ModelConfig::lookahead}};
       auto isSwitch = [&](const auto &entry) { return key == entry.first; };
       if (auto *entry = std::find_if(std::begin(switches), std::end(switches),
                                      isSwitch);
@@ -178,7 +180,8 @@ doppler::placement::parseModelConfig(const std::string &text,
       } else {
         setError(error, "unknown model option '" + key +
                             "' (valid: hidden, head, rounds, edge, rank, "
-                            "shared, estimate, prior, join, project, memory)");
+                            "shared, estimate, prior, join, project, memory, "
+                            "lookahead)");
         return std::nullopt;
       }
     }
@@ -236,6 +239,8 @@ PlacementResult LearnedPolicy::Impl::place(const Graph &graph,
   for (int32_t k = 0; k < rollouts; ++k) {
     RolloutOptions rollout;
     rollout.candidateWindow = options.candidateWindow;
+    if (options.lookaheadVisits >= 0)
+      rollout.lookaheadVisits = options.lookaheadVisits;
     if (!options.memoryCapacities.empty())
       rollout.memoryCapacities = &options.memoryCapacities;
     rollout.sample = k > 0;

@@ -365,6 +365,11 @@ Tensor placementLogProbabilities(DualPolicyNetworkImpl &network,
   if (network.config.memoryFeature && weights.memoryPrior)
     scores =
         scores + network.memoryPrior * indicator(T * D, record.plcMemoryRows);
+  // Steps without completions (past the budget, or imitation's) have no
+  // row.
+  if (network.config.lookahead)
+    scores = scores +
+             network.lookaheadPrior * indicator(T * D, record.plcLookaheadRows);
   return torch::log_softmax(scores.view({T, D}), 1);
 }
 

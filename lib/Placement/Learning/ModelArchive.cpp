@@ -172,6 +172,7 @@ void doppler::placement::learning::writeNetwork(
   archive.write("config_join", c10::IValue(int64_t(c.joinFeature)));
   archive.write("config_project", c10::IValue(int64_t(c.projectSums)));
   archive.write("config_memory", c10::IValue(int64_t(c.memoryFeature)));
+  archive.write("config_lookahead", c10::IValue(int64_t(c.lookahead)));
   for (const auto &item : network.named_parameters())
     archive.write(mangle(item.key()), item.value().detach());
 }
@@ -223,11 +224,12 @@ std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
       !readInt("config_estimate", 0, 1, estimate))
     return std::nullopt;
   // Added later: models written before them have none of them (0).
-  int64_t prior = 0, join = 0, project = 0, memory = 0;
+  int64_t prior = 0, join = 0, project = 0, memory = 0, lookahead = 0;
   for (auto [key, flag] : {std::pair{"config_prior", &prior},
                            std::pair{"config_join", &join},
                            std::pair{"config_project", &project},
-                           std::pair{"config_memory", &memory}})
+                           std::pair{"config_memory", &memory},
+                           std::pair{"config_lookahead", &lookahead}})
     if (c10::IValue stored;
         archive.try_read(key, stored) && !readInt(key, 0, 1, *flag))
       return std::nullopt;
@@ -243,6 +245,7 @@ std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
   config.joinFeature = join != 0;
   config.projectSums = project != 0;
   config.memoryFeature = memory != 0;
+  config.lookahead = lookahead != 0;
   if (config.edgeNetwork == EdgeNetworkKind::Full && hidden > 512) {
     setError(error, source + ": hidden size " + std::to_string(hidden) +
                         " is too large for full edge matrices");

@@ -116,6 +116,8 @@ DualPolicyNetworkImpl::DualPolicyNetworkImpl(const ModelConfig &config)
     joinPrior = register_parameter("joinPrior", torch::zeros({1}));
   if (config.memoryFeature)
     memoryPrior = register_parameter("memoryPrior", torch::zeros({1}));
+  if (config.lookahead)
+    lookaheadPrior = register_parameter("lookaheadPrior", torch::zeros({1}));
   if (config.projectSums) {
     selBottomGain = register_parameter("selBottomGain", torch::ones({K}));
     selTopGain = register_parameter("selTopGain", torch::ones({K}));
@@ -143,7 +145,7 @@ void DualPolicyNetworkImpl::resetParameters() {
   // Above the critical-path prior, leaning towards the join-aware device
   // where the two disagree (its gains come when whole joins move together).
   // A trainer that follows imitation with RL re-picks the start by
-  // evaluation (chooseJoinPriorStart); this is the value models without
+  // evaluation (choosePriorStart); this is the value models without
   // that step (or tried first by it) hold.
   if (config.joinFeature)
     joinPrior.fill_(2 * kInitialPrior);
@@ -152,6 +154,11 @@ void DualPolicyNetworkImpl::resetParameters() {
   // makespan a little overflow is worth.
   if (config.memoryFeature)
     memoryPrior.fill_(-4 * kInitialPrior);
+  // Above both heuristics' priors together: a fresh policy follows the
+  // completions (the rollout algorithm). A trainer re-picks the start by
+  // evaluation before RL (choosePriorStart).
+  if (config.lookahead)
+    lookaheadPrior.fill_(4 * kInitialPrior);
   // Unit gains: a standardised projection then adds about as much to the
   // pre-activations as the unprojected form does through an orthogonal
   // block (unit-variance inputs, unit-norm rows).
@@ -229,6 +236,7 @@ RolloutInputs doppler::placement::learning::prepareRollout(
   w.deviceFeatures = network.config.deviceFeatureCount();
   w.joinColumn = network.config.joinFeature;
   w.memoryColumn = network.config.memoryFeature;
+  w.lookaheadColumn = network.config.lookahead;
   w.plcDeviceWeight = transposed(network.plcDevice->weight);
   w.plcDeviceBias = keep(network.plcDevice->bias);
   const Tensor &plcW = network.plcHidden->weight;
@@ -252,6 +260,8 @@ RolloutInputs doppler::placement::learning::prepareRollout(
     w.joinPrior = network.joinPrior.item<float>();
   if (network.config.memoryFeature)
     w.memoryPrior = network.memoryPrior.item<float>();
+  if (network.config.lookahead)
+    w.lookaheadPrior = network.lookaheadPrior.item<float>();
 
   NodeTables &t = in.tables;
   t.numNodes = graph.numNodes;

@@ -133,6 +133,9 @@ public:
   /// ModelConfig::memoryFeature: the prior of devices the node would
   /// overflow (by the environment's estimate).
   torch::Tensor memoryPrior;
+  /// ModelConfig::lookahead: the prior of the device whose completion is
+  /// shortest.
+  torch::Tensor lookaheadPrior;
   /// ModelConfig::projectSums: gains [K] of the step-standardised projected
   /// b-level and t-level path sums (SEL) and device sums (PLC).
   torch::Tensor selBottomGain, selTopGain, plcSumGain;

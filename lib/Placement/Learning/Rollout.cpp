@@ -2,6 +2,7 @@
 
 #include "Rollout.h"
 
+#include "Doppler/Placement/Analysis.h"
 #include "Doppler/Placement/Heuristics.h"
 
 #include <cblas.h>
@@ -93,9 +94,12 @@ void columnStatistics(const float *table, int32_t width, ArrayView<NodeId> ids,
 }
 
 /// Standardises the first `columns` columns of a [rows][inStride] double
-/// block into a [rows][columns] float block.
+/// block into the first `columns` columns of a [rows][outStride] float
+/// block (outStride 0: `columns`).
 void standardizeSmall(const double *in, int32_t rows, int32_t inStride,
-                      int32_t columns, float *out) {
+                      int32_t columns, float *out, int32_t outStride = 0) {
+  if (outStride == 0)
+    outStride = columns;
   for (int32_t j = 0; j < columns; ++j) {
     double sum = 0;
     for (int32_t r = 0; r < rows; ++r)
@@ -108,7 +112,7 @@ void standardizeSmall(const double *in, int32_t rows, int32_t inStride,
     }
     double scale = 1.0 / (std::sqrt(squares / rows) + kStandardizeEpsilon);
     for (int32_t r = 0; r < rows; ++r)
-      out[r * columns + j] =
+      out[r * outStride + j] =
           static_cast<float>((in[r * inStride + j] - mean) * scale);
   }
 }
@@ -151,6 +155,7 @@ void EpisodeRecord::clear(int32_t nodes, int32_t devices, int32_t features) {
   plcPriorRows.clear();
   plcJoinRows.clear();
   plcMemoryRows.clear();
+  plcLookaheadRows.clear();
   selDecisions = selMatches = plcDecisions = plcMatches = 0;
 }
 
@@ -363,6 +368,7 @@ void recordPlacement(EpisodeRecord &record, int32_t step, int32_t numDevices,
                      int32_t features, const double *rawDeviceFeatures,
                      const std::vector<float> &deviceFeatures, DeviceId device,
                      DeviceId heuristicDevice, DeviceId joinDevice,
+                     DeviceId lookaheadDevice,
                      const std::vector<char> &overflows) {
   const int32_t D = numDevices;
   double best = std::numeric_limits<double>::infinity();
@@ -377,6 +383,8 @@ void recordPlacement(EpisodeRecord &record, int32_t step, int32_t numDevices,
   record.plcPriorRows.push_back(step * D + heuristicDevice);
   if (joinDevice >= 0)
     record.plcJoinRows.push_back(step * D + joinDevice);
+  if (lookaheadDevice >= 0)
+    record.plcLookaheadRows.push_back(step * D + lookaheadDevice);
   for (int32_t d = 0; d < static_cast<int32_t>(overflows.size()); ++d)
     if (overflows[d])
       record.plcMemoryRows.push_back(step * D + d);
@@ -449,6 +457,22 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
   env.deviceFeatures(v, rawDeviceFeatures_.data(),
                      weights.joinColumn ? kJoinSplitFeature + 1
                                         : kNumMethodDeviceFeatures);
+  const int32_t envColumns =
+      kNumMethodDeviceFeatures + (weights.joinColumn ? 1 : 0);
+  standardizeSmall(rawDeviceFeatures_.data(), D, kNumDeviceFeatures,
+                   envColumns, deviceFeatures_.data(), F);
+  // The completion makespans, standardised across devices; 0 at steps
+  // without them.
+  const DeviceId lookaheadDevice =
+      lookahead_.on ? lookAhead(env, v) : DeviceId(-1);
+  if (weights.lookaheadColumn) {
+    if (lookaheadDevice >= 0)
+      standardizeSmall(lookaheadMakespans_.data(), D, 1, 1,
+                       &deviceFeatures_[envColumns], F);
+    else
+      for (int32_t d = 0; d < D; ++d)
+        deviceFeatures_[d * F + envColumns] = 0;
+  }
   // The memory pressure is the model's last column, taken as it is (a
   // ratio to capacity whose value, not its rank among devices, says
   // whether the node fits), capped.
@@ -456,13 +480,9 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
   if (weights.memoryColumn) {
     env.memoryPressure(v, pressure_.data());
     overflows_.resize(D);
-    for (int32_t d = 0; d < D; ++d) {
-      rawDeviceFeatures_[d * kNumDeviceFeatures + F - 1] = 0;
+    for (int32_t d = 0; d < D; ++d)
       overflows_[d] = env.raisesOverflow(pressure_[d], d);
-    }
   }
-  standardizeSmall(rawDeviceFeatures_.data(), D, kNumDeviceFeatures, F,
-                   deviceFeatures_.data());
   if (weights.memoryColumn)
     for (int32_t d = 0; d < D; ++d)
       deviceFeatures_[d * F + F - 1] =
@@ -481,6 +501,8 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
     scores_[heuristicDevice] += weights.plcPrior;
     if (joinDevice >= 0)
       scores_[joinDevice] += weights.joinPrior;
+    if (lookaheadDevice >= 0)
+      scores_[lookaheadDevice] += weights.lookaheadPrior;
     for (int32_t d = 0; d < static_cast<int32_t>(overflows_.size()); ++d)
       if (overflows_[d])
         scores_[d] += weights.memoryPrior;
@@ -500,8 +522,78 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
   if (record)
     recordPlacement(*record, step, D, F, rawDeviceFeatures_.data(),
                     deviceFeatures_, device, heuristicDevice, joinDevice,
-                    overflows_);
+                    lookaheadDevice, overflows_);
+  if (lookahead_.on)
+    keepCompletion(lookaheadDevice >= 0 ? device : -1);
   return device;
+}
+
+DeviceId RolloutEngine::lookAhead(const PlacementEnvironment &env, NodeId v) {
+  Lookahead &l = lookahead_;
+  const int32_t D = env.numDevices();
+  // The device the kept completion gives v completes to that same
+  // placement: the rule, run around the placed nodes and v, meets the same
+  // states and makes the same choices as in the run that made it. So one
+  // completion a step is known, and the step's best is never worse than
+  // the last step's (nor, at the first step, than the rule's placement).
+  const DeviceId known = l.kept.empty() ? -1 : l.kept[v];
+  const int64_t cost = l.perRun * (D - (known >= 0 ? 1 : 0));
+  if (l.visitsLeft < cost) {
+    l.visitsLeft = 0;
+    return -1;
+  }
+  l.visitsLeft -= cost;
+  ArrayView<DeviceId> placed = env.assignment();
+  l.forced.assign(placed.begin(), placed.end());
+  DeviceId best = -1;
+  for (DeviceId d = 0; d < D; ++d) {
+    if (d == known) {
+      l.completions[d].swap(l.kept);
+      lookaheadMakespans_[d] = l.keptMakespan;
+    } else {
+      l.forced[v] = d;
+      l.completions[d] = completePlacement(env.graph(), D, l.bottom,
+                                           l.joinAware, l.forced);
+      lookaheadMakespans_[d] = l.simulator->run(l.completions[d]);
+    }
+    if (best < 0 || lookaheadMakespans_[d] < lookaheadMakespans_[best])
+      best = d;
+  }
+  return best;
+}
+
+void RolloutEngine::keepCompletion(DeviceId device) {
+  Lookahead &l = lookahead_;
+  if (device < 0) {
+    l.kept.clear();
+    return;
+  }
+  l.kept.swap(l.completions[device]);
+  l.keptMakespan = lookaheadMakespans_[device];
+}
+
+void RolloutEngine::setUpLookahead(const Graph &graph, int32_t numDevices,
+                                   const ScorerWeights &weights,
+                                   const RolloutOptions &options) {
+  Lookahead &l = lookahead_;
+  l.kept.clear();
+  const int32_t D = numDevices;
+  l.perRun = rolloutRunVisits(graph, D);
+  // The rule is picked by its placement: two runs.
+  l.on = weights.lookaheadColumn && D >= 2 &&
+         options.lookaheadVisits >= 2 * l.perRun;
+  if (!l.on)
+    return;
+  l.visitsLeft = options.lookaheadVisits - 2 * l.perRun;
+  l.simulator = std::make_unique<Simulator>(graph, D);
+  l.bottom = computeBottomLevels(graph).value;
+  // The better heuristic on this graph (join-aware on a tie, as the
+  // rollout policy).
+  const double joinAware = l.simulator->run(placeJoinAware(graph, D));
+  const double criticalPath = l.simulator->run(placeCriticalPath(graph, D));
+  l.joinAware = joinAware <= criticalPath;
+  l.completions.resize(D);
+  lookaheadMakespans_.resize(D);
 }
 
 void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
@@ -523,6 +615,7 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
   deviceSums_.assign(static_cast<size_t>(D) * S, 0.0);
   rawDeviceFeatures_.resize(static_cast<size_t>(D) * kNumDeviceFeatures);
   deviceFeatures_.resize(static_cast<size_t>(D) * F);
+  setUpLookahead(graph, D, weights, options);
 
   // The candidate window (RolloutOptions::candidateWindow) keeps the ready
   // set ordered by bottom level as nodes arrive and leave, so a step costs

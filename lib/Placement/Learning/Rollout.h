@@ -21,6 +21,7 @@
 #include "Doppler/Placement/Simulator.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 // For loops whose leaky ReLU selects between two slopes: GCC vectorises
@@ -35,6 +36,11 @@
 namespace doppler::placement::learning {
 
 constexpr int32_t kFeatureCount = 5; // node features (METHOD section 3)
+/// RolloutOptions::lookaheadVisits' default: about 2 s of completions on
+/// one core (rolloutRunVisits() runs about 6 million visits a second),
+/// which covers every step of graphs up to about 500 nodes at D = 8 (a
+/// 240-node graph at D = 8: 2 million).
+constexpr int64_t kLookaheadVisitBudget = 12'500'000;
 constexpr float kLeakySlope = 0.1f;
 constexpr double kStandardizeEpsilon = 1e-6;
 
@@ -54,9 +60,11 @@ struct ScorerWeights {
   // (ModelConfig::deviceFeatureCount()); head input blocks [H][K]; output [K].
   int32_t deviceFeatures = kNumMethodDeviceFeatures; // F
   // Which of our own columns follow METHOD's five, in this order:
-  // ModelConfig::joinFeature's split, ModelConfig::memoryFeature's
-  // pressure (unstandardised, the last column).
+  // ModelConfig::joinFeature's split, ModelConfig::lookahead's completion
+  // makespan, ModelConfig::memoryFeature's pressure (unstandardised, the
+  // last column).
   bool joinColumn = false;
+  bool lookaheadColumn = false;
   bool memoryColumn = false;
   const float *plcDeviceWeight = nullptr;
   const float *plcDeviceBias = nullptr;
@@ -81,6 +89,9 @@ struct ScorerWeights {
   // ModelConfig::memoryFeature (0 without it): added to the score of every
   // device whose memory pressure exceeds 1.
   float memoryPrior = 0;
+  // ModelConfig::lookahead (0 without it): added to the score of the device
+  // whose completion is shortest, at steps that have completions.
+  float lookaheadPrior = 0;
 };
 
 /// The memory-pressure column's cap: past 4x its capacity a device is as
@@ -124,6 +135,7 @@ struct EpisodeRecord {
   std::vector<int32_t> plcPriorRows;    // the heuristic's row, per step
   std::vector<int32_t> plcJoinRows;     // the join-aware device's row
   std::vector<int32_t> plcMemoryRows;   // rows whose device would overflow
+  std::vector<int32_t> plcLookaheadRows; // the shortest completion's row
 
   int32_t selDecisions = 0, selMatches = 0;
   int32_t plcDecisions = 0, plcMatches = 0;
@@ -154,6 +166,12 @@ struct RolloutOptions {
   /// Per-device memory capacities for the environment's memory estimate
   /// (PlacementEnvironment::setMemoryCapacities), or null for none.
   const std::vector<double> *memoryCapacities = nullptr;
+  /// ModelConfig::lookahead: the visits (rolloutRunVisits() per completion,
+  /// Heuristics.h) the completions of one run may cost, the two heuristic
+  /// placements that pick the completing rule included. Steps are dated in
+  /// order while their D completions fit; from the first that does not,
+  /// none is, so a prefix of the placement has them. 0: none (imitation).
+  int64_t lookaheadVisits = kLookaheadVisitBudget;
 };
 
 /// Judges placements on `numDevices` identical devices: the reference
@@ -222,6 +240,35 @@ private:
                      const NodeTables &tables, const RolloutOptions &options,
                      Random &random, EpisodeRecord *record,
                      StepTrace *stepTrace);
+
+  /// ModelConfig::lookahead's completions for `v`: fills
+  /// lookaheadMakespans_ and returns the device with the shortest (the
+  /// lowest id among equals), or -1 when the budget has run out.
+  DeviceId lookAhead(const PlacementEnvironment &env, NodeId v);
+  void setUpLookahead(const Graph &graph, int32_t numDevices,
+                      const ScorerWeights &weights,
+                      const RolloutOptions &options);
+  /// Keeps the chosen device's completion, which the next step's
+  /// completions contain (see lookAhead).
+  void keepCompletion(DeviceId device);
+
+  /// One run's completions (ModelConfig::lookahead).
+  struct Lookahead {
+    bool on = false;
+    bool joinAware = false;      // the completing rule
+    int64_t visitsLeft = 0;
+    int64_t perRun = 0;          // rolloutRunVisits()
+    std::unique_ptr<Simulator> simulator;
+    std::vector<double> bottom;  // computeBottomLevels
+    std::vector<DeviceId> forced;
+    std::vector<std::vector<DeviceId>> completions; // [D]: this step's
+    // The chosen device's completion at the last step (empty when it had
+    // none) and its makespan.
+    std::vector<DeviceId> kept;
+    double keptMakespan = 0;
+  };
+  Lookahead lookahead_;
+  std::vector<double> lookaheadMakespans_; // [D]
 
   // Scratch.
   std::vector<double> rawCandidateFeatures_; // [C][5]

@@ -283,7 +283,18 @@ void TrainingSession::Impl::beginStageEpisode(const StageOptions &stage,
       stageIndex_ > 0 &&
       stage.stage != TrainingStage::Imitation &&
       options.stages[stageIndex_ - 1].stage == TrainingStage::Imitation)
-    chooseJoinPriorStart();
+    choosePriorStart(network->joinPrior, "join_prior",
+                     {network->joinPrior.item<float>(), 0.0f,
+                      4 * kInitialPrior, 8 * kInitialPrior});
+  // The lookahead prior likewise (imitation never has completions), after
+  // the join prior it has to outweigh to follow the completions.
+  if (network->config.lookahead && stageEpisode_ == 0 && stageIndex_ > 0 &&
+      stage.stage != TrainingStage::Imitation &&
+      options.stages[stageIndex_ - 1].stage == TrainingStage::Imitation)
+    choosePriorStart(network->lookaheadPrior, "lookahead_prior",
+                     {network->lookaheadPrior.item<float>(), 0.0f,
+                      8 * kInitialPrior, 16 * kInitialPrior,
+                      32 * kInitialPrior});
   auto &groups = optimizer_->param_groups();
   for (size_t g = 0; g < groups.size(); ++g)
     static_cast<torch::optim::AdamOptions &>(groups[g].options())
@@ -381,6 +392,8 @@ TrainingSession::Impl::episodeStats(const StageOptions &stage, int32_t pair,
     stats.joinPrior = network->joinPrior.item<double>();
   if (network->config.memoryFeature)
     stats.memoryPrior = network->memoryPrior.item<double>();
+  if (network->config.lookahead)
+    stats.lookaheadPrior = network->lookaheadPrior.item<double>();
   stats.runningAverage = average;
   stats.reward = reward;
   stats.loss = terms.total.item<double>();
@@ -467,6 +480,10 @@ TrainingSession::Impl::runEpisode(std::string *error) {
     inputs.weights.memoryPrior = 0;
   }
   RolloutOptions rollout;
+  // Imitation teaches the heuristic, which completions say nothing about
+  // (and would cost D rule passes a step).
+  if (imitation)
+    rollout.lookaheadVisits = 0;
   rollout.epsilon = epsilon;
   rollout.sample = options.sampleActions;
   if (!capacities_[pair].empty())
@@ -502,37 +519,37 @@ TrainingSession::Impl::runEpisode(std::string *error) {
   return stats;
 }
 
-void TrainingSession::Impl::chooseJoinPriorStart() {
+void TrainingSession::Impl::choosePriorStart(
+    torch::Tensor &prior, const std::string &name,
+    const std::vector<float> &candidates) {
   // Imitation never sees the join-aware prior, and the network it trains
   // can overrule any fixed start: with the ffnn graph, 1 seed in 3 started
   // RL where the critical-path choice always won, a plateau RL cannot
   // leave (the join-aware choices pay only when whole joins follow them).
   // So the start is picked by the greedy placements it gives (the
   // evaluation pairs and score of evaluate()): its current value first,
-  // then none, then strong.
-  const float candidates[] = {network->joinPrior.item<float>(), 0.0f,
-                              4 * kInitialPrior, 8 * kInitialPrior};
+  // then none, then stronger ones.
   double bestScore = std::numeric_limits<double>::infinity();
   float bestValue = candidates[0];
   nlohmann::json tried = nlohmann::json::array();
   for (float value : candidates) {
     {
       torch::NoGradGuard noGrad;
-      network->joinPrior.fill_(value);
+      prior.fill_(value);
     }
     // Simulated even before a real-rl stage: a start, not a model choice.
     const double score =
         evaluateGreedy(/*measured=*/false, nullptr)->selectionScore;
-    tried.push_back({{"join_prior", value}, {"selection_score", score}});
+    tried.push_back({{name, value}, {"selection_score", score}});
     if (score < bestScore) {
       bestScore = score;
       bestValue = value;
     }
   }
   torch::NoGradGuard noGrad;
-  network->joinPrior.fill_(bestValue);
+  prior.fill_(bestValue);
   if (log_) {
-    nlohmann::json line = {{"join_prior_start", bestValue}, {"tried", tried}};
+    nlohmann::json line = {{name + "_start", bestValue}, {"tried", tried}};
     log_ << line.dump() << "\n";
     log_.flush();
   }

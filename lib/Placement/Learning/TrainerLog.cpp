@@ -44,6 +44,8 @@ void TrainingSession::Impl::writeLog(const EpisodeStats &s) {
     line["join_prior"] = s.joinPrior;
   if (!std::isnan(s.memoryPrior))
     line["memory_prior"] = s.memoryPrior;
+  if (!std::isnan(s.lookaheadPrior))
+    line["lookahead_prior"] = s.lookaheadPrior;
   if (!std::isnan(s.memoryOverflow))
     line["memory_overflow"] = s.memoryOverflow;
   log_ << line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)

@@ -97,7 +97,10 @@ private:
   void skipEmptyStages();
   /// ModelConfig::joinFeature, when reinforcement follows imitation: start
   /// RL from whichever join-aware prior gives the best greedy placements.
-  void chooseJoinPriorStart();
+  /// Sets `prior` to the first of `candidates` whose greedy placements
+  /// score best (the evaluation pairs), and logs what each scored.
+  void choosePriorStart(torch::Tensor &prior, const std::string &name,
+                        const std::vector<float> &candidates);
   /// The greedy policy on the evaluation pairs against the critical-path
   /// heuristic, simulated or measured by the real-rl oracle (nullopt and
   /// `error` when it fails).

@@ -93,11 +93,29 @@ struct DOPPLER_LEARNING_API ModelConfig {
   /// passes capacities with PlaceOptions::memoryCapacities; without them
   /// the feature is 0 and the prior never applies.
   bool memoryFeature = false;
+  /// PLC also reads what each device leads to: for every device d, the
+  /// simulated makespan of the placement that puts the node on d and
+  /// completes the rest with the better heuristic on the graph (critical
+  /// path or join-aware, completePlacement() in Heuristics.h, every node
+  /// placed so far kept where it is), standardised across the devices. With
+  /// it comes a fourth learned prior, on the device whose completion is
+  /// shortest (the lowest id among equals). A policy that follows that
+  /// prior is the rollout algorithm over the better heuristic, and its
+  /// placement is never worse than that heuristic's: the heuristic's own
+  /// device is one of those tried at every step, and its completion is the
+  /// previous step's best. It costs D completions a step, O(D n (n + e)) a
+  /// placement, bounded by RolloutOptions::lookaheadVisits (steps past the
+  /// bound read 0 and no prior). Imitation episodes leave it out (they
+  /// teach the heuristic); the trainer starts the prior, as the join
+  /// prior, at the value whose greedy placements score best before RL.
+  bool lookahead = false;
 
   /// Device features PLC reads: the five of METHOD section 4, then the join
-  /// split (joinFeature), then the memory pressure (memoryFeature).
+  /// split (joinFeature), the completion makespan (lookahead), the memory
+  /// pressure (memoryFeature).
   int32_t deviceFeatureCount() const noexcept {
-    return 5 + (joinFeature ? 1 : 0) + (memoryFeature ? 1 : 0);
+    return 5 + (joinFeature ? 1 : 0) + (lookahead ? 1 : 0) +
+           (memoryFeature ? 1 : 0);
   }
 
   /// The reference architecture: two encoders with full edge matrices.
@@ -115,7 +133,8 @@ struct DOPPLER_LEARNING_API ModelConfig {
 /// rank, shared (0 | 1), estimate (earliest-start | device-load),
 /// prior (0 | 1: ModelConfig::heuristicPrior), join (0 | 1:
 /// ModelConfig::joinFeature), project (0 | 1: ModelConfig::projectSums),
-/// memory (0 | 1: ModelConfig::memoryFeature).
+/// memory (0 | 1: ModelConfig::memoryFeature), lookahead (0 | 1:
+/// ModelConfig::lookahead).
 /// Example: "slim,rank=16,rounds=4".
 DOPPLER_LEARNING_API std::optional<ModelConfig>
 parseModelConfig(const std::string &text, std::string *error) noexcept;
@@ -137,6 +156,10 @@ struct PlaceOptions {
   /// rollouts are still ranked by makespan (see LearnedPolicy::Impl::place
   /// for why).
   std::vector<double> memoryCapacities;
+  /// A model with ModelConfig::lookahead: the visits each rollout's
+  /// completions may cost (RolloutOptions::lookaheadVisits); -1: the
+  /// default, kLookaheadVisitBudget.
+  int64_t lookaheadVisits = -1;
 };
 
 struct PlacementResult {

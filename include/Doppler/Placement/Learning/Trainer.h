@@ -231,6 +231,7 @@ struct EpisodeStats {
   double placementPrior = std::numeric_limits<double>::quiet_NaN();
   double joinPrior = std::numeric_limits<double>::quiet_NaN();
   double memoryPrior = std::numeric_limits<double>::quiet_NaN();
+  double lookaheadPrior = std::numeric_limits<double>::quiet_NaN();
   /// On a memory-tight pair: the placement's sum over devices of (peak -
   /// capacity) / capacity where positive (0: it fits); NaN on other pairs.
   double memoryOverflow = std::numeric_limits<double>::quiet_NaN();
