@@ -196,6 +196,21 @@ void BM_SimulationRLEpisodeJoin(benchmark::State &state) {
 }
 BENCHMARK(BM_SimulationRLEpisodeJoin)->Unit(benchmark::kMillisecond);
 
+/// The default model's architecture (scripts/train_default_model.sh): the
+/// join split and the completions (lookahead=1), which RL episodes run
+/// and imitation episodes leave out.
+ModelConfig slimWithJoinAndLookahead() {
+  ModelConfig config = slimWithJoin();
+  config.lookahead = true;
+  return config;
+}
+
+void BM_SimulationRLEpisodeLookahead(benchmark::State &state) {
+  trainingEpisode(state, TrainingStage::SimulationRL,
+                  slimWithJoinAndLookahead());
+}
+BENCHMARK(BM_SimulationRLEpisodeLookahead)->Unit(benchmark::kMillisecond);
+
 /// The default architecture before projected sums and 4 rounds: METHOD's
 /// head (sums standardised at width H, then Linear blocks per row) and 6
 /// rounds. What those two changes saved.
@@ -307,6 +322,30 @@ void BM_PlaceDefault200(benchmark::State &state) {
   reportRatio(state, environmentEpisodeSeconds());
 }
 BENCHMARK(BM_PlaceDefault200)->Unit(benchmark::kMillisecond);
+
+/// What the default model's completions cost a greedy placement: the same
+/// model without them (lookaheadVisits 0: no completion, no lookahead
+/// prior) is the baseline, at D = 4 and D = 8.
+void BM_PlaceDefault200Completions(benchmark::State &state) {
+  const Graph &graph = graph200();
+  const int32_t devices = static_cast<int32_t>(state.range(0));
+  LearnedPolicy &policy = defaultPolicy();
+  PlaceOptions none;
+  none.lookaheadVisits = 0;
+  const double baseline = medianSeconds(11, [&] {
+    benchmark::DoNotOptimize(policy.place(graph, devices, none));
+  });
+  for (auto _ : state) {
+    auto result = policy.place(graph, devices);
+    benchmark::DoNotOptimize(result);
+  }
+  reportGraph(state, graph);
+  reportRatio(state, baseline);
+}
+BENCHMARK(BM_PlaceDefault200Completions)
+    ->Arg(4)
+    ->Arg(8)
+    ->Unit(benchmark::kMillisecond);
 
 } // namespace
 

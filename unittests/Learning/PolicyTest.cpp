@@ -114,9 +114,9 @@ TEST(PolicyTest, RolloutScoresAgreeWithTheBatchedLoss) {
   for (double bytes : graph.outputBytesList())
     total += bytes;
   const std::vector<double> capacities(4, total / 8);
-  for (const ModelConfig &config : {smallConfig(), ModelConfig::reference(),
-                                    withPrior, withJoin, projected,
-                                    withMemory, withLookahead}) {
+  for (const ModelConfig &config :
+       {smallConfig(), ModelConfig::reference(), withPrior, withJoin, projected,
+        withMemory, withLookahead}) {
     torch::manual_seed(2);
     DualPolicyNetwork network(config);
     torch::NoGradGuard noGrad; // the loss's value is enough here
@@ -197,9 +197,9 @@ TEST(PolicyTest, ArchitectureSpecsSetEveryKey) {
             "hidden=128 head=64 rounds=6 edge=full encoders=shared "
             "estimate=earliest-start prior=on join=off project=on "
             "memory=off lookahead=off");
-  for (const char *spec : {"slim,shared=2", "slim,prior=yes", "slim,join=",
-                           "slim,project=-1", "slim,memory=2",
-                           "slim,lookahead=on"}) {
+  for (const char *spec :
+       {"slim,shared=2", "slim,prior=yes", "slim,join=", "slim,project=-1",
+        "slim,memory=2", "slim,lookahead=on"}) {
     EXPECT_FALSE(parseModelConfig(spec, &error)) << spec;
     EXPECT_NE(error.find("needs an integer in [0, 1]"), std::string::npos)
         << error;
@@ -267,8 +267,7 @@ TEST(PolicyTest, LookaheadIsNeverWorseThanTheBetterHeuristic) {
       better += placed->makespan < heuristic;
       ++pairs;
       // Same model, same placement.
-      EXPECT_EQ(policy->place(graph, devices)->assignment,
-                placed->assignment);
+      EXPECT_EQ(policy->place(graph, devices)->assignment, placed->assignment);
       // No budget: no completions, so the prior never applies.
       PlaceOptions none;
       none.lookaheadVisits = 0;
@@ -278,6 +277,17 @@ TEST(PolicyTest, LookaheadIsNeverWorseThanTheBetterHeuristic) {
       for (const PolicyStep &step : *steps)
         EXPECT_EQ(placed->assignment[step.node], step.device);
       changed += blind->assignment != placed->assignment;
+      // Every step's completions or none: a budget one visit short of the
+      // whole pass is no budget, the whole pass is the default's.
+      const int64_t whole = (2 + int64_t(graph.numNodes()) * (devices - 1)) *
+                            rolloutRunVisits(graph, devices);
+      PlaceOptions exact, short_;
+      exact.lookaheadVisits = whole;
+      short_.lookaheadVisits = whole - 1;
+      EXPECT_EQ(policy->place(graph, devices, exact)->assignment,
+                placed->assignment);
+      EXPECT_EQ(policy->place(graph, devices, short_)->assignment,
+                blind->assignment);
     }
   }
   EXPECT_GT(better, pairs / 3);

@@ -395,13 +395,12 @@ TEST(HeuristicsTest, CompletionsKeepWhatIsForcedAndRunTheRuleOnTheRest) {
         std::vector<DeviceId> forced = none;
         const NodeId v = graph.numNodes() / 2;
         forced[v] = rule[v];
-        EXPECT_EQ(
-            completePlacement(graph, devices, bottom, joinAware, forced),
-            rule);
+        EXPECT_EQ(completePlacement(graph, devices, bottom, joinAware, forced),
+                  rule);
         forced[v] = (rule[v] + 1) % devices;
-        EXPECT_EQ(completePlacement(graph, devices, bottom, joinAware,
-                                    forced)[v],
-                  forced[v]);
+        EXPECT_EQ(
+            completePlacement(graph, devices, bottom, joinAware, forced)[v],
+            forced[v]);
       }
     }
   }

@@ -225,11 +225,11 @@ std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
     return std::nullopt;
   // Added later: models written before them have none of them (0).
   int64_t prior = 0, join = 0, project = 0, memory = 0, lookahead = 0;
-  for (auto [key, flag] : {std::pair{"config_prior", &prior},
-                           std::pair{"config_join", &join},
-                           std::pair{"config_project", &project},
-                           std::pair{"config_memory", &memory},
-                           std::pair{"config_lookahead", &lookahead}})
+  for (auto [key, flag] :
+       {std::pair{"config_prior", &prior}, std::pair{"config_join", &join},
+        std::pair{"config_project", &project},
+        std::pair{"config_memory", &memory},
+        std::pair{"config_lookahead", &lookahead}})
     if (c10::IValue stored;
         archive.try_read(key, stored) && !readInt(key, 0, 1, *flag))
       return std::nullopt;

@@ -459,8 +459,8 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
                                         : kNumMethodDeviceFeatures);
   const int32_t envColumns =
       kNumMethodDeviceFeatures + (weights.joinColumn ? 1 : 0);
-  standardizeSmall(rawDeviceFeatures_.data(), D, kNumDeviceFeatures,
-                   envColumns, deviceFeatures_.data(), F);
+  standardizeSmall(rawDeviceFeatures_.data(), D, kNumDeviceFeatures, envColumns,
+                   deviceFeatures_.data(), F);
   // The completion makespans, standardised across devices; 0 at steps
   // without them.
   const DeviceId lookaheadDevice =
@@ -537,12 +537,6 @@ DeviceId RolloutEngine::lookAhead(const PlacementEnvironment &env, NodeId v) {
   // completion a step is known, and the step's best is never worse than
   // the last step's (nor, at the first step, than the rule's placement).
   const DeviceId known = l.kept.empty() ? -1 : l.kept[v];
-  const int64_t cost = l.perRun * (D - (known >= 0 ? 1 : 0));
-  if (l.visitsLeft < cost) {
-    l.visitsLeft = 0;
-    return -1;
-  }
-  l.visitsLeft -= cost;
   ArrayView<DeviceId> placed = env.assignment();
   l.forced.assign(placed.begin(), placed.end());
   DeviceId best = -1;
@@ -552,8 +546,8 @@ DeviceId RolloutEngine::lookAhead(const PlacementEnvironment &env, NodeId v) {
       lookaheadMakespans_[d] = l.keptMakespan;
     } else {
       l.forced[v] = d;
-      l.completions[d] = completePlacement(env.graph(), D, l.bottom,
-                                           l.joinAware, l.forced);
+      l.completions[d] =
+          completePlacement(env.graph(), D, l.bottom, l.joinAware, l.forced);
       lookaheadMakespans_[d] = l.simulator->run(l.completions[d]);
     }
     if (best < 0 || lookaheadMakespans_[d] < lookaheadMakespans_[best])
@@ -578,13 +572,16 @@ void RolloutEngine::setUpLookahead(const Graph &graph, int32_t numDevices,
   Lookahead &l = lookahead_;
   l.kept.clear();
   const int32_t D = numDevices;
-  l.perRun = rolloutRunVisits(graph, D);
-  // The rule is picked by its placement: two runs.
+  // Every step or none: the two runs that pick the rule and D - 1
+  // completions a step (one is known), in doubles (no overflow at 4096
+  // devices). A prefix of steps on a graph too large for the whole would
+  // cost its share of the budget for a few nodes' worth of lookahead.
+  const double runs = 2 + double(graph.numNodes()) * (D - 1);
   l.on = weights.lookaheadColumn && D >= 2 &&
-         options.lookaheadVisits >= 2 * l.perRun;
+         runs * double(rolloutRunVisits(graph, D)) <=
+             double(options.lookaheadVisits);
   if (!l.on)
     return;
-  l.visitsLeft = options.lookaheadVisits - 2 * l.perRun;
   l.simulator = std::make_unique<Simulator>(graph, D);
   l.bottom = computeBottomLevels(graph).value;
   // The better heuristic on this graph (join-aware on a tie, as the

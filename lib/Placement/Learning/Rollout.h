@@ -37,9 +37,9 @@ namespace doppler::placement::learning {
 
 constexpr int32_t kFeatureCount = 5; // node features (METHOD section 3)
 /// RolloutOptions::lookaheadVisits' default: about 2 s of completions on
-/// one core (rolloutRunVisits() runs about 6 million visits a second),
-/// which covers every step of graphs up to about 500 nodes at D = 8 (a
-/// 240-node graph at D = 8: 2 million).
+/// one core (rolloutRunVisits() runs about 6 million visits a second on
+/// the shared graphs), which covers graphs up to about 500 nodes at D = 8
+/// (a 240-node graph at D = 8: 2 million), 1,000 at D = 4.
 constexpr int64_t kLookaheadVisitBudget = 12'500'000;
 constexpr float kLeakySlope = 0.1f;
 constexpr double kStandardizeEpsilon = 1e-6;
@@ -168,9 +168,9 @@ struct RolloutOptions {
   const std::vector<double> *memoryCapacities = nullptr;
   /// ModelConfig::lookahead: the visits (rolloutRunVisits() per completion,
   /// Heuristics.h) the completions of one run may cost, the two heuristic
-  /// placements that pick the completing rule included. Steps are dated in
-  /// order while their D completions fit; from the first that does not,
-  /// none is, so a prefix of the placement has them. 0: none (imitation).
+  /// placements that pick the completing rule included: 2 + n (D - 1)
+  /// runs. A graph whose runs cost more gets none (the column reads 0 and
+  /// the prior never applies). 0: none (imitation).
   int64_t lookaheadVisits = kLookaheadVisitBudget;
 };
 
@@ -243,7 +243,7 @@ private:
 
   /// ModelConfig::lookahead's completions for `v`: fills
   /// lookaheadMakespans_ and returns the device with the shortest (the
-  /// lowest id among equals), or -1 when the budget has run out.
+  /// lowest id among equals).
   DeviceId lookAhead(const PlacementEnvironment &env, NodeId v);
   void setUpLookahead(const Graph &graph, int32_t numDevices,
                       const ScorerWeights &weights,
@@ -255,11 +255,9 @@ private:
   /// One run's completions (ModelConfig::lookahead).
   struct Lookahead {
     bool on = false;
-    bool joinAware = false;      // the completing rule
-    int64_t visitsLeft = 0;
-    int64_t perRun = 0;          // rolloutRunVisits()
+    bool joinAware = false; // the completing rule
     std::unique_ptr<Simulator> simulator;
-    std::vector<double> bottom;  // computeBottomLevels
+    std::vector<double> bottom; // computeBottomLevels
     std::vector<DeviceId> forced;
     std::vector<std::vector<DeviceId>> completions; // [D]: this step's
     // The chosen device's completion at the last step (empty when it had

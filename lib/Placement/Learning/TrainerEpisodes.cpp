@@ -284,8 +284,8 @@ void TrainingSession::Impl::beginStageEpisode(const StageOptions &stage,
       stage.stage != TrainingStage::Imitation &&
       options.stages[stageIndex_ - 1].stage == TrainingStage::Imitation)
     choosePriorStart(network->joinPrior, "join_prior",
-                     {network->joinPrior.item<float>(), 0.0f,
-                      4 * kInitialPrior, 8 * kInitialPrior});
+                     {network->joinPrior.item<float>(), 0.0f, 4 * kInitialPrior,
+                      8 * kInitialPrior});
   // The lookahead prior likewise (imitation never has completions), after
   // the join prior it has to outweigh to follow the completions.
   if (network->config.lookahead && stageEpisode_ == 0 && stageIndex_ > 0 &&

@@ -103,9 +103,10 @@ struct DOPPLER_LEARNING_API ModelConfig {
   /// prior is the rollout algorithm over the better heuristic, and its
   /// placement is never worse than that heuristic's: the heuristic's own
   /// device is one of those tried at every step, and its completion is the
-  /// previous step's best. It costs D completions a step, O(D n (n + e)) a
-  /// placement, bounded by RolloutOptions::lookaheadVisits (steps past the
-  /// bound read 0 and no prior). Imitation episodes leave it out (they
+  /// previous step's best. It costs D - 1 completions a step, O(D n (n + e))
+  /// a placement; a graph whose completions would cost more than
+  /// RolloutOptions::lookaheadVisits gets none (the column reads 0 and the
+  /// prior never applies). Imitation episodes leave it out (they
   /// teach the heuristic); the trainer starts the prior, as the join
   /// prior, at the value whose greedy placements score best before RL.
   bool lookahead = false;
@@ -157,8 +158,8 @@ struct PlaceOptions {
   /// for why).
   std::vector<double> memoryCapacities;
   /// A model with ModelConfig::lookahead: the visits each rollout's
-  /// completions may cost (RolloutOptions::lookaheadVisits); -1: the
-  /// default, kLookaheadVisitBudget.
+  /// completions may cost, all or none (RolloutOptions::lookaheadVisits);
+  /// -1: the default, kLookaheadVisitBudget.
   int64_t lookaheadVisits = -1;
 };
 
