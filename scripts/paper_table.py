@@ -149,7 +149,7 @@ def small_program(build, work):
     return decomposed
 
 
-DOPPLER_RECIPE = ["--architecture", "slim,join=1", "--sample-actions",
+DOPPLER_RECIPE = ["--architecture", "slim,join=1,lookahead=1", "--sample-actions",
                   "--prior-lr-scale", "300", "--no-progress"]
 
 
