@@ -101,13 +101,16 @@ struct DOPPLER_LEARNING_API ModelConfig {
   /// it comes a fourth learned prior, on the device whose completion is
   /// shortest (the lowest id among equals). A policy that follows that
   /// prior is the rollout algorithm over the better heuristic, and its
-  /// placement is never worse than that heuristic's: the heuristic's own
-  /// device is one of those tried at every step, and its completion is the
-  /// previous step's best. It costs D - 1 completions a step, O(D n (n + e))
-  /// a placement; a graph whose completions would cost more than
-  /// RolloutOptions::lookaheadVisits gets none (the column reads 0 and the
-  /// prior never applies). Imitation episodes leave it out (they
-  /// teach the heuristic); the trainer starts the prior, as the join
+  /// placement is never worse than that heuristic's: at the first step the
+  /// heuristic's own device completes to the heuristic's placement, and at
+  /// every later step the device the chosen completion gives the node
+  /// completes to that same placement, so the best never gets worse. It
+  /// costs D - 1 completions a step, O(D n (n + e)) a placement; a graph
+  /// whose completions would cost more than RolloutOptions::lookaheadVisits
+  /// gets none (the column reads 0 and the prior never applies). The
+  /// completions judge the makespan alone, not memory (with memoryFeature
+  /// the memory prior still applies). Imitation episodes leave them out
+  /// (they teach the heuristic); the trainer starts the prior, as the join
   /// prior, at the value whose greedy placements score best before RL.
   bool lookahead = false;
 
