@@ -720,10 +720,12 @@ std::vector<StageOptions> readStages(const Arguments &args) {
          "--episodes 2000,2000)");
   std::vector<std::string> stageNames = splitList(args.stages);
   std::vector<std::string> episodeTexts = splitList(args.episodes);
+  auto counted = [](size_t n, const char *noun) {
+    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+  };
   if (stageNames.size() != episodeTexts.size())
-    fail("--stages names " + std::to_string(stageNames.size()) +
-         " stages but --episodes gives " + std::to_string(episodeTexts.size()) +
-         " counts");
+    fail("--stages names " + counted(stageNames.size(), "stage") +
+         " but --episodes gives " + counted(episodeTexts.size(), "count"));
   std::vector<double> lr, epsilon, entropy, perUpdate;
   if (!args.lr.empty())
     lr = parseDoubles("--lr", args.lr);
