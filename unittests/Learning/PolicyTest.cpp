@@ -277,21 +277,71 @@ TEST(PolicyTest, LookaheadIsNeverWorseThanTheBetterHeuristic) {
       for (const PolicyStep &step : *steps)
         EXPECT_EQ(placed->assignment[step.node], step.device);
       changed += blind->assignment != placed->assignment;
-      // Every step's completions or none: a budget one visit short of the
-      // whole pass is no budget, the whole pass is the default's.
+      // Every step's completions or none: the whole pass is the default's
+      // (one visit short of it: PastTheBudgetFollowsTheBetterRule).
       const int64_t whole = (2 + int64_t(graph.numNodes()) * (devices - 1)) *
                             rolloutRunVisits(graph, devices);
-      PlaceOptions exact, short_;
+      PlaceOptions exact;
       exact.lookaheadVisits = whole;
-      short_.lookaheadVisits = whole - 1;
       EXPECT_EQ(policy->place(graph, devices, exact)->assignment,
                 placed->assignment);
-      EXPECT_EQ(policy->place(graph, devices, short_)->assignment,
-                blind->assignment);
     }
   }
   EXPECT_GT(better, pairs / 3);
   EXPECT_GT(changed, pairs / 3);
+}
+
+TEST(PolicyTest, PastTheBudgetFollowsTheBetterRule) {
+  // A graph too large for the completions gets the rule they would complete
+  // with: the lookahead prior goes to the device the better of critical
+  // path and join-aware picks at each step. With SEL following its
+  // critical-path prior as well, the placement is that heuristic's. The two
+  // runs that choose the rule are the least budget that does this; below
+  // it the prior never applies.
+  ModelConfig config = ModelConfig::slim();
+  config.joinFeature = true;
+  config.lookahead = true;
+  config.hiddenSize = 32;
+  config.headHiddenSize = 16;
+  auto policy = LearnedPolicy::create(config, 7);
+  ASSERT_TRUE(policy);
+  {
+    torch::NoGradGuard noGrad;
+    policy->impl().network->selPrior.fill_(1000);
+    policy->impl().network->lookaheadPrior.fill_(1000);
+  }
+  int32_t joinAwareBetter = 0, criticalPathBetter = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    Graph graph = testGraph(seed, 30 + 10 * static_cast<int32_t>(seed));
+    for (int32_t devices : {2, 3, 5}) {
+      Simulator simulator(graph, devices);
+      std::vector<DeviceId> critical = placeCriticalPath(graph, devices);
+      std::vector<DeviceId> join = placeJoinAware(graph, devices);
+      const bool joinWins = simulator.run(join) <= simulator.run(critical);
+      if (critical != join)
+        ++(joinWins ? joinAwareBetter : criticalPathBetter);
+      const int64_t run = rolloutRunVisits(graph, devices);
+      const int64_t whole =
+          (2 + int64_t(graph.numNodes()) * (devices - 1)) * run;
+      PlaceOptions past, least, below, none;
+      past.lookaheadVisits = whole - 1;
+      least.lookaheadVisits = 2 * run;
+      below.lookaheadVisits = 2 * run - 1;
+      none.lookaheadVisits = 0;
+      std::string error;
+      auto followed = policy->place(graph, devices, past, &error);
+      ASSERT_TRUE(followed) << error;
+      EXPECT_EQ(followed->assignment, joinWins ? join : critical)
+          << seed << " " << devices;
+      EXPECT_EQ(policy->place(graph, devices, least)->assignment,
+                followed->assignment);
+      EXPECT_EQ(policy->place(graph, devices, below)->assignment,
+                policy->place(graph, devices, none)->assignment);
+    }
+  }
+  // Both rules are followed somewhere.
+  EXPECT_GT(joinAwareBetter, 0);
+  EXPECT_GT(criticalPathBetter, 0);
 }
 
 TEST(PolicyTest, ModelFileRoundTrip) {

@@ -169,8 +169,9 @@ struct RolloutOptions {
   /// ModelConfig::lookahead: the visits (rolloutRunVisits() per completion,
   /// Heuristics.h) the completions of one run may cost, the two heuristic
   /// placements that pick the completing rule included: 2 + n (D - 1)
-  /// runs. A graph whose runs cost more gets none (the column reads 0 and
-  /// the prior never applies). 0: none (imitation).
+  /// runs. A graph whose runs cost more gets none: the column reads 0 and
+  /// the prior goes to the better rule's device (Lookahead::followRule),
+  /// if its two runs fit. 0: none at all (imitation).
   int64_t lookaheadVisits = kLookaheadVisitBudget;
 };
 
@@ -255,7 +256,11 @@ private:
   /// One run's completions (ModelConfig::lookahead).
   struct Lookahead {
     bool on = false;
-    bool joinAware = false; // the completing rule
+    // Past the budget (on == false) with a model that reads completions:
+    // the lookahead prior goes to the device the better rule picks for the
+    // node at this step (setUpLookahead).
+    bool followRule = false;
+    bool joinAware = false; // the completing (or followed) rule
     std::unique_ptr<Simulator> simulator;
     std::vector<double> bottom; // computeBottomLevels
     std::vector<DeviceId> forced;
