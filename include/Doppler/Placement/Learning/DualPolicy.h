@@ -108,9 +108,9 @@ struct DOPPLER_LEARNING_API ModelConfig {
   /// costs D - 1 completions a step, O(D n (n + e)) a placement; a graph
   /// whose completions would cost more than RolloutOptions::lookaheadVisits
   /// gets none: the column reads 0 and the prior goes to the device the
-  /// better heuristic's rule picks at each step (with joinFeature; the two
-  /// heuristic runs that choose the rule fit the budget; otherwise it never
-  /// applies). The
+  /// better heuristic's rule picks at each step, given joinFeature and a
+  /// budget for the two heuristic runs that choose the rule (otherwise the
+  /// prior never applies). The
   /// completions judge the makespan alone, not memory (with memoryFeature
   /// the memory prior still applies). Imitation episodes leave them out
   /// (they teach the heuristic); the trainer starts the prior, as the join
