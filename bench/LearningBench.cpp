@@ -276,6 +276,28 @@ void BM_PlaceDefault10k(benchmark::State &state) {
 }
 BENCHMARK(BM_PlaceDefault10k)->Unit(benchmark::kMillisecond);
 
+/// What following the better rule past the completions' budget costs the
+/// greedy pass on the 10k-node graph at D = 8 (Lookahead::followRule: a
+/// pass of each heuristic and two simulator runs choose the rule). The
+/// baseline is the same model with a budget too small even for those runs
+/// (lookaheadVisits 1: the network and the other priors alone, as before).
+void BM_PlaceDefault10kFollowRule(benchmark::State &state) {
+  const Graph &graph = graph10k();
+  LearnedPolicy &policy = defaultPolicy();
+  PlaceOptions alone;
+  alone.lookaheadVisits = 1;
+  const double baseline = medianSeconds(5, [&] {
+    benchmark::DoNotOptimize(policy.place(graph, 8, alone));
+  });
+  for (auto _ : state) {
+    auto result = policy.place(graph, 8);
+    benchmark::DoNotOptimize(result);
+  }
+  reportGraph(state, graph);
+  reportRatio(state, baseline);
+}
+BENCHMARK(BM_PlaceDefault10kFollowRule)->Unit(benchmark::kMillisecond);
+
 /// The candidate window's gain: the default placement against SEL scoring
 /// every ready node (candidateWindow 0, the baseline), on a graph whose ready
 /// sets reach hundreds of nodes (a layered random DAG, 5,000 nodes).
