@@ -250,6 +250,23 @@ LearnedPolicy &defaultPolicy() {
   return *policy;
 }
 
+/// The default model's greedy pass on `graph` at `devices`, against the same
+/// model placing with `baseline` options, timed in the same run (median of
+/// `runs`).
+void placeAgainst(benchmark::State &state, const Graph &graph,
+                  int32_t devices, const PlaceOptions &baseline, int runs) {
+  LearnedPolicy &policy = defaultPolicy();
+  const double seconds = medianSeconds(runs, [&] {
+    benchmark::DoNotOptimize(policy.place(graph, devices, baseline));
+  });
+  for (auto _ : state) {
+    auto result = policy.place(graph, devices);
+    benchmark::DoNotOptimize(result);
+  }
+  reportGraph(state, graph);
+  reportRatio(state, seconds);
+}
+
 /// Baseline for placement: the critical-path heuristic on the same graph.
 void BM_CriticalPath10k(benchmark::State &state) {
   const Graph &graph = graph10k();
@@ -282,19 +299,9 @@ BENCHMARK(BM_PlaceDefault10k)->Unit(benchmark::kMillisecond);
 /// baseline is the same model with a budget too small even for those runs
 /// (lookaheadVisits 1: the network and the other priors alone, as before).
 void BM_PlaceDefault10kFollowRule(benchmark::State &state) {
-  const Graph &graph = graph10k();
-  LearnedPolicy &policy = defaultPolicy();
   PlaceOptions alone;
   alone.lookaheadVisits = 1;
-  const double baseline = medianSeconds(5, [&] {
-    benchmark::DoNotOptimize(policy.place(graph, 8, alone));
-  });
-  for (auto _ : state) {
-    auto result = policy.place(graph, 8);
-    benchmark::DoNotOptimize(result);
-  }
-  reportGraph(state, graph);
-  reportRatio(state, baseline);
+  placeAgainst(state, graph10k(), 8, alone, 5);
 }
 BENCHMARK(BM_PlaceDefault10kFollowRule)->Unit(benchmark::kMillisecond);
 
@@ -318,18 +325,9 @@ void BM_PlaceDefaultWideWindow(benchmark::State &state) {
     }
     return *builder.build();
   }();
-  LearnedPolicy &policy = defaultPolicy();
   PlaceOptions everyCandidate;
   everyCandidate.candidateWindow = 0;
-  const double baseline = medianSeconds(3, [&] {
-    benchmark::DoNotOptimize(policy.place(graph, 4, everyCandidate));
-  });
-  for (auto _ : state) {
-    auto result = policy.place(graph, 4);
-    benchmark::DoNotOptimize(result);
-  }
-  reportGraph(state, graph);
-  reportRatio(state, baseline);
+  placeAgainst(state, graph, 4, everyCandidate, 3);
 }
 BENCHMARK(BM_PlaceDefaultWideWindow)->Unit(benchmark::kMillisecond);
 
@@ -349,20 +347,10 @@ BENCHMARK(BM_PlaceDefault200)->Unit(benchmark::kMillisecond);
 /// model without them (lookaheadVisits 0: no completion, no lookahead
 /// prior) is the baseline, at D = 4 and D = 8.
 void BM_PlaceDefault200Completions(benchmark::State &state) {
-  const Graph &graph = graph200();
-  const int32_t devices = static_cast<int32_t>(state.range(0));
-  LearnedPolicy &policy = defaultPolicy();
   PlaceOptions none;
   none.lookaheadVisits = 0;
-  const double baseline = medianSeconds(11, [&] {
-    benchmark::DoNotOptimize(policy.place(graph, devices, none));
-  });
-  for (auto _ : state) {
-    auto result = policy.place(graph, devices);
-    benchmark::DoNotOptimize(result);
-  }
-  reportGraph(state, graph);
-  reportRatio(state, baseline);
+  placeAgainst(state, graph200(), static_cast<int32_t>(state.range(0)), none,
+               11);
 }
 BENCHMARK(BM_PlaceDefault200Completions)
     ->Arg(4)

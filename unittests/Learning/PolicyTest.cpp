@@ -236,22 +236,36 @@ TEST(PolicyTest, SameSeedSamePlacement) {
   EXPECT_LE(first->makespan, greedy->makespan);
 }
 
-TEST(PolicyTest, LookaheadIsNeverWorseThanTheBetterHeuristic) {
-  // A policy that follows its lookahead prior is the rollout algorithm over
-  // the better of critical path and join-aware: whatever order SEL takes,
-  // its placement is never worse than that heuristic's, and strictly better
-  // somewhere. Past its budget it reads no completions at all.
+/// A small model with the join feature and the completions whose lookahead
+/// prior (1000) outweighs everything else PLC scores.
+std::unique_ptr<LearnedPolicy> lookaheadFollower(uint64_t seed) {
   ModelConfig config = ModelConfig::slim();
   config.joinFeature = true;
   config.lookahead = true;
   config.hiddenSize = 32;
   config.headHiddenSize = 16;
-  auto policy = LearnedPolicy::create(config, 5);
-  ASSERT_TRUE(policy);
-  {
+  auto policy = LearnedPolicy::create(config, seed);
+  if (policy) {
     torch::NoGradGuard noGrad;
     policy->impl().network->lookaheadPrior.fill_(1000);
   }
+  return policy;
+}
+
+/// The visits the completions of a whole pass cost (RolloutOptions::
+/// lookaheadVisits): the two runs that choose the rule and D - 1 a node.
+int64_t wholeLookaheadVisits(const Graph &graph, int32_t devices) {
+  return (2 + int64_t(graph.numNodes()) * (devices - 1)) *
+         rolloutRunVisits(graph, devices);
+}
+
+TEST(PolicyTest, LookaheadIsNeverWorseThanTheBetterHeuristic) {
+  // A policy that follows its lookahead prior is the rollout algorithm over
+  // the better of critical path and join-aware: whatever order SEL takes,
+  // its placement is never worse than that heuristic's, and strictly better
+  // somewhere. Past its budget it reads no completions at all.
+  auto policy = lookaheadFollower(5);
+  ASSERT_TRUE(policy);
   int32_t better = 0, changed = 0, pairs = 0;
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     Graph graph = testGraph(seed, 30 + 10 * static_cast<int32_t>(seed));
@@ -279,10 +293,8 @@ TEST(PolicyTest, LookaheadIsNeverWorseThanTheBetterHeuristic) {
       changed += blind->assignment != placed->assignment;
       // Every step's completions or none: the whole pass is the default's
       // (one visit short of it: PastTheBudgetFollowsTheBetterRule).
-      const int64_t whole = (2 + int64_t(graph.numNodes()) * (devices - 1)) *
-                            rolloutRunVisits(graph, devices);
       PlaceOptions exact;
-      exact.lookaheadVisits = whole;
+      exact.lookaheadVisits = wholeLookaheadVisits(graph, devices);
       EXPECT_EQ(policy->place(graph, devices, exact)->assignment,
                 placed->assignment);
     }
@@ -298,17 +310,11 @@ TEST(PolicyTest, PastTheBudgetFollowsTheBetterRule) {
   // critical-path prior as well, the placement is that heuristic's. The two
   // runs that choose the rule are the least budget that does this; below
   // it the prior never applies.
-  ModelConfig config = ModelConfig::slim();
-  config.joinFeature = true;
-  config.lookahead = true;
-  config.hiddenSize = 32;
-  config.headHiddenSize = 16;
-  auto policy = LearnedPolicy::create(config, 7);
+  auto policy = lookaheadFollower(7);
   ASSERT_TRUE(policy);
   {
     torch::NoGradGuard noGrad;
     policy->impl().network->selPrior.fill_(1000);
-    policy->impl().network->lookaheadPrior.fill_(1000);
   }
   int32_t joinAwareBetter = 0, criticalPathBetter = 0;
   for (uint64_t seed = 1; seed <= 6; ++seed) {
@@ -321,10 +327,8 @@ TEST(PolicyTest, PastTheBudgetFollowsTheBetterRule) {
       if (critical != join)
         ++(joinWins ? joinAwareBetter : criticalPathBetter);
       const int64_t run = rolloutRunVisits(graph, devices);
-      const int64_t whole =
-          (2 + int64_t(graph.numNodes()) * (devices - 1)) * run;
       PlaceOptions past, least, below, none;
-      past.lookaheadVisits = whole - 1;
+      past.lookaheadVisits = wholeLookaheadVisits(graph, devices) - 1;
       least.lookaheadVisits = 2 * run;
       below.lookaheadVisits = 2 * run - 1;
       none.lookaheadVisits = 0;

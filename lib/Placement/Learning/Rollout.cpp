@@ -463,7 +463,8 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
                    deviceFeatures_.data(), F);
   // The completion makespans, standardised across devices; 0 at steps
   // without them.
-  DeviceId lookaheadDevice = lookahead_.on ? lookAhead(env, v) : DeviceId(-1);
+  const DeviceId completionDevice =
+      lookahead_.on ? lookAhead(env, v) : DeviceId(-1);
   if (weights.lookaheadColumn) {
     if (lookahead_.on)
       standardizeSmall(lookaheadMakespans_.data(), D, 1, 1,
@@ -495,8 +496,12 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
           ? joinAwareDevice(D, raw + kEarliestStartFeature,
                             raw + kJoinSplitFeature, kNumDeviceFeatures)
           : -1;
-  if (lookahead_.followRule)
-    lookaheadDevice = lookahead_.joinAware ? joinDevice : heuristicDevice;
+  // The lookahead prior's device: the shortest completion's, or past the
+  // budget the better rule's.
+  const DeviceId lookaheadDevice =
+      lookahead_.followRule
+          ? (lookahead_.joinAware ? joinDevice : heuristicDevice)
+          : completionDevice;
   auto score = [&] {
     scoreDevices(v, D, weights, tables);
     scores_[heuristicDevice] += weights.plcPrior;
@@ -525,7 +530,7 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
                     deviceFeatures_, device, heuristicDevice, joinDevice,
                     lookaheadDevice, overflows_);
   if (lookahead_.on)
-    keepCompletion(lookaheadDevice >= 0 ? device : -1);
+    keepCompletion(completionDevice >= 0 ? device : -1);
   return device;
 }
 
