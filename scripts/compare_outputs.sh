@@ -17,7 +17,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 if (($# != 2)); then echo "usage: $0 BASE_BIN_DIR NEW_BIN_DIR" >&2; exit 2; fi
 bins=("$(cd "$1" && pwd)" "$(cd "$2" && pwd)")
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
-ex=$root/examples; graphs=${DOPPLER_SHARED_DATA_DIR:-$root/../shared/data}/graphs
+ex=$root/examples; graphs=${DOPPLER_SHARED_DATA_DIR:-$root/data/reference}/graphs
 differ=0
 run() { # name cmd...   (cmd uses $B for the bin dir, $O for the output dir)
   local name=$1; shift

@@ -4,7 +4,7 @@
     scripts/paper_table.sh [--devices D] [--episodes E] [--seed S]
                            [--out DIR] [--build DIR] [GRAPH...]
 
-For each graph (default: the three graphs of ../shared/data/graphs and a
+For each graph (default: the three graphs of data/reference/graphs and a
 small MLP program, decomposed, so that Doppler-SYS has a program to run) on
 D devices, it measures with the simulator (reference semantics):
 
@@ -130,7 +130,7 @@ def svg_plot(path, title, xlabel, series, reference):
 
 
 def default_graphs(work):
-    shared = os.path.join(os.path.dirname(ROOT), "shared", "data", "graphs")
+    shared = os.path.join(ROOT, "data", "reference", "graphs")
     graphs = [os.path.join(shared, g) for g in
               ("chain_mm_112nodes.txt", "ffnn_192nodes.txt", "transformer_block_215nodes.txt")]
     return graphs

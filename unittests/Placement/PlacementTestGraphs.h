@@ -1,6 +1,6 @@
 //===- PlacementTestGraphs.h - Graphs the placement tests share -*- C++ -*-===//
 //
-// The shared reference graphs (shared/data/graphs, through the
+// The reference graphs (data/reference/graphs, through the
 // DOPPLER_SHARED_DATA_DIR definition) and a small diamond, for the
 // GoogleTest suites of lib/Placement.
 //
@@ -25,7 +25,7 @@ namespace doppler::placement::testing {
 inline const char *const kSharedGraphs[] = {
     "chain_mm_112nodes", "ffnn_192nodes", "transformer_block_215nodes"};
 
-/// shared/data/graphs/NAME.txt; a test failure when it cannot be read.
+/// data/reference/graphs/NAME.txt; a test failure when it cannot be read.
 inline std::optional<Graph> sharedGraph(const std::string &name) {
   std::string error;
   std::optional<Graph> graph = readReferenceGraph(

@@ -21,7 +21,7 @@ namespace {
 const std::string kDataDir = DOPPLER_SHARED_DATA_DIR;
 
 //===----------------------------------------------------------------------===//
-// Parity with the reference simulator (shared/data/reference_cases.json)
+// Parity with the reference simulator (data/reference/reference_cases.json)
 //===----------------------------------------------------------------------===//
 
 struct ReferenceCase {
