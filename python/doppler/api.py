@@ -272,6 +272,13 @@ def run(module, example_inputs, devices=4, system="cpu4", backend="cpu", policy=
     result in `max_rel_error`).
     """
     program = import_module(module, example_inputs)
+    return run_program(program, devices, system, backend, policy, repeat, check,
+                       **pipeline_options)
+
+
+def run_program(program, devices=4, system="cpu4", backend="cpu", policy="doppler", repeat=3,
+                check=False, **pipeline_options):
+    """doppler.run on an imported Program (`doppler.exported(...)`)."""
     placement = _place_program(program, devices, system, policy, pipeline_options)
     with tempfile.TemporaryDirectory(prefix="doppler-") as tmp:
         placed = os.path.join(tmp, "placed.mlir")

@@ -24,11 +24,35 @@ def _describe(message, node):
     where = f"FX node '{node.name}' ({node.format_node()})"
     trace = node.meta.get("stack_trace") or getattr(node, "stack_trace", None)
     text = f"{message}\n  at {where}"
-    if trace:
-        # torch.fx records the innermost frame first: the model's own line.
-        lines = [line.strip() for line in trace.strip().splitlines() if line.strip()]
-        text += "\n  source: " + "\n          ".join(lines[:2])
+    frame = _model_frame(trace) if trace else None
+    if frame:
+        text += "\n  source: " + "\n          ".join(frame)
     return text
+
+
+def _model_frame(trace):
+    """The innermost frame of `trace` (FX's node.stack_trace) outside torch:
+    the model's own line, as ["File ..., line N, in f", "code"]."""
+    import os
+
+    import torch
+
+    frames = []
+    for line in trace.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("File "):
+            frames.append([stripped])
+        elif frames and len(frames[-1]) == 1:
+            frames[-1].append(stripped)
+    torch_dir = os.path.dirname(torch.__file__)
+    own = [f for f in frames if torch_dir not in f[0]] or frames
+    if not own:
+        return None
+    # torch 1.x records the innermost frame first, torch 2.x last.
+    major = int(torch.__version__.split(".")[0])
+    return own[-1] if major >= 2 else own[0]
 
 
 class ToolNotFoundError(DopplerError):

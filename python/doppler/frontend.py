@@ -27,7 +27,6 @@ checked against the shapes ShapeProp recorded.
 
 import operator
 import re
-import warnings
 
 import torch
 import torch.fx
@@ -35,28 +34,36 @@ from torch.fx.passes.shape_prop import ShapeProp
 
 from .errors import DopplerError, UnsupportedError
 from .ir import Builder, Val
+from .ops_table import _aten_name
+from .sources import pytree, source_for
 
 _DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16"}
 
 
 class Const:
-    """A value folded by torch: it becomes an argument where a tensor is needed."""
+    """A value torch computes on the host: it becomes an argument where a
+    tensor is needed. `inputs`: the indices of the user inputs it is
+    computed from (empty: folded from buffers and literals only, a
+    constant; else a *derived input*, e.g. a float attention mask or a
+    one-hot made from an integer input)."""
 
-    __slots__ = ("node", "value")
+    __slots__ = ("node", "value", "inputs")
 
-    def __init__(self, node, value):
+    def __init__(self, node, value, inputs=frozenset()):
         self.node = node
         self.value = value
+        self.inputs = frozenset(inputs)
 
 
-class IntInput:
-    """An integer (or bool) tensor input: usable only as embedding indices."""
+class IntInput(Const):
+    """An integer (or bool) user input: computed with on the host (views,
+    masks, embedding indices); used as a tensor, its value converted to the
+    program's float type is a derived input."""
 
-    __slots__ = ("node", "value", "index")
+    __slots__ = ("index",)
 
     def __init__(self, node, value, index):
-        self.node = node
-        self.value = value
+        super().__init__(node, value, {index})
         self.index = index
 
 
@@ -97,8 +104,11 @@ class Program:
     result.
     """
 
-    def __init__(self, mlir, arguments, node_owner, output_tree, graph_module, function):
+    def __init__(self, mlir, arguments, node_owner, output_tree, graph_module, function,
+                 out_spec=None, origin="torch.fx"):
         self.mlir = mlir
+        self.out_spec = out_spec
+        self.origin = origin
         self.arguments = arguments
         self.node_owner = node_owner
         self.output_tree = output_tree
@@ -123,6 +133,8 @@ class Program:
                 return {k: build(v) for k, v in item.items()}
             return item
 
+        if self.out_spec is not None:  # a flat list of the pytree's leaves
+            return pytree.tree_unflatten([build(i) for i in self.output_tree], self.out_spec)
         return build(self.output_tree)
 
 
@@ -157,120 +169,75 @@ class _Recorder(ShapeProp):
         super().__init__(module)
         self.keep = keep
         self.values = {}
+        self.layouts = {}  # node -> (strides, storage offset) of a tensor result
 
     def run_node(self, n):
         result = super().run_node(n)
         if self.keep(n, result):
             self.values[n] = result
+        if isinstance(result, torch.Tensor) and result.layout == torch.strided:
+            self.layouts[n] = (tuple(result.stride()), result.storage_offset())
         return result
 
 
 # Results of these are static (Python values from shapes) even on tensors.
 _STATIC_METHODS = {"size", "dim", "numel", "ndimension", "nelement"}
 _STATIC_ATTRS = {"shape", "dtype", "device", "ndim", "is_cuda", "requires_grad"}
+_STATIC_ATEN = {"aten.sym_size", "aten.sym_numel", "aten.sym_stride", "aten.sym_storage_offset"}
+
+# Export bookkeeping: checks on the example inputs (run once with the graph,
+# then dropped); they compute nothing the program needs.
+_BOOKKEEPING_ATEN = {
+    "aten._assert_tensor_metadata", "aten._assert_scalar", "aten._assert_async",
+    "aten._functional_assert_async", "aten._functional_assert_scalar",
+    "aten.sym_constrain_range", "aten.sym_constrain_range_for_size",
+    "aten._functional_sym_constrain_range", "aten._functional_sym_constrain_range_for_size",
+    "aten._print",
+}
+_BOOKKEEPING_FUNCTIONS = {getattr(torch, name, None) for name in
+                          ("_assert", "_assert_async", "_check", "_check_is_size",
+                           "_check_with")} - {None}
 
 
-def trace(module):
-    """A GraphModule for `module` (symbolic_trace unless it is one already)."""
-    if isinstance(module, torch.fx.GraphModule):
-        return module
-    if not isinstance(module, torch.nn.Module):
-        raise DopplerError(f"expected a torch.nn.Module or torch.fx.GraphModule, "
-                           f"got {type(module).__name__}")
-    tracer = torch.fx.Tracer()
-    tracer.record_stack_traces = True
-    # Buffers as get_attr proxies: `self.mask[:T, :T]` with a traced T then
-    # traces (plain symbolic_trace slices the real tensor and fails).
-    tracer.proxy_buffer_attributes = True
-    try:
-        graph = tracer.trace(module)
-    except Exception as e:  # torch raises TraceError, TypeError, ...
-        raise DopplerError(
-            f"torch.fx.symbolic_trace failed on {type(module).__name__}: {e}. "
-            "Write the model with indexing (x.size(0), parts[0]) rather than unpacking "
-            "proxies, or pass a GraphModule (torch.export where available).") from e
-    name = module.__class__.__name__
-    return torch.fx.GraphModule(tracer.root, graph, name)
-
-
-def from_exported_program(exported):
-    """The GraphModule of a torch.export ExportedProgram (torch 2.x)."""
-    module = exported.module() if hasattr(exported, "module") else exported.graph_module
-    return module
-
-
-def _make_fx_fallback(module, example_inputs, traced):
-    """make_fx's aten-level graph of `module` on `example_inputs`, for modules
-    symbolic_trace cannot trace (torch's own nn.TransformerEncoderLayer and
-    nn.MultiheadAttention branch on flags and shapes); `traced` is
-    symbolic_trace's error. make_fx runs the module and fails on
-    data-dependent control flow too, so the graph does not depend on the
-    example values. Grad mode stays on: without it torch takes its fused
-    inference kernels (aten._transformer_encoder_layer_fwd), which Doppler
-    does not decompose. Functionalized where functorch has it, so that
-    in-place ops (an LSTM's add_, sigmoid_) become out-of-place ones."""
-    try:
-        from torch.fx.experimental.proxy_tensor import make_fx
-    except ImportError:
-        raise traced from None
-    try:
-        from torch.func import functionalize
-    except ImportError:
-        try:
-            from functorch.experimental import functionalize
-        except ImportError:
-            functionalize = None
-    try:
-        with torch.enable_grad():
-            gm = make_fx(functionalize(module) if functionalize else module)(*example_inputs)
-    except Exception as e:  # noqa: BLE001 - torch raises several kinds
-        raise DopplerError(f"{traced} make_fx failed as well: {e}") from e
-    warnings.warn(
-        f"torch.fx.symbolic_trace cannot trace {type(module).__name__} "
-        f"({traced.__cause__}); using make_fx's aten-level graph instead: node names "
-        "are aten ops' and parameters are folded constants",
-        stacklevel=3)
-    return gm
-
-
-def _normalize_module(module, example_inputs):
-    if type(module).__name__ == "ExportedProgram":
-        return from_exported_program(module)
-    try:
-        return trace(module)
-    except DopplerError as traced:
-        if isinstance(module, torch.fx.GraphModule) or not isinstance(module, torch.nn.Module):
-            raise
-        return _make_fx_fallback(module, example_inputs, traced)
-
-
-def _sanitize(name):
-    out = "".join(c if (c.isalnum() or c in "_.$-") else "_" for c in name)
-    if not out or out[0].isdigit() or out[0] in ".$-":
-        out = "_" + out
-    return out
+def _is_bookkeeping(n, gm):
+    """Whether node `n` is export bookkeeping: the `_guards_fn` call_module of
+    an unlifted torch 2.x export, a metadata or scalar assert, a range
+    constraint. The one place such nodes are recognised."""
+    if n.op == "call_module":
+        if n.target.startswith("_guards_fn"):
+            return True
+        sub = gm.get_submodule(n.target)
+        return type(sub).__name__ == "GuardsFn"
+    if n.op != "call_function":
+        return False
+    if n.target in _BOOKKEEPING_FUNCTIONS:
+        return True
+    return _aten_name(n.target) in _BOOKKEEPING_ATEN
 
 
 class Importer:
-    def __init__(self, gm, example_inputs, original=None):
+    def __init__(self, source):
         from . import ops  # the table fills itself on import
 
         self.ops = ops
-        self.gm = gm
-        self.inputs = tuple(example_inputs)
-        self.graph = gm.graph
-        # Argument order: the original module's named_parameters() and
-        # named_buffers() (a traced GraphModule holds them in order of use).
-        order = original if isinstance(original, torch.nn.Module) else gm
-        self.params = {}  # qualified name -> index in named_parameters
-        for i, (name, p) in enumerate(order.named_parameters()):
-            self.params.setdefault(name, i)
+        self.source = source
+        self.gm = source.gm
+        self.graph = self.gm.graph
+        # Argument order: the module's named_parameters() and named_buffers().
+        self.params = {name: i for i, name in reversed(list(enumerate(source.param_order)))}
         self.param_ids = {}
-        for name, p in gm.named_parameters():
+        for name, p in self.gm.named_parameters():
             self.param_ids.setdefault(id(p), name)
-        self.buffers = {}
-        for i, (name, b) in enumerate(order.named_buffers()):
-            self.buffers.setdefault(name, i)
+        self.buffers = {name: i for i, name in reversed(list(enumerate(source.buffer_order)))}
+        self.roles = {}  # placeholder node -> (role, index or qualified name)
+        self.values = {}  # placeholder node -> its value
+        placeholders = [n for n in self.graph.nodes if n.op == "placeholder"]
+        if len(placeholders) != len(source.roles):
+            raise DopplerError(f"forward takes {len(placeholders)} input(s) "
+                               f"but {len(source.roles)} were given")
+        for n, role, value in zip(placeholders, source.roles, source.values):
+            self.roles[n] = role
+            self.values[n] = value
         self.args = {}  # dedup key -> ArgSpec
         self.arg_names = set()
         self.const_counter = 0
@@ -278,6 +245,7 @@ class Importer:
         self.builder = None
         self.env = {}
         self.owner = {}
+        self.layouts = {}
 
     # -- classification -------------------------------------------------------
 
@@ -287,17 +255,30 @@ class Importer:
             obj = getattr(obj, part)
         return obj
 
+    def _placeholder_kind(self, n):
+        role, _ = self.roles[n]
+        value = self.values[n]
+        if role == "parameter":
+            return "dynamic"
+        if role in ("buffer", "constant"):
+            return "const"
+        if not isinstance(value, torch.Tensor):
+            return "static"
+        return "dynamic" if value.dtype.is_floating_point else "host"
+
     def classify(self):
-        """node -> "dynamic" | "const" | "static" (before running: by dependence)."""
+        """node -> "dynamic" | "host" | "const" | "static" | "skip", by
+        dependence: "const" from buffers and literals only, "host" from
+        integer inputs (and constants) only, "skip" for export bookkeeping."""
         kinds = {}
-        placeholders = [n for n in self.graph.nodes if n.op == "placeholder"]
-        if len(placeholders) != len(self.inputs):
-            raise DopplerError(f"forward takes {len(placeholders)} input(s) "
-                               f"but {len(self.inputs)} example input(s) were given")
-        for i, n in enumerate(placeholders):
-            kinds[n] = "dynamic" if isinstance(self.inputs[i], torch.Tensor) else "static"
         for n in self.graph.nodes:
-            if n.op == "placeholder" or n.op == "output":
+            if n.op == "output":
+                continue
+            if n.op == "placeholder":
+                kinds[n] = self._placeholder_kind(n)
+                continue
+            if _is_bookkeeping(n, self.gm):
+                kinds[n] = "skip"
                 continue
             if n.op == "get_attr":
                 attr = self._attr(n.target)
@@ -311,12 +292,25 @@ class Importer:
             if _static_query(n):
                 kinds[n] = "const"  # a Python value from shapes (static)
                 continue
-            inputs = [kinds[m] for m in n.all_input_nodes]
-            if all(k in ("const", "static") for k in inputs):
-                kinds[n] = "const"
-            else:
+            inputs = {kinds[m] for m in n.all_input_nodes} - {"skip"}
+            if "dynamic" in inputs:
                 kinds[n] = "dynamic"
+            elif "host" in inputs:
+                kinds[n] = "host"
+            else:
+                kinds[n] = "const"
         return kinds
+
+    def _input_indices(self, n, memo):
+        """The user inputs host node `n` is computed from."""
+        if n not in memo:
+            if n.op == "placeholder":
+                role, index = self.roles[n]
+                memo[n] = frozenset({index}) if role == "input" else frozenset()
+            else:
+                memo[n] = frozenset().union(*(self._input_indices(m, memo)
+                                               for m in n.all_input_nodes))
+        return memo[n]
 
     # -- arguments --------------------------------------------------------------
 
@@ -348,8 +342,9 @@ class Importer:
         self.args[dedup] = spec
         return spec.val
 
-    def param(self, qualname):
-        tensor = self._attr(qualname)
+    def param(self, qualname, tensor=None):
+        if tensor is None:
+            tensor = self._attr(qualname)
         key = self.params.get(qualname)
         if key is None:
             name = self.param_ids.get(id(tensor), qualname)
@@ -377,44 +372,59 @@ class Importer:
                              spec.key + (1, name), spec.tensor.reshape(shape),
                              f"{spec.source} viewed as {'x'.join(map(str, shape))}")
 
+    def _named_attribute(self, node):
+        """(kind, qualified name) of a get_attr node or of an export's buffer or
+        constant placeholder; None for other nodes."""
+        if node.op == "get_attr":
+            if node.target in self.buffers:
+                return "buffer", node.target
+            return "constant", node.target
+        role = self.roles.get(node)
+        if role and role[0] in ("buffer", "constant"):
+            return role
+        return None
+
     def constant(self, const, tensor=None, name=None):
-        """The argument holding a folded value (or `tensor` derived from it)."""
+        """The argument holding a host-computed value (or `tensor` derived
+        from it): a constant, or a derived input when it is computed from
+        user inputs."""
         node = const.node
         value = const.value if tensor is None else tensor
-        if tensor is None and node.op == "get_attr":
-            target = node.target
-            if target in self.buffers:
+        named = self._named_attribute(node) if tensor is None else None
+        if named is not None:
+            kind, target = named
+            if kind == "buffer":
                 return self.argument(("buffer", target), target, "buffer",
-                                     (self.buffers[target],), value, f"buffer {target}")
+                                     (self.buffers.get(target, len(self.buffers)),), value,
+                                     f"buffer {target}")
             return self.argument(("attr", target), target, "constant", (0, target), value,
                                  f"tensor attribute {target}")
-        self.const_counter += 1
         dedup = ("const", node.name, name)
         if dedup in self.args:
             return self.args[dedup].val
+        self.const_counter += 1
         label = name or node.name
+        if const.inputs:
+            first = min(const.inputs)
+            return self.argument(dedup, label, "input", (first, 1, self.const_counter), value,
+                                 f"{label} (computed by torch from input {first})")
         return self.argument(dedup, label, "constant", (1, self.const_counter), value,
                              f"value of '{node.name}' (folded by torch)")
 
     def derived_input(self, item, tensor, name):
         """An argument computed from user input `item` (an IntInput), e.g. a one-hot."""
-        return self.argument(("input", item.index, name), name, "input", (item.index, 1),
-                             tensor, f"{name} (from input {item.index}, {item.node.name})")
+        return self.constant(item, tensor, name)
 
     # -- conversion -------------------------------------------------------------
 
     def val(self, x, what="operand"):
-        """A Val for a tensor operand (folded values become arguments)."""
+        """A Val for a tensor operand (host-computed values become arguments)."""
         if isinstance(x, Val):
             return x
         if isinstance(x, Const):
             if not isinstance(x.value, torch.Tensor):
                 raise UnsupportedError(f"{what} is a Python value, not a tensor", self.node)
             return self.constant(x)
-        if isinstance(x, IntInput):
-            raise UnsupportedError(
-                f"integer input '{x.node.name}' used as a tensor {what}: integer tensors "
-                "are supported only as embedding indices", self.node)
         if isinstance(x, Unavailable):
             raise UnsupportedError(f"{x.what} is not computed by the Doppler frontend",
                                    self.node)
@@ -424,6 +434,11 @@ class Importer:
 
     def unsupported(self, message):
         return UnsupportedError(message, self.node)
+
+    def layout(self, node):
+        """(strides, storage offset) of node's tensor value on the example
+        inputs, or None."""
+        return self.layouts.get(node) if isinstance(node, torch.fx.Node) else None
 
     @property
     def shape(self):
@@ -435,75 +450,90 @@ class Importer:
 
     # -- the walk -----------------------------------------------------------------
 
-    def run(self):
-        kinds = self.classify()
-
+    def _propagate(self, kinds):
         def keep(n, result):
-            return kinds.get(n) in ("const", "static") or not _contains_tensor(result) \
-                or n.op == "placeholder"
+            return kinds.get(n) in ("const", "static", "host") \
+                or not _contains_tensor(result) or n.op == "placeholder"
 
         recorder = _Recorder(self.gm, keep)
         try:
             with torch.no_grad():
-                recorder.propagate(*self.inputs)
+                recorder.propagate(*self.source.run_args)
         except Exception as e:
             raise DopplerError(f"running the module on the example inputs failed: {e}") from e
-        values = recorder.values
-        self.dtype = self._program_dtype(kinds, values)
+        self.layouts = recorder.layouts
+        return recorder.values
+
+    def run(self):
+        kinds = self.classify()
+        values = self._propagate(kinds)
+        self.dtype = self._program_dtype(values)
         self.builder = Builder(_DTYPES[self.dtype])
         output_node = None
-        placeholder_index = 0
+        memo = {}
         for n in self.graph.nodes:
             self.node = n
             self.builder.loc = n.name
-            if n.op == "placeholder":
-                value = values[n]
-                index = placeholder_index
-                placeholder_index += 1
-                if not isinstance(value, torch.Tensor):
-                    self.env[n] = value
-                elif value.dtype.is_floating_point:
-                    self.env[n] = self.argument(("input", index), n.name, "input", (index, 0),
-                                                value, f"input {index} ({n.name})")
-                else:
-                    self.env[n] = IntInput(n, value, index)
-                continue
             if n.op == "output":
                 output_node = n
                 continue
             kind = kinds[n]
-            if kind == "const":
+            if kind == "skip":
+                self.env[n] = None
+            elif n.op == "placeholder":
+                self.env[n] = self._placeholder(n, values[n], kind)
+            elif kind in ("const", "host"):
                 value = values[n]
-                self.env[n] = Const(n, value) if _contains_tensor(value) else value
-                continue
-            if n.op == "get_attr":  # a parameter
+                inputs = self._input_indices(n, memo) if kind == "host" else ()
+                if _contains_tensor(value):
+                    self.env[n] = Const(n, value, inputs)
+                elif kind == "host" and not _static_query(n):
+                    raise UnsupportedError(
+                        "a Python value computed from the data of an input; Doppler programs "
+                        "are static", n)
+                else:
+                    self.env[n] = value
+            elif n.op == "get_attr":  # a parameter
                 self.env[n] = self.param(n.target)
-                continue
-            if not _contains_tensor(values.get(n, torch.empty(0))):
+            elif not _contains_tensor(values.get(n, torch.empty(0))):
                 if not _static_query(n):
                     raise UnsupportedError(
                         "a Python value computed from tensor data (data-dependent); Doppler "
                         "programs are static", n)
                 self.env[n] = values[n]
-                continue
-            result = self.dispatch(n)
-            self._check(n, result)
-            self.env[n] = result
+            else:
+                result = self.dispatch(n)
+                self._check(n, result)
+                self.env[n] = result
         if output_node is None:
             raise DopplerError("the graph has no output")
         self.node = output_node
         self.builder.loc = "output"
         return self._finish(output_node)
 
-    def _program_dtype(self, kinds, values):
-        for n in self.graph.nodes:
-            if n.op == "placeholder" and isinstance(values.get(n), torch.Tensor) \
-                    and values[n].dtype.is_floating_point:
-                dtype = values[n].dtype
-                break
-        else:
+    def _placeholder(self, n, value, kind):
+        role, key = self.roles[n]
+        if role == "parameter":
+            return self.param(key, value)
+        if kind == "static":
+            return value
+        if kind == "const":
+            return Const(n, value)
+        if kind == "host":
+            return IntInput(n, value, key)
+        return self.argument(("input", key), n.name, "input", (key, 0), value,
+                             f"input {key} ({n.name})")
+
+    def _program_dtype(self, values):
+        floats = [v.dtype for n, v in self.values.items()
+                  if self.roles[n][0] == "input" and isinstance(v, torch.Tensor)
+                  and v.dtype.is_floating_point]
+        if not floats:
+            floats = [v.dtype for n, v in self.values.items()
+                      if self.roles[n][0] == "parameter" and v.dtype.is_floating_point]
+        if not floats:
             floats = [p.dtype for p in self.gm.parameters() if p.dtype.is_floating_point]
-            dtype = floats[0] if floats else torch.float32
+        dtype = floats[0] if floats else torch.float32
         if dtype not in _DTYPES:
             raise DopplerError(f"dtype {dtype} is not supported (f32, f64, f16)")
         return dtype
@@ -557,6 +587,12 @@ class Importer:
                     raise DopplerError(f"internal error at {n.name}: shape {value.shape}, "
                                        f"torch says {tuple(m.shape)}")
                 if m.dtype != self.dtype:
+                    if not m.dtype.is_floating_point:
+                        raise UnsupportedError(
+                            f"a {m.dtype} result computed from float data: integer and bool "
+                            "arithmetic inside the program is not supported (Doppler programs "
+                            "hold float tensors; integer values may only come from integer "
+                            "inputs and constants, computed by torch on the host)", n)
                     raise UnsupportedError(f"result dtype {m.dtype} differs from the program's "
                                            f"{self.dtype}", n)
             elif isinstance(value, (list, tuple)) and isinstance(m, (list, tuple)):
@@ -579,7 +615,7 @@ class Importer:
                 return _ResultIndex(len(results) - 1)
             if isinstance(item, Const):
                 return _Literal(item.value)
-            if isinstance(item, (IntInput, Unavailable)):
+            if isinstance(item, Unavailable):
                 raise UnsupportedError("the output holds a value Doppler does not compute",
                                        output_node)
             if isinstance(item, tuple) and hasattr(item, "_fields"):
@@ -593,7 +629,12 @@ class Importer:
             return _Literal(item)
 
         value = torch.fx.node.map_arg(output_node.args[0], lambda m: self.env[m])
-        tree = collect(value)
+        if self.source.user_outputs is not None:
+            value = [value[i] for i in self.source.user_outputs]
+        if self.source.out_spec is not None:
+            tree = [collect(leaf) for leaf in value]
+        else:
+            tree = collect(value)
         if not results:
             raise DopplerError("forward computes no tensor from its inputs or parameters")
         body = "\n".join(b.lines) + " " + " ".join(r.ssa for r in results) + " "
@@ -607,8 +648,8 @@ class Importer:
         res_types = ", ".join(b.type(r.phys) for r in results)
         name = "forward"
         lines = [
-            "// Generated by the doppler Python frontend from torch.fx graph of "
-            f"{type(self.gm).__name__}.",
+            f"// Generated by the doppler Python frontend from the {self.source.origin} "
+            f"graph of {type(self.gm).__name__}.",
             "// Arguments: " + ", ".join(f"{a.name} ({a.source})" for a in ordered),
             f"func.func @{name}(\n    {arg_text})\n    -> ({res_types}) {{",
         ]
@@ -622,7 +663,8 @@ class Importer:
                 owners[n.name] = self.owner[n.name]
             else:
                 owners[n.name] = None
-        return Program("\n".join(lines) + "\n", ordered, owners, tree, self.gm, name)
+        return Program("\n".join(lines) + "\n", ordered, owners, tree, self.gm, name,
+                       self.source.out_spec, self.source.origin)
 
 
 _INPLACE = {operator.iadd, operator.isub, operator.imul, operator.itruediv}
@@ -635,7 +677,8 @@ def _static_query(n):
     if n.op == "call_function" and n.target is getattr and len(n.args) > 1 \
             and n.args[1] in _STATIC_ATTRS:
         return True
-    if n.op == "call_function" and getattr(n.target, "__name__", "") in ("sym_size", "sym_numel"):
+    if n.op == "call_function" and (_aten_name(n.target) in _STATIC_ATEN or getattr(
+            n.target, "__name__", "") in ("sym_size", "sym_numel")):
         return True
     return False
 
@@ -650,12 +693,19 @@ def _owner_of(result):
     return None
 
 
-def import_module(module, example_inputs):
+def import_module(module, example_inputs, example_kwargs=None):
     """A Program for `module` (nn.Module, GraphModule or ExportedProgram)."""
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
-    gm = _normalize_module(module, tuple(example_inputs))
-    return Importer(gm, tuple(example_inputs), module).run()
+    source = source_for(module, tuple(example_inputs), example_kwargs)
+    return Importer(source).run()
 
 
-__all__ = ["import_module", "trace", "Program", "ArgSpec", "Const", "IntInput", "Unavailable"]
+__all__ = ["import_module", "Program", "ArgSpec", "Const", "IntInput", "Unavailable"]
+
+
+def _sanitize(name):
+    out = "".join(c if (c.isalnum() or c in "_.$-") else "_" for c in name)
+    if not out or out[0].isdigit() or out[0] in ".$-":
+        out = "_" + out
+    return out

@@ -20,13 +20,13 @@ argument helpers they share. This module imports them all and re-exports
 the table.
 """
 
-from . import (ops_attention, ops_conv, ops_elementwise, ops_layout,  # fill the table
-               ops_linalg, ops_reduce)
+from . import (ops_activations, ops_attention, ops_conv, ops_elementwise,  # fill the table
+               ops_layout, ops_linalg, ops_reduce)
 from .ops_attention import _sdpa
-from .ops_table import (ATEN, FUNCTIONS, METHODS, MODULES, function_emitter, module_emitter,
-                        register, register_module, target_name)
+from .ops_table import (ATEN, FUNCTIONS, METHODS, MODULES, NAMED, function_emitter,
+                        module_emitter, register, register_module, target_name)
 
-__all__ = ["FUNCTIONS", "ATEN", "METHODS", "MODULES", "register", "register_module",
+__all__ = ["FUNCTIONS", "ATEN", "METHODS", "MODULES", "NAMED", "register", "register_module",
            "function_emitter", "module_emitter", "target_name", "_sdpa",
-           "ops_attention", "ops_conv", "ops_elementwise", "ops_layout", "ops_linalg",
+           "ops_activations", "ops_attention", "ops_conv", "ops_elementwise", "ops_layout", "ops_linalg",
            "ops_reduce"]

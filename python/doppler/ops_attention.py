@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .frontend import Const, IntInput
+from .frontend import Const
 from .ir import LETTERS
 from .ops_common import _is_number
 from .ops_layout import transpose
@@ -113,18 +113,17 @@ def _embedding(ctx, ids, weight, padding_idx=None, max_norm=None):
     if w.rank != 2:
         raise ctx.unsupported("embedding with a weight that is not 2-d")
     vocab = w.shape[0]
-    if isinstance(ids, IntInput):
-        index = ids.value
-        onehot = F.one_hot(index.long(), vocab).to(ctx.dtype)
-        arg = ctx.derived_input(ids, onehot, f"{ids.node.name}.onehot")
-    elif isinstance(ids, Const) and isinstance(ids.value, torch.Tensor) \
+    if isinstance(ids, Const) and isinstance(ids.value, torch.Tensor) \
             and not ids.value.dtype.is_floating_point:
+        # Computed by torch from integer inputs, buffers and constants: a
+        # one-hot argument (a derived input when it depends on an input).
         onehot = F.one_hot(ids.value.long(), vocab).to(ctx.dtype)
         arg = ctx.constant(ids, onehot, f"{ids.node.name}.onehot")
     else:
         raise ctx.unsupported(
-            "embedding indices must be an integer input of forward or depend only on "
-            "buffers and constants (they become one-hot arguments); these are computed")
+            "embedding indices must be computed from integer inputs of forward, buffers and "
+            "constants only (they become one-hot arguments); these are computed from float "
+            "data")
     letters = LETTERS[:arg.rank - 1]
     v, d = LETTERS[arg.rank - 1], LETTERS[arg.rank]
     return ctx.builder.einsum([(arg, letters + v), (w, v + d)], letters + d, ctx.shape, "mul",

@@ -63,20 +63,21 @@ def _take_strided(bld, x, dim, start, step, count):
 
 
 def _windows(ctx, x, kernel, stride, dilation, pads, fill=0.0):
-    """The windows of a sliding-window op over the spatial dims of `x` (N, C,
-    *spatial): (offsets, windows, out_spatial), one (N, C, *out_spatial)
-    window per kernel offset."""
+    """The windows of a sliding-window op over the trailing spatial dims of
+    `x` (N, C, *spatial, or N, G, C, *spatial): (offsets, windows,
+    out_spatial), one (..., *out_spatial) window per kernel offset."""
     bld = ctx.builder
     spatial = len(kernel)
+    first = x.rank - spatial
     for j, (before, after) in enumerate(pads):
-        x = _pad(bld, x, 2 + j, before, after, fill)
+        x = _pad(bld, x, first + j, before, after, fill)
     out_spatial = []
     for j in range(spatial):
         reach = dilation[j] * (kernel[j] - 1) + 1
-        if x.shape[2 + j] < reach:
+        if x.shape[first + j] < reach:
             raise ctx.unsupported(f"kernel {tuple(kernel)} (dilation {tuple(dilation)}) "
-                                  f"larger than its padded input {tuple(x.shape[2:])}")
-        out_spatial.append((x.shape[2 + j] - reach) // stride[j] + 1)
+                                  f"larger than its padded input {tuple(x.shape[first:])}")
+        out_spatial.append((x.shape[first + j] - reach) // stride[j] + 1)
     # Dim by dim: the strided elements once per residue, then a slice per
     # offset, for every window of the dims before.
     windows = {(): x}
@@ -86,12 +87,12 @@ def _windows(ctx, x, kernel, stride, dilation, pads, fill=0.0):
         for prefix, val in windows.items():
             taken = {}
             for k in range(kernel[j]):
-                first = k * dilation[j]
-                residue, shift = first % step, first // step
+                start = k * dilation[j]
+                residue, shift = start % step, start // step
                 if residue not in taken:
-                    extent = (val.shape[2 + j] - residue + step - 1) // step
-                    taken[residue] = _take_strided(bld, val, 2 + j, residue, step, extent)
-                following[prefix + (k,)] = bld.slice(taken[residue], 2 + j, shift,
+                    extent = (val.shape[first + j] - residue + step - 1) // step
+                    taken[residue] = _take_strided(bld, val, first + j, residue, step, extent)
+                following[prefix + (k,)] = bld.slice(taken[residue], first + j, shift,
                                                      out_spatial[j])
         windows = following
     offsets = list(itertools.product(*(range(k) for k in kernel)))
@@ -150,25 +151,32 @@ def _convolution(ctx, input, weight, bias, stride, padding, dilation, groups):
                               f"{tuple(w.shape)} in {groups} groups")
     per_group = out_channels // groups
     letters = iter(LETTERS)
-    nl, cl, ol = next(letters), next(letters), next(letters)
+    nl, gl, cl, ol = next(letters), next(letters), next(letters), next(letters)
     sl = "".join(next(letters) for _ in range(spatial))
     kl = "".join(next(letters) for _ in range(spatial))
-    outputs = []
-    for g in range(groups):
-        xg = bld.slice(x, 1, g * group_channels, group_channels)
-        wg = bld.slice(w, 0, g * per_group, per_group)
-        offsets, windows, out_spatial = _windows(ctx, xg, kernel, stride, dilation, pads)
-        shape = [n, per_group] + out_spatial
-        total = None
-        for offset, window in zip(offsets, windows):
-            column = wg
-            for j in range(spatial):
-                column = bld.slice(column, 2 + j, offset[j], 1)
-            part = bld.einsum([(window, nl + cl + sl), (column, ol + cl + kl)],
-                              nl + ol + sl, shape, "mul", agg="add")
-            total = part if total is None else bld.elementwise("add", [total, part], shape)
-        outputs.append(total)
-    y = bld.concat(outputs, 1) if groups > 1 else outputs[0]
+    if groups > 1:
+        # Groups as a batch dim: x as (N, G, C/G, *s), the weight as (G, O/G,
+        # C/G, *k): one einsum per kernel offset for all groups (a depthwise
+        # convolution's channel split is free: C/G = 1).
+        x = bld.reshape(x, [n, groups, group_channels] + list(x.shape[2:]))
+        shape_w = [groups, per_group, group_channels] + kernel
+        w = ctx.reshaped_argument(w, shape_w) or bld.reshape(w, shape_w)
+        x_letters, w_letters, y_letters = nl + gl + cl + sl, gl + ol + cl + kl, nl + gl + ol + sl
+    else:
+        x_letters, w_letters, y_letters = nl + cl + sl, ol + cl + kl, nl + ol + sl
+    offsets, windows, out_spatial = _windows(ctx, x, kernel, stride, dilation, pads)
+    shape = [n] + ([groups] if groups > 1 else []) + [per_group] + out_spatial
+    first = w.rank - spatial
+    y = None
+    for offset, window in zip(offsets, windows):
+        column = w
+        for j in range(spatial):
+            column = bld.slice(column, first + j, offset[j], 1)
+        part = bld.einsum([(window, x_letters), (column, w_letters)], y_letters, shape, "mul",
+                          agg="add")
+        y = part if y is None else bld.elementwise("add", [y, part], shape)
+    if groups > 1:
+        y = bld.reshape(y, [n, out_channels] + out_spatial)
     if bias is not None:
         b = ctx.val(bias, "bias")
         y = bld.elementwise("add", [y, bld.reshape(b, [out_channels] + [1] * spatial)],
@@ -176,7 +184,8 @@ def _convolution(ctx, input, weight, bias, stride, padding, dilation, groups):
     return _unbatched(ctx, y, batched)
 
 
-@register(F.conv1d, F.conv2d, F.conv3d, torch.conv1d, torch.conv2d, torch.conv3d)
+@register(F.conv1d, F.conv2d, F.conv3d, torch.conv1d, torch.conv2d, torch.conv3d,
+          "aten.conv1d", "aten.conv2d", "aten.conv3d")
 def conv(ctx, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _convolution(ctx, input, weight, bias, stride, padding, dilation, groups)
 

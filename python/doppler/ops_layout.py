@@ -10,6 +10,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .frontend import Unavailable
 from .ir import Bcast, is_phys
 from .ops_common import _dim, _dims, _is_tensor
 from .ops_table import register, register_module
@@ -44,6 +45,12 @@ def dropout(ctx, input, p=0.5, training=True, inplace=False, train=None):
     return _dropout(ctx, input, p, training)
 
 
+@register("aten.native_dropout")
+def native_dropout(ctx, input, p, train):
+    x = _dropout(ctx, input, p, train is not False)
+    return [x, Unavailable("the mask of dropout")]
+
+
 @register_module(nn.Dropout)
 def dropout_module(ctx, module, name, input):
     return _dropout(ctx, input, module.p, module.training)
@@ -52,7 +59,10 @@ def dropout_module(ctx, module, name, input):
 
 def _same_dtype(ctx, dtype):
     if isinstance(dtype, torch.dtype) and dtype != ctx.dtype:
-        raise ctx.unsupported(f"conversion to {dtype} (the program is {ctx.dtype})")
+        what = "" if dtype.is_floating_point else (
+            ": integer and bool arithmetic on computed data is not supported (only on "
+            "integer inputs and constants, which torch computes on the host)")
+        raise ctx.unsupported(f"conversion to {dtype} (the program is {ctx.dtype}){what}")
 
 
 @register(".to", ".type")
@@ -77,6 +87,18 @@ def to_double(ctx, input, *args, **kwargs):
 @register(".half")
 def to_half(ctx, input, *args, **kwargs):
     _same_dtype(ctx, torch.float16)
+    return ctx.val(input)
+
+
+@register(".long")
+def to_long(ctx, input, *args, **kwargs):
+    _same_dtype(ctx, torch.int64)
+    return ctx.val(input)
+
+
+@register(".int")
+def to_int(ctx, input, *args, **kwargs):
+    _same_dtype(ctx, torch.int32)
     return ctx.val(input)
 
 
@@ -118,20 +140,56 @@ def view(ctx, input, *shape):
     return ctx.builder.reshape(x, _resolve_shape(ctx, x, _shape_args(shape)))
 
 
+def _strided_as_reshape(ctx, shape, size, stride, offset=0):
+    """Whether reading the current node's input (logical `shape`, with the
+    strides and storage offset it had on the example inputs) as
+    `as_strided(size, stride, offset)` gives its elements in row-major
+    order: then the op is a reshape. Worked out on a map of the storage."""
+    layout = ctx.layout(ctx.node.args[0])
+    if layout is None:
+        return False
+    in_stride, in_offset = layout
+    numel = math.prod(shape)
+    if numel != math.prod(size):
+        return False
+    reach = max(in_offset, offset) + 1 + sum((e - 1) * abs(s) for e, s in zip(shape, in_stride)) \
+        + sum((e - 1) * abs(int(s)) for e, s in zip(size, stride))
+    storage = torch.full((reach,), -1, dtype=torch.long)
+    try:
+        storage.as_strided(tuple(shape), in_stride, in_offset).copy_(
+            torch.arange(numel).reshape(shape))
+        read = storage.as_strided(tuple(size), tuple(int(s) for s in stride), int(offset))
+    except RuntimeError:
+        return False
+    return torch.equal(read.reshape(-1), torch.arange(numel))
+
+
 @register("aten._reshape_alias")
 def reshape_alias(ctx, input, size, stride):
-    """make_fx's view with explicit strides: a reshape when they are the
-    contiguous ones."""
+    """make_fx's decomposition of a reshape that is a view (of a transposed
+    input too): a reshape when the strides read the input in row-major order."""
+    x = ctx.val(input)
     size = [int(e) for e in size]
-    contiguous, step = [], 1
-    for extent in reversed(size):
-        contiguous.append(step)
-        step *= max(extent, 1)
-    contiguous.reverse()
-    if any(e != 1 and int(s) != c for e, s, c in zip(size, stride, contiguous)):
+    if not _strided_as_reshape(ctx, x.shape, size, stride):
         raise ctx.unsupported(f"_reshape_alias to {tuple(size)} with strides "
-                              f"{tuple(int(s) for s in stride)} (not contiguous)")
-    return ctx.builder.reshape(ctx.val(input), size)
+                              f"{tuple(int(s) for s in stride)} (not a reshape of its input)")
+    return ctx.builder.reshape(x, size)
+
+
+@register("aten.as_strided")
+def as_strided(ctx, input, size, stride, storage_offset=None):
+    """A reshape when it reads the input's elements in row-major order (the
+    decompositions write some views so, e.g. a pooled [N, C, 1, 1]); other
+    strides gather: an error."""
+    x = ctx.val(input)
+    size = [int(e) for e in size]
+    offset = ctx.layout(ctx.node.args[0])[1] if storage_offset is None and \
+        ctx.layout(ctx.node.args[0]) else int(storage_offset or 0)
+    if not _strided_as_reshape(ctx, x.shape, size, stride, offset):
+        raise ctx.unsupported(f"as_strided to {tuple(size)} with strides "
+                              f"{tuple(int(s) for s in stride)} (not a reshape of its input: "
+                              "a gather)")
+    return ctx.builder.reshape(x, size)
 
 
 @register(".view_as", ".reshape_as")
@@ -394,6 +452,8 @@ def getitem(ctx, obj, index):
 
 @register(builtins.getattr)
 def getattr_(ctx, obj, name):
+    if isinstance(obj, list) and len(obj) == 2 and name in ("values", "indices"):
+        return obj[0 if name == "values" else 1]  # torch.max(x, dim).values
     if name == "T":
         x = ctx.val(obj)
         return x.with_dims(list(reversed(x.dims)))

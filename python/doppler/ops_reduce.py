@@ -45,22 +45,31 @@ def amin(ctx, input, dim=(), keepdim=False, *, out=None):
     return _reduce(ctx, input, dim, keepdim, "min")
 
 
-@register(torch.max, ".max")
+def _extremum(ctx, agg, input, args, kwargs):
+    """torch.max / torch.min: of the whole tensor, elementwise of two
+    tensors, or along a dim: (values, indices), whose indices Doppler does
+    not compute (using them is an error; amax / amin give the values)."""
+    if not args and not kwargs:
+        return _reduce(ctx, input, None, False, agg)
+    if len(args) == 1 and _is_tensor(args[0]) and not kwargs:
+        return _binary(ctx, agg, input, args[0])
+    dim = args[0] if args else kwargs.get("dim")
+    keepdim = args[1] if len(args) > 1 else kwargs.get("keepdim", False)
+    if dim is None or isinstance(dim, (list, tuple)) or _is_tensor(dim):
+        raise ctx.unsupported(f"{agg} with arguments {args} {kwargs}")
+    values = _reduce(ctx, input, dim, keepdim, agg)
+    return [values, Unavailable(f"the indices of {agg} along a dim (use a{agg} for the "
+                                "values)")]
+
+
+@register(torch.max, ".max", "aten.max")
 def max_(ctx, input, *args, **kwargs):
-    if not args and not kwargs:
-        return _reduce(ctx, input, None, False, "max")
-    if len(args) == 1 and _is_tensor(args[0]) and not kwargs:
-        return _binary(ctx, "max", input, args[0])
-    raise ctx.unsupported("max with a dim (it returns indices): use amax")
+    return _extremum(ctx, "max", input, args, kwargs)
 
 
-@register(torch.min, ".min")
+@register(torch.min, ".min", "aten.min")
 def min_(ctx, input, *args, **kwargs):
-    if not args and not kwargs:
-        return _reduce(ctx, input, None, False, "min")
-    if len(args) == 1 and _is_tensor(args[0]) and not kwargs:
-        return _binary(ctx, "min", input, args[0])
-    raise ctx.unsupported("min with a dim (it returns indices): use amin")
+    return _extremum(ctx, "min", input, args, kwargs)
 
 
 def _var(ctx, input, dim, correction, keepdim):

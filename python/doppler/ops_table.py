@@ -11,12 +11,15 @@ FUNCTIONS = {}  # callable -> emitter
 ATEN = {}  # "aten.name" -> emitter
 METHODS = {}  # method name -> emitter
 MODULES = {}  # module type -> emitter(ctx, module, qualname, *args)
+NAMED = {}  # "package.module.name" of a function or module class -> emitter (optional
+#             libraries such as torchvision, matched without importing them)
 
 
 def register(*targets):
     """Decorator: `fn(ctx, *args, **kwargs)` emits the given targets.
 
-    A target is a callable, "aten.NAME", or ".NAME" for a tensor method.
+    A target is a callable, "aten.NAME", ".NAME" for a tensor method, or
+    the qualified name of a function ("torchvision.ops.stochastic_depth.stochastic_depth").
     """
 
     def wrap(fn):
@@ -27,6 +30,8 @@ def register(*targets):
                 ATEN[t] = fn
             elif isinstance(t, str) and t.startswith("."):
                 METHODS[t[1:]] = fn
+            elif isinstance(t, str):
+                NAMED[t] = fn
             else:
                 FUNCTIONS[t] = fn
         return fn
@@ -37,7 +42,9 @@ def register(*targets):
 def register_module(*types):
     def wrap(fn):
         for t in types:
-            if t is not None:
+            if isinstance(t, str):
+                NAMED[t] = fn
+            elif t is not None:
                 MODULES[t] = fn
         return fn
 
@@ -74,13 +81,19 @@ def function_emitter(target):
         aten = _aten_name(target)
         if aten:
             emitter = ATEN.get(aten)
-    return emitter, target_name(target)
+    name = target_name(target)
+    if emitter is None:
+        emitter = NAMED.get(name)
+    return emitter, name
 
 
 def module_emitter(module):
     for cls in type(module).__mro__:
         if cls in MODULES:
             return MODULES[cls]
+        named = NAMED.get(f"{cls.__module__}.{cls.__qualname__}")
+        if named is not None:
+            return named
     return None
 
 
