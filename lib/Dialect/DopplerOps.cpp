@@ -503,6 +503,46 @@ double AssembleOp::getBytesRead() { return tensorBytes(getType()); }
 double AssembleOp::getBytesWritten() { return tensorBytes(getType()); }
 
 //===----------------------------------------------------------------------===//
+// ReshapeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  auto inputType = cast<RankedTensorType>(getInput().getType());
+  auto resultType = cast<RankedTensorType>(getResult().getType());
+  if (failed(requireStatic(*this, inputType, "input")) ||
+      failed(requireStatic(*this, resultType, "result")))
+    return failure();
+  if (inputType.getElementType() != resultType.getElementType())
+    return emitOpError() << "result element type "
+                         << resultType.getElementType()
+                         << " differs from the input's "
+                         << inputType.getElementType();
+  // requireStatic checked that both counts fit in int64_t.
+  if (inputType.getNumElements() != resultType.getNumElements())
+    return emitOpError() << "result " << resultType << " has "
+                         << resultType.getNumElements()
+                         << " elements but the input " << inputType << " has "
+                         << inputType.getNumElements()
+                         << "; a reshape keeps the element count";
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  // A reshape of a reshape reads the first one's input.
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
+}
+
+double ReshapeOp::getFlops() { return 0; }
+double ReshapeOp::getBytesRead() { return tensorBytes(getType()); }
+double ReshapeOp::getBytesWritten() { return tensorBytes(getType()); }
+
+//===----------------------------------------------------------------------===//
 // FillOp
 //===----------------------------------------------------------------------===//
 

@@ -383,8 +383,8 @@ namespace {
 /// Runs one op of a straight-line doppler function on its operands' values.
 FailureOr<HostTensor> evaluateOp(Operation *op,
                                  ArrayRef<const HostTensor *> operands) {
-  if (isa<EinsumOp, FusedOp, SliceOp, AssembleOp, FillOp, TransferOp, EvictOp,
-          ReloadOp>(op)) {
+  if (isa<EinsumOp, FusedOp, SliceOp, AssembleOp, ReshapeOp, FillOp, TransferOp,
+          EvictOp, ReloadOp>(op)) {
     // Check up front that all operands and results are host tensors.
     for (auto [i, operand] : llvm::enumerate(op->getOperands()))
       if (failed(requireHostType(op, operand.getType(), "operand " + Twine(i))))
@@ -420,6 +420,17 @@ FailureOr<HostTensor> evaluateOp(Operation *op,
           return failure();
         return evalAssemble(assemble, operands, *type);
       })
+      .Case([&](ReshapeOp reshape) -> FailureOr<HostTensor> {
+        auto type = requireHostType(op, reshape.getType(), "result");
+        if (failed(type))
+          return failure();
+        // Row-major order is unchanged: the same elements, another shape.
+        HostTensor result;
+        result.elementType = cast<FloatType>(type->getElementType());
+        result.shape.assign(type->getShape().begin(), type->getShape().end());
+        result.data = operands[0]->data;
+        return result;
+      })
       .Case([&](FillOp fill) -> FailureOr<HostTensor> {
         auto type = requireHostType(op, fill.getType(), "result");
         if (failed(type))
@@ -447,7 +458,8 @@ FailureOr<HostTensor> evaluateOp(Operation *op,
         return op->emitOpError()
                << "is not supported by the interpreter (it runs "
                   "doppler.einsum, doppler.fused, doppler.slice, "
-                  "doppler.assemble, doppler.fill, doppler.transfer, "
+                  "doppler.assemble, doppler.reshape, doppler.fill, "
+                  "doppler.transfer, "
                   "doppler.evict, doppler.reload and func.return)";
       });
 }

@@ -167,6 +167,7 @@ public:
       case TaskKind::Delay:
       case TaskKind::Evict:
       case TaskKind::Reload:
+      case TaskKind::Reshape:
         continue;
       }
       if (!plan)
@@ -452,6 +453,13 @@ private:
         DOPPLER_CUDA_TRY(cudaMemcpyAsync(
             launch.output.data, launch.inputs[0].data, launch.output.bytes,
             cudaMemcpyHostToDevice, worker.stream));
+      return Status();
+    case TaskKind::Reshape:
+      // Row-major order is unchanged: one device-to-device copy.
+      if (launch.output.bytes)
+        DOPPLER_CUDA_TRY(cudaMemcpyAsync(
+            launch.output.data, launch.inputs[0].data, launch.output.bytes,
+            cudaMemcpyDeviceToDevice, worker.stream));
       return Status();
     case TaskKind::Delay:
       DOPPLER_CUDA_TRY(launchDelay(task.seconds, worker.stream));

@@ -203,6 +203,17 @@ DopplerRtValue dopplerRtGraphAddSlice(DopplerRtGraph *graph, int32_t device,
   });
 }
 
+DopplerRtValue dopplerRtGraphAddReshape(DopplerRtGraph *graph, int32_t device,
+                                        DopplerRtValue input,
+                                        const int64_t *shape, int32_t rank) {
+  return buildValue(graph, [&](TaskGraph &g) -> Result<ValueId> {
+    Result<std::vector<int64_t>> dims = toVector(shape, rank, "shape");
+    if (!dims)
+      return dims.status();
+    return g.addReshape(device, input, std::move(*dims));
+  });
+}
+
 DopplerRtValue dopplerRtGraphAddAssemble(DopplerRtGraph *graph, int32_t device,
                                          const int64_t *gridShape, int32_t rank,
                                          const int64_t *blockExtents,

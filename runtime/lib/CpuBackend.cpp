@@ -259,9 +259,12 @@ public:
     }
     case TaskKind::Transfer:
       return transfer(launch);
+    case TaskKind::Reshape:
     case TaskKind::Evict:
     case TaskKind::Reload:
-      // Host values live in plain host memory (Backend::allocateHost).
+      // A reshape keeps row-major order: one copy of the buffer. Host values
+      // live in plain host memory (Backend::allocateHost): evicts and
+      // reloads are copies too.
       if (launch.output.bytes)
         std::memcpy(launch.output.data, launch.inputs[0].data,
                     launch.output.bytes);

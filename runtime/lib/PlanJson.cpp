@@ -75,6 +75,8 @@ json taskToJson(const TaskGraph &graph, ValueId id,
     if (!task.after.empty())
       entry["after"] = task.after;
     break;
+  case TaskKind::Reshape:
+    break; // "shape" (written for every task) is the new shape.
   }
   if (task.priority != 0)
     entry["priority"] = task.priority;
@@ -142,7 +144,7 @@ std::optional<TaskKind> parseTaskKind(const std::string &name) {
   for (TaskKind kind :
        {TaskKind::Input, TaskKind::Einsum, TaskKind::Transfer, TaskKind::Fill,
         TaskKind::Slice, TaskKind::Assemble, TaskKind::Delay, TaskKind::Fused,
-        TaskKind::Evict, TaskKind::Reload})
+        TaskKind::Evict, TaskKind::Reload, TaskKind::Reshape})
     if (taskKindName(kind) == name)
       return kind;
   return std::nullopt;
@@ -405,6 +407,13 @@ Result<ValueId> buildTask(const Reader &reader, const json &entry,
     DOPPLER_READ(offsets, integers, "offsets");
     DOPPLER_READ(shape, shape, "shape");
     built = plan.graph.addSlice(dev, inputs[0], *offsets, *shape);
+    break;
+  }
+  case TaskKind::Reshape: {
+    if (Status status = needInputs(1); !status)
+      return status;
+    DOPPLER_READ(shape, shape, "shape");
+    built = plan.graph.addReshape(dev, inputs[0], *shape);
     break;
   }
   case TaskKind::Assemble:

@@ -59,6 +59,8 @@ std::string_view taskKindName(TaskKind kind) {
     return "evict";
   case TaskKind::Reload:
     return "reload";
+  case TaskKind::Reshape:
+    return "reshape";
   }
   return "?";
 }
@@ -377,6 +379,34 @@ Result<ValueId> TaskGraph::addSlice(int device, ValueId input,
   task.shape = std::move(sizes);
   task.inputs = {input};
   task.sliceOffsets = std::move(offsets);
+  return add(std::move(task));
+}
+
+Result<ValueId> TaskGraph::addReshape(int device, ValueId input, Shape shape) {
+  if (Status status = checkDevice(device); !status)
+    return status.withContext("reshape");
+  if (Status status = checkOnDevice(input, device, 0); !status)
+    return status.withContext("reshape");
+  if (Status status = checkShape(shape); !status)
+    return status.withContext("reshape");
+  const Task &source = tasks_[input];
+  // The count of an unchecked shape may wrap: check it before comparing.
+  std::string problem = checkedSizeProblem(shape, elementSize(source.type));
+  if (!problem.empty())
+    return Status::failure("reshape: shape " + shapeToString(shape) + " " +
+                           problem);
+  if (numElements(shape) != numElements(source.shape))
+    return Status::failure(
+        "reshape: shape " + shapeToString(shape) + " has " +
+        std::to_string(numElements(shape)) + " elements but the input %" +
+        std::to_string(input) + " (" + shapeToString(source.shape) + ") has " +
+        std::to_string(numElements(source.shape)));
+  Task task;
+  task.kind = TaskKind::Reshape;
+  task.device = device;
+  task.type = source.type;
+  task.shape = std::move(shape);
+  task.inputs = {input};
   return add(std::move(task));
 }
 

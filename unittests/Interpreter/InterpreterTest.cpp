@@ -130,6 +130,28 @@ TEST_F(InterpreterTest, SlicesReassembleToTheirSource) {
   EXPECT_EQ(relativeError(out[0], in[0]), 0.0);
 }
 
+TEST_F(InterpreterTest, ReshapeKeepsRowMajorOrder) {
+  SmallVector<HostTensor> in;
+  // Row sums of the [2, 3] view of a 6-vector read x[0..2] and x[3..5];
+  // a reshape back is the input itself.
+  SmallVector<HostTensor> out = run(R"mlir(
+    func.func @f(%x: tensor<6xf32>) -> (tensor<2x3xf32>, tensor<2xf32>, tensor<6xf32>) {
+      %v = doppler.reshape %x : tensor<6xf32> -> tensor<2x3xf32>
+      %r = doppler.einsum "ij->i" join(identity) agg(add) (%v) : (tensor<2x3xf32>) -> tensor<2xf32>
+      %b = doppler.reshape %v : tensor<2x3xf32> -> tensor<6xf32>
+      return %v, %r, %b : tensor<2x3xf32>, tensor<2xf32>, tensor<6xf32>
+    })mlir",
+                                    in);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].shape, (SmallVector<int64_t>{2, 3}));
+  EXPECT_EQ(out[0].data, in[0].data);
+  const std::vector<double> &x = in[0].data;
+  EXPECT_FLOAT_EQ(out[1].data[0], static_cast<float>(x[0] + x[1] + x[2]));
+  EXPECT_FLOAT_EQ(out[1].data[1], static_cast<float>(x[3] + x[4] + x[5]));
+  EXPECT_EQ(out[2].data, in[0].data);
+  EXPECT_EQ(out[2].shape, (SmallVector<int64_t>{6}));
+}
+
 TEST_F(InterpreterTest, RandomInputsAreSeededRoundedAndInRange) {
   func::FuncOp function = parseFunction(R"mlir(
     func.func @f(%x: tensor<1000xf32>, %y: tensor<10x10xbf16>) -> tensor<1000xf32> {

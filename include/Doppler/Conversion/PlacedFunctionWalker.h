@@ -5,7 +5,7 @@
 // `doppler-pipeline`) to the tasks of the runtime:
 //
 //   doppler.einsum / fused / slice /          ->  a task of the same kind on
-//     assemble / fill                             the op's device
+//     assemble / reshape / fill                   the op's device
 //   doppler.transfer %x from <a> to <b>       ->  a transfer task to b
 //   doppler.evict %x from <a>                 ->  an evict task (a host value
 //                                                 written by a's copy worker)
@@ -106,6 +106,10 @@ public:
   virtual FailureOr<TaskRef> addSlice(SliceOp op, int device, TaskRef input,
                                       RankedTensorType result,
                                       std::string &error) = 0;
+  /// `input`'s elements as a tensor of `result`'s shape.
+  virtual FailureOr<TaskRef> addReshape(ReshapeOp op, int device,
+                                        TaskRef input, RankedTensorType result,
+                                        std::string &error) = 0;
   virtual FailureOr<TaskRef> addFill(FillOp op, int device,
                                      RankedTensorType result,
                                      RuntimeElement element,

@@ -171,6 +171,37 @@ def Doppler_AssembleOp : Doppler_Op<"assemble", [
   }];
 }
 
+def Doppler_ReshapeOp : Doppler_Op<"reshape", [
+    Pure, DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
+  let summary = "a row-major reshape to another static shape";
+  let description = [{
+    The elements of `input` in row-major order, read as a tensor of the
+    result's shape: a view that splits or merges dimensions (a multi-head
+    attention's `view(B, T, H, E)`, a flatten), or adds or drops unit
+    dimensions. No element moves relative to the others; the op is one
+    copy of the tensor (the runtime copies the buffer), costed as such
+    (no FLOPs, the tensor's bytes read and written).
+
+    ```mlir
+    // Split the channels into heads, then merge batch and sequence.
+    %h = doppler.reshape %x : tensor<2x8x32xf32> -> tensor<2x8x4x8xf32>
+    %f = doppler.reshape %x : tensor<2x8x32xf32> -> tensor<16x32xf32>
+    ```
+
+    Rules the verifier enforces: both shapes are static; the element types
+    agree; the element counts agree. `doppler-decompose` reshapes block by
+    block where the input's blocks stay contiguous runs of the result, and
+    keeps the reshape whole (on the gathered input) otherwise.
+  }];
+  let arguments = (ins Doppler_Tensor:$input);
+  let results = (outs Doppler_Tensor:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 def Doppler_FillOp : Doppler_Op<"fill", [
     Pure, DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
   let summary = "a tensor filled with one constant";

@@ -245,6 +245,18 @@ public:
                              e.constI32(builder, loc, result.getRank())}));
   }
 
+  FailureOr<TaskRef> addReshape(ReshapeOp, int, TaskRef input,
+                                RankedTensorType result,
+                                std::string &) override {
+    auto addReshape =
+        e.declare("dopplerRtGraphAddReshape", e.i64,
+                  {e.ptrType, e.i32, e.i64, e.ptrType, e.i32});
+    return task(checkedCall(addReshape,
+                            {graph, taskDevice, ids[input],
+                             e.int64s(builder, loc, result.getShape()),
+                             e.constI32(builder, loc, result.getRank())}));
+  }
+
   FailureOr<TaskRef> addFill(FillOp fill, int, RankedTensorType result,
                              RuntimeElement element,
                              std::string &) override {

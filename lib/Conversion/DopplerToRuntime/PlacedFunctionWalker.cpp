@@ -273,6 +273,10 @@ LogicalResult PlacedFunctionWalker::visitTensorOp(Operation &op, int device) {
     return define(&op,
                   sink.addSlice(slice, device, inputs[0], *resultType, error),
                   error);
+  if (auto reshape = dyn_cast<ReshapeOp>(op))
+    return define(
+        &op, sink.addReshape(reshape, device, inputs[0], *resultType, error),
+        error);
   if (auto fill = dyn_cast<FillOp>(op))
     return define(
         &op, sink.addFill(fill, device, *resultType, *element, error), error);

@@ -123,6 +123,12 @@ public:
                   error);
   }
 
+  FailureOr<TaskRef> addReshape(ReshapeOp, int device, TaskRef input,
+                                RankedTensorType result,
+                                std::string &error) override {
+    return answer(plan.graph.addReshape(device, input, toShape(result)), error);
+  }
+
   FailureOr<TaskRef> addFill(FillOp fill, int device, RankedTensorType result,
                              RuntimeElement element,
                              std::string &error) override {

@@ -101,3 +101,19 @@ func.func @assemble_of_swapped_tiles(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
   return %2 : tensor<4x6xf32>
 }
 
+
+// -----
+
+// A reshape to its own type is its input; a reshape of a reshape reads the
+// first one's input, and back to the original shape is nothing.
+// CHECK-LABEL: func.func @reshapes
+// CHECK-SAME: (%[[X:.*]]: tensor<2x8x32xf32>)
+// CHECK-NEXT: %[[F:.*]] = doppler.reshape %[[X]] : tensor<2x8x32xf32> -> tensor<16x32xf32>
+// CHECK-NEXT: return %[[X]], %[[F]]
+func.func @reshapes(%x: tensor<2x8x32xf32>) -> (tensor<2x8x32xf32>, tensor<16x32xf32>) {
+  %0 = doppler.reshape %x : tensor<2x8x32xf32> -> tensor<2x8x32xf32>
+  %1 = doppler.reshape %0 : tensor<2x8x32xf32> -> tensor<2x8x4x8xf32>
+  %2 = doppler.reshape %1 : tensor<2x8x4x8xf32> -> tensor<2x8x32xf32>
+  %3 = doppler.reshape %1 : tensor<2x8x4x8xf32> -> tensor<16x32xf32>
+  return %2, %3 : tensor<2x8x32xf32>, tensor<16x32xf32>
+}

@@ -610,3 +610,51 @@ func.func @peak_memory_kind() attributes {doppler.peak_memory = [4096]} {
 func.func @offload_kind() attributes {doppler.offload = 2} {
   return
 }
+
+// -----
+
+func.func @reshape_dynamic_input(%x: tensor<?x4xf32>) {
+  // expected-error @+1 {{input has a dynamic shape}}
+  %0 = doppler.reshape %x : tensor<?x4xf32> -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_dynamic_result(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{result has a dynamic shape}}
+  %0 = doppler.reshape %x : tensor<2x4xf32> -> tensor<?xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_element_type(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{result element type 'f16' differs from the input's 'f32'}}
+  %0 = doppler.reshape %x : tensor<2x4xf32> -> tensor<8xf16>
+  return
+}
+
+// -----
+
+func.func @reshape_element_count(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{result 'tensor<3x3xf32>' has 9 elements but the input 'tensor<2x4xf32>' has 8; a reshape keeps the element count}}
+  %0 = doppler.reshape %x : tensor<2x4xf32> -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_too_large(%x: tensor<1xf32>) {
+  // expected-error @+1 {{result of type 'tensor<4611686018427387904x4xf32>'}}
+  %0 = doppler.reshape %x : tensor<1xf32> -> tensor<4611686018427387904x4xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_unranked(%x: tensor<*xf32>) {
+  // expected-error @+1 {{invalid kind of type specified: expected builtin.tensor, but found 'tensor<*xf32>'}}
+  %0 = doppler.reshape %x : tensor<*xf32> -> tensor<8xf32>
+  return
+}

@@ -67,3 +67,18 @@ func.func @tasks() -> !doppler.value {
   %1 = doppler.task "einsummable" (%0, %0) compute(1.5) transfer(0.0) {doppler.compute_cost = 1.5 : f64}
   return %1 : !doppler.value
 }
+
+// Reshapes: split, merge, add and drop unit dims, to and from rank 0.
+// CHECK-LABEL: func.func @reshapes
+func.func @reshapes(%x: tensor<2x8x32xf32>, %s: tensor<f16>, %i: tensor<6xi32>)
+    -> (tensor<2x8x4x8xf32>, tensor<16x32xf32>, tensor<1x1xf16>, tensor<2x3xi32>) {
+  // CHECK: doppler.reshape %{{.*}} : tensor<2x8x32xf32> -> tensor<2x8x4x8xf32>
+  %h = doppler.reshape %x : tensor<2x8x32xf32> -> tensor<2x8x4x8xf32>
+  // CHECK: doppler.reshape %{{.*}} : tensor<2x8x32xf32> -> tensor<16x32xf32>
+  %f = doppler.reshape %x : tensor<2x8x32xf32> -> tensor<16x32xf32>
+  // CHECK: doppler.reshape %{{.*}} : tensor<f16> -> tensor<1x1xf16>
+  %u = doppler.reshape %s : tensor<f16> -> tensor<1x1xf16>
+  // CHECK: doppler.reshape %{{.*}} {doppler.device = #doppler.device<1>} : tensor<6xi32> -> tensor<2x3xi32>
+  %m = doppler.reshape %i {doppler.device = #doppler.device<1>} : tensor<6xi32> -> tensor<2x3xi32>
+  return %h, %f, %u, %m : tensor<2x8x4x8xf32>, tensor<16x32xf32>, tensor<1x1xf16>, tensor<2x3xi32>
+}

@@ -81,6 +81,11 @@ DopplerRtValue dopplerRtGraphAddSlice(DopplerRtGraph *graph, int32_t device,
                                       DopplerRtValue input,
                                       const int64_t *offsets,
                                       const int64_t *sizes, int32_t rank);
+/* `input`'s elements in row-major order as a tensor of `shape` (`rank`
+ * extents, the input's element count). */
+DopplerRtValue dopplerRtGraphAddReshape(DopplerRtGraph *graph, int32_t device,
+                                        DopplerRtValue input,
+                                        const int64_t *shape, int32_t rank);
 /* `gridShape[d]` blocks along dimension d; `blockExtents` lists the extents
  * of dimension 0's grid coordinates, then dimension 1's, and so on
  * (sum of gridShape entries). `blocks` are in row-major grid order. */

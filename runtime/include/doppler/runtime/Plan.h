@@ -34,6 +34,8 @@
 //       a fixed duration */}, {"kind": "fill", "value": 0.0},
 //      {"kind": "slice", "inputs": [0], "offsets": [0, 16], "shape": [16, 16]},
 //      {"kind": "assemble", "inputs": [...], "block_extents": [[8, 8], [24]]},
+//      {"kind": "reshape", "inputs": [1], "shape": [4, 8] /* required: the
+//       new shape, same element count */},
 //      {"kind": "delay", "inputs": [...], "seconds": 1e-5},
 //      ... every task may carry "priority" (integer) and "label" (string)]}
 //

@@ -52,6 +52,7 @@ enum class TaskKind : uint8_t {
   Fused,    ///< out[o] = PROGRAM(in0[..], in1[..], ...): an elementwise chain.
   Evict,    ///< Copy of a device value into host memory (copy worker).
   Reload,   ///< Copy of a host value back onto a device (copy worker).
+  Reshape,  ///< The input's elements, in row-major order, in another shape.
 };
 std::string_view taskKindName(TaskKind kind);
 
@@ -165,6 +166,10 @@ public:
   Result<ValueId> addSlice(int device, ValueId input,
                            std::vector<int64_t> offsets,
                            std::vector<int64_t> sizes);
+
+  /// `input`'s elements in row-major order as a tensor of `shape` (same
+  /// element count): a copy of the buffer into the task's own.
+  Result<ValueId> addReshape(int device, ValueId input, Shape shape);
 
   /// Concatenates `blocks` (row-major over the grid) into one tensor. The
   /// grid has blockExtents[d].size() blocks along dimension d, and the block
