@@ -15,7 +15,14 @@
 // survive where a non-einsum user (a return, another dialect's op) needs
 // the whole tensor. A final sweep erases the glue that became dead.
 //
+// A doppler.reshape, met in the same sweep, becomes one reshape per block of
+// its input where those blocks stay contiguous runs of the result
+// (DecomposeReshape.cpp), with an assemble of the result's blocks; otherwise
+// it stays whole on its gathered input, and its consumers slice it.
+//
 //===----------------------------------------------------------------------===//
+
+#include "DecomposeReshape.h"
 
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Support/EinsumSpec.h"
@@ -38,6 +45,7 @@ namespace mlir::doppler {
 
 using namespace mlir;
 using namespace mlir::doppler;
+using mlir::doppler::decompose::Tiling;
 
 namespace {
 
@@ -73,9 +81,6 @@ SmallVector<int64_t> cutPoints(int64_t extent, int64_t parts) {
     cuts.push_back(partStart(extent, parts, k));
   return cuts;
 }
-
-/// Per dimension, the sorted cut points of the blocks a value is made of.
-using Tiling = SmallVector<SmallVector<int64_t>>;
 
 void mergeCuts(SmallVector<int64_t> &into, ArrayRef<int64_t> more) {
   into.append(more.begin(), more.end());
@@ -146,7 +151,7 @@ std::optional<Tiling> tilingOf(Value value, unsigned depth = 0) {
       return cuts;
     }
   }
-  if (!isa_and_present<EinsumOp, FusedOp>(value.getDefiningOp()))
+  if (!isa_and_present<EinsumOp, FusedOp, ReshapeOp>(value.getDefiningOp()))
     return std::nullopt;
   Tiling whole(rank);
   for (int64_t d = 0; d < rank; ++d)
@@ -359,7 +364,8 @@ JoinKind aggregationJoin(AggKind kind) {
 
 struct Counters {
   int64_t decomposed = 0, keptWhole = 0, blockEinsums = 0,
-          aggregationEinsums = 0, glueOps = 0;
+          aggregationEinsums = 0, glueOps = 0, reshapesSplit = 0,
+          reshapesWhole = 0;
 };
 
 class Decomposer {
@@ -374,6 +380,7 @@ private:
   SmallVector<int64_t> partsFor(Operation *op, const EinsumShape &shape);
   void decompose(Operation *op, const EinsumShape &shape,
                  ArrayRef<int64_t> parts);
+  void decomposeReshape(ReshapeOp op);
   Value getRegion(Value value, ArrayRef<int64_t> lo, ArrayRef<int64_t> hi,
                   Location loc, unsigned depth = 0);
   Value aggregate(Operation *op, SmallVector<Value> partials,
@@ -409,6 +416,10 @@ SmallVector<int64_t> Decomposer::partsFor(Operation *op,
 
 void Decomposer::run(ArrayRef<Operation *> ops) {
   for (Operation *op : ops) {
+    if (auto reshape = dyn_cast<ReshapeOp>(op)) {
+      decomposeReshape(reshape);
+      continue;
+    }
     EinsumShape shape = describe(op);
     SmallVector<int64_t> parts = partsFor(op, shape);
     if (llvm::all_of(parts, [](int64_t p) { return p == 1; })) {
@@ -640,6 +651,31 @@ void Decomposer::decompose(Operation *op, const EinsumShape &shape,
   op->erase();
 }
 
+void Decomposer::decomposeReshape(ReshapeOp op) {
+  std::optional<Tiling> cuts = tilingOf(op.getInput());
+  builder.setInsertionPoint(op);
+  auto region = [&](Value value, ArrayRef<int64_t> lo, ArrayRef<int64_t> hi) {
+    return getRegion(value, lo, hi, op.getLoc());
+  };
+  AssembleOp whole = cuts ? decompose::splitReshape(op, *cuts, builder, region,
+                                                    isStaleAfterSplit, kMaxParts)
+                          : AssembleOp();
+  if (!whole) {
+    ++counters.reshapesWhole;
+    return;
+  }
+  noteGlue(whole);
+  // Glue that fed or read the reshape may now be dead.
+  SmallVector<Operation *> neighbours(op->getUsers());
+  neighbours.push_back(op.getInput().getDefiningOp());
+  for (Operation *glue : neighbours)
+    if (isa_and_present<SliceOp, AssembleOp>(glue))
+      worklist.insert(glue);
+  op.getResult().replaceAllUsesWith(whole.getResult());
+  op.erase();
+  ++counters.reshapesSplit;
+}
+
 void Decomposer::eraseDeadGlue() {
   llvm::DenseSet<Operation *> erased;
   while (!worklist.empty()) {
@@ -723,12 +759,18 @@ public:
   void runOnOperation() override {
 
     // Program order: producers come before their consumers, so each einsum
-    // sees its producers' partitions.
+    // (and reshape) sees its producers' partitions.
     SmallVector<Operation *> einsums;
     bool valid = true;
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isDecomposable(op)) {
         valid &= succeeded(verifyInput(op));
+        einsums.push_back(op);
+      } else if (isa<ReshapeOp>(op)) {
+        if (op->hasAttr(kPartsAttr))
+          op->emitWarning() << "'" << kPartsAttr
+                            << "' is not read on doppler.reshape (it follows "
+                               "its input's blocks); ignored";
         einsums.push_back(op);
       } else if (op->hasAttr(kPartsAttr)) {
         op->emitWarning() << "'" << kPartsAttr
@@ -747,6 +789,8 @@ public:
     numBlockEinsums += counters.blockEinsums;
     numAggregationEinsums += counters.aggregationEinsums;
     numGlueOps += counters.glueOps;
+    numReshapesSplit += counters.reshapesSplit;
+    numReshapesKeptWhole += counters.reshapesWhole;
   }
 };
 

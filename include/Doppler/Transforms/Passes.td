@@ -332,6 +332,16 @@ def DopplerDecomposePass : Pass<"doppler-decompose"> {
     einsum's discardable attributes (e.g. `doppler.device`) except costs and
     schedule times, which must be re-annotated; `doppler.parts` is consumed.
 
+    A `doppler.reshape` follows its input's blocks: where every block of
+    the input is a contiguous run of the result (the input cut only along
+    dims the reshape keeps, or along the first dim of a group of dims it
+    merges or splits, at boundaries of the result's dims: a head split
+    [B, T, H*E] -> [B, T, H, E] of a value cut along B, T, or C at multiples
+    of E; a flatten [B, T, C] -> [B*T, C] of a value cut along B), it
+    becomes one reshape per block and an assemble of the results, with no
+    gather; otherwise it stays whole, reading the assembled input, and its
+    consumers take slices of it.
+
     Partition counts come from the op's `doppler.parts` attribute (one
     count per index in the order of first appearance in the spec, inputs
     then output: "ij,jk->ik" is i, j, k) or else from a heuristic aiming at
@@ -387,6 +397,10 @@ def DopplerDecomposePass : Pass<"doppler-decompose"> {
               "Binary einsums created to aggregate partial blocks">,
     Statistic<"numGlueOps", "glue-ops",
               "Slices and assembles created (and still used)">,
+    Statistic<"numReshapesSplit", "reshapes-split",
+              "Reshapes made one reshape per block of their input">,
+    Statistic<"numReshapesKeptWhole", "reshapes-kept-whole",
+              "Reshapes left whole (on their gathered input)">,
   ];
   let dependentDialects = ["::mlir::doppler::DopplerDialect"];
 }
