@@ -218,3 +218,20 @@ func.func @fused_ops(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> 
   %m = doppler.einsum "ij,ij->ij" join(max) (%s, %s) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return %m : tensor<4x8xf32>
 }
+
+// -----
+
+// A reshape is not elementwise: the chains on either side fuse, not across.
+// CHECK-LABEL: func.func @across_reshape
+// CHECK-NEXT: %[[A:.*]] = doppler.fused "ij->ij" "relu(in0); exp(s0)"
+// CHECK-NEXT: %[[R:.*]] = doppler.reshape %[[A]] : tensor<4x8xf32> -> tensor<32xf32>
+// CHECK-NEXT: %[[B:.*]] = doppler.fused "i->i" "neg(in0); tanh(s0)" (%[[R]])
+// CHECK-NEXT: return %[[B]]
+func.func @across_reshape(%x: tensor<4x8xf32>) -> tensor<32xf32> {
+  %a = doppler.einsum "ij->ij" join(relu) (%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %b = doppler.einsum "ij->ij" join(exp) (%a) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = doppler.reshape %b : tensor<4x8xf32> -> tensor<32xf32>
+  %c = doppler.einsum "i->i" join(neg) (%r) : (tensor<32xf32>) -> tensor<32xf32>
+  %d = doppler.einsum "i->i" join(tanh) (%c) : (tensor<32xf32>) -> tensor<32xf32>
+  return %d : tensor<32xf32>
+}
