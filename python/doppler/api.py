@@ -2,6 +2,7 @@
 
 import json
 import math
+import numbers
 import os
 import re
 import tempfile
@@ -31,14 +32,49 @@ def exported(module, example_inputs):
     return import_module(module, example_inputs)
 
 
+_OPTION_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+def pipeline_value(name, value):
+    """`value` as MLIR pass-option text for option `name`: the one place
+    values are put into a pipeline string. Booleans are true/false; a value
+    with spaces, quotes or braces is quoted (MLIR's option syntax takes
+    "..." or '...', without escapes); one holding both quote characters, or
+    a control character, cannot be written and is an error."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str):
+        raise DopplerError(f"pipeline option {name}={value!r}: expected a string, number or "
+                           f"bool, got {type(value).__name__}")
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise DopplerError(f"pipeline option {name}={value!r}: control characters cannot be "
+                           "passed to doppler-opt")
+    if value and not any(c.isspace() or c in "\"'{}" for c in value):
+        return value
+    if '"' not in value:
+        return f'"{value}"'
+    if "'" not in value:
+        return f"'{value}'"
+    raise DopplerError(f"pipeline option {name}={value!r}: a value holding both ' and \" "
+                       "cannot be written in MLIR's pass-option syntax")
+
+
 def _pipeline_spec(devices, system, policy, options):
-    parts = [f"system={system}", f"devices={int(devices)}", f"policy={policy}"]
+    if isinstance(devices, bool) or not isinstance(devices, numbers.Integral) or devices < 1:
+        raise DopplerError(f"devices={devices!r}: expected a positive integer")
+    items = [("system", system), ("devices", int(devices)), ("policy", policy)]
     for key, value in options.items():
-        if value is None:
-            continue
-        if isinstance(value, bool):
-            value = str(value).lower()
-        parts.append(f"{key.replace('_', '-')}={value}")
+        if value is not None:
+            items.append((key.replace("_", "-"), value))
+    parts = []
+    for name, value in items:
+        if not _OPTION_NAME.match(name):
+            raise DopplerError(f"pipeline option name {name!r} is not an option name")
+        parts.append(f"{name}={pipeline_value(name, value)}")
     return " ".join(parts)
 
 
@@ -244,8 +280,34 @@ def _tensor_json(tensor):
 def write_arguments(program, path):
     """Writes the program's argument values in doppler-run's --arguments format."""
     with open(path, "w") as f:
-        json.dump({"format": "doppler-outputs", "version": 1,
-                   "outputs": [_tensor_json(a.tensor) for a in program.arguments]}, f)
+        f.write('{"format": "doppler-outputs", "version": 1, "outputs": [')
+        for i, a in enumerate(program.arguments):
+            if i:
+                f.write(", ")
+            _write_tensor(f, a.tensor)
+        f.write("]}")
+
+
+# Significant digits that round-trip each type.
+_DIGITS = {torch.float32: 9, torch.float64: 17, torch.float16: 5}
+
+
+def _write_tensor(f, tensor):
+    """One tensor as JSON; finite values through numpy's C formatting (the
+    weights of a real model are millions of values), others one by one."""
+    tensor = tensor.detach().cpu().contiguous()
+    try:
+        import numpy
+    except ImportError:
+        numpy = None
+    if numpy is None or not bool(torch.isfinite(tensor).all()) or tensor.numel() == 0:
+        json.dump(_tensor_json(tensor), f)
+        return
+    dtype = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16"}[tensor.dtype]
+    f.write(f'{{"type": "{dtype}", "shape": {json.dumps(list(tensor.shape))}, "data": [')
+    f.flush()
+    tensor.reshape(-1).numpy().tofile(f, sep=",", format=f"%.{_DIGITS[tensor.dtype]}g")
+    f.write("]}")
 
 
 _TORCH_DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16}

@@ -72,6 +72,7 @@ def vit():
     tv = _tv()
     model = tv.models.VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2,
                                         hidden_dim=32, mlp_dim=64, num_classes=10)
+    torch.nn.init.normal_(model.heads.head.weight, std=0.2)  # torchvision zeroes it
     return model, (_image(),)
 
 
@@ -197,9 +198,15 @@ def relative_error(actual, expected):
     a, e = leaves(actual), leaves(expected)
     if len(a) != len(e):
         raise DopplerError(f"{len(a)} outputs, torch has {len(e)}")
+    for x, y in zip(a, e):
+        if tuple(x.shape) != tuple(y.shape):
+            raise DopplerError(f"an output of shape {tuple(x.shape)}, torch's is "
+                               f"{tuple(y.shape)}")
     diff = max(float((x.double() - y.double()).abs().max()) for x, y in zip(a, e))
     scale = max(float(y.double().abs().max()) for y in e)
-    return diff / max(scale, 1e-30)
+    if scale == 0:
+        raise DopplerError("torch's outputs are all zero: no meaningful comparison")
+    return diff / scale
 
 
 _OP = re.compile(r'=\s*"?(doppler\.\w+)')
