@@ -94,6 +94,9 @@ def ConvertDopplerToLinalgPass : Pass<"convert-doppler-to-linalg"> {
       `assemble-with-concat`, nested `tensor.concat` ops, innermost grid
       dimension first);
       `doppler.fill` a `linalg.fill` of a `tensor.empty`.
+    - `doppler.reshape` becomes `tensor.collapse_shape` or
+      `tensor.expand_shape` where it merges or splits groups of dims, else a
+      collapse to one dim and an expand from it (`[6, 4] -> [4, 6]`).
     - `doppler.transfer` stays: it is the only way to say "move" in MLIR's
       upstream dialects (`doppler-translate --export-iree` turns it into
       IREE's `flow.tensor.transfer`).
@@ -176,8 +179,8 @@ def ConvertLinalgToDopplerPass
     - `linalg.fill` with a constant, `linalg.softmax` (max, sub, exp, sum,
       div einsums), and on static shapes `tensor.extract_slice`,
       `insert_slice`, `pad` (constant), `concat`, and `expand_shape` /
-      `collapse_shape` (unit dims: one einsum; splits and merges of extents,
-      e.g. attention heads: slices, one einsum per block, an assemble).
+      `collapse_shape` / `tensor.reshape` (one `doppler.reshape` each,
+      e.g. attention heads split or merged, unit dims added or dropped).
 
     What cannot be converted stays as it is (it is placed and costed through
     the WorkOpInterface models of `registerLinalgWorkModels`). A remark on

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
 
@@ -319,6 +320,64 @@ struct SliceLowering : OpConversionPattern<SliceOp> {
   }
 };
 
+/// doppler.reshape -> tensor.collapse_shape or tensor.expand_shape where it
+/// merges or splits groups of dims (a flatten, a head split, unit dims),
+/// else a collapse to one dim and an expand from it ([6, 4] -> [4, 6]): all
+/// static, which upstream passes and IREE take as views.
+struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    PlacementCopier placed(op);
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto from = cast<RankedTensorType>(input.getType());
+    RankedTensorType to = op.getType();
+    if (from == to) {
+      rewriter.replaceOp(op, input);
+      return success();
+    }
+    auto all = [](int64_t rank) {
+      ReassociationIndices group;
+      for (int64_t d = 0; d < rank; ++d)
+        group.push_back(d);
+      return SmallVector<ReassociationIndices>{group};
+    };
+    if (from.getRank() >= to.getRank())
+      if (auto groups =
+              getReassociationIndicesForCollapse(from.getShape(), to.getShape())) {
+        rewriter.replaceOp(op, placed(tensor::CollapseShapeOp::create(
+                                   rewriter, loc, to, input, *groups))
+                                   .getResult());
+        return success();
+      }
+    if (from.getRank() <= to.getRank())
+      if (auto groups =
+              getReassociationIndicesForCollapse(to.getShape(), from.getShape())) {
+        rewriter.replaceOp(op, placed(tensor::ExpandShapeOp::create(
+                                   rewriter, loc, to, input, *groups))
+                                   .getResult());
+        return success();
+      }
+    // Neither: both ranks are at least 1 here (a rank-0 side has one
+    // element, and every shape collapses into it).
+    Value flat = input;
+    if (from.getRank() > 1)
+      flat = placed(tensor::CollapseShapeOp::create(
+          rewriter, loc,
+          RankedTensorType::get({from.getNumElements()}, to.getElementType()),
+          input, all(from.getRank())));
+    Value result = flat;
+    if (to.getRank() > 1)
+      result = placed(tensor::ExpandShapeOp::create(rewriter, loc, to, flat,
+                                                    all(to.getRank())));
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 /// doppler.assemble -> tensor.empty, then one tensor.insert_slice per block
 /// at its offsets (blocks tile the result, so every element is written); or,
 /// with `useConcat`, nested tensor.concat ops (innermost grid dimension
@@ -449,8 +508,9 @@ struct ConvertDopplerToLinalgPass
 
 void mlir::doppler::populateDopplerToLinalgPatterns(
     RewritePatternSet &patterns, const DopplerToLinalgOptions &options) {
-  patterns.add<EinsumLowering, FusedLowering, SliceLowering, FillLowering,
-               EvictLowering, ReloadLowering>(patterns.getContext());
+  patterns.add<EinsumLowering, FusedLowering, SliceLowering, ReshapeLowering,
+               FillLowering, EvictLowering, ReloadLowering>(
+      patterns.getContext());
   patterns.add<AssembleLowering>(patterns.getContext(),
                                  options.assembleWithConcat);
 }
@@ -458,8 +518,8 @@ void mlir::doppler::populateDopplerToLinalgPatterns(
 void mlir::doppler::configureDopplerToLinalgTarget(ConversionTarget &target) {
   target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                          math::MathDialect, tensor::TensorDialect>();
-  target.addIllegalOp<EinsumOp, FusedOp, SliceOp, AssembleOp, FillOp,
-                      EvictOp, ReloadOp, TaskOp>();
+  target.addIllegalOp<EinsumOp, FusedOp, SliceOp, AssembleOp, ReshapeOp,
+                      FillOp, EvictOp, ReloadOp, TaskOp>();
   target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
 }
 

@@ -98,6 +98,12 @@ Value DopplerBuilder::slice(Value input, ArrayRef<int64_t> offsets,
       .getResult();
 }
 
+Value DopplerBuilder::reshape(Value input, RankedTensorType resultType) {
+  if (input.getType() == resultType)
+    return input;
+  return ReshapeOp::create(rewriter, loc, resultType, input).getResult();
+}
+
 Value DopplerBuilder::block(Value value, ArrayRef<int64_t> offsets,
                             ArrayRef<int64_t> shape) {
   auto type = cast<RankedTensorType>(value.getType());

@@ -1,7 +1,8 @@
 //===- Builders.h - Helpers shared by the linalg-to-doppler patterns ------===//
 //
-// Internal to lib/Conversion/LinalgToDoppler: building einsums and fills,
-// recognising constant fills, and the counters the patterns update.
+// Internal to lib/Conversion/LinalgToDoppler: building einsums, fills and
+// reshapes, recognising constant fills, and the counters the patterns
+// update.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DOPPLER_LIB_CONVERSION_LINALGTODOPPLER_BUILDERS_H
@@ -47,6 +48,8 @@ public:
   Value fill(double value, RankedTensorType type);
   Value slice(Value input, ArrayRef<int64_t> offsets,
               RankedTensorType resultType);
+  /// `input` itself when it has `resultType`, else a doppler.reshape of it.
+  Value reshape(Value input, RankedTensorType resultType);
   /// The block of `value` at `offsets` with `shape`: a fill when `value` is a
   /// constant fill (no slice of a broadcast constant), else a slice.
   Value block(Value value, ArrayRef<int64_t> offsets, ArrayRef<int64_t> shape);
@@ -62,15 +65,12 @@ public:
   LinalgToDopplerCounters *counters;
 };
 
-/// Why a reshape between `big` and `small` (`groups[g]`: the dims of `big`
-/// merged into dim g of `small`) cannot be written as blocks (empty: it
-/// can). Reshapes.cpp.
-std::string whyNotRegroup(RankedTensorType big, RankedTensorType small,
-                          ArrayRef<ReassociationIndices> groups);
-/// That reshape of `source` (the small side when `expand`, else the big
-/// side) as slices, one identity einsum per block and an assemble.
-Value regroup(DopplerBuilder &b, Value source, RankedTensorType resultType,
-              bool expand, ArrayRef<ReassociationIndices> groups);
+/// tensor.expand_shape / collapse_shape / reshape -> doppler.reshape
+/// (Reshapes.cpp), and why one of them would not convert: std::nullopt for
+/// other ops, empty when it would.
+void populateReshapePatterns(RewritePatternSet &patterns,
+                             LinalgToDopplerCounters *counters);
+std::optional<std::string> explainReshape(Operation *op);
 
 /// The join that combines two partial results of aggregation `agg`.
 JoinKind aggregationJoin(AggKind agg);

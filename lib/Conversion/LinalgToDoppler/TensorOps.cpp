@@ -1,11 +1,9 @@
 //===- TensorOps.cpp - static tensor slicing and joining to doppler ops ---===//
 //
-// tensor.extract_slice -> doppler.slice, tensor.insert_slice / pad /
-// concat -> doppler.assemble of blocks, and the reshapes doppler can
-// express: expand_shape that only adds unit dims (a broadcast over them)
-// and collapse_shape that only drops unit dims (a product over one
-// element); reshapes that split or merge extents become blocks
-// (Reshapes.cpp).
+// tensor.extract_slice -> doppler.slice (a rank-reducing one, then a
+// doppler.reshape that drops the unit dims), tensor.insert_slice / pad /
+// concat -> doppler.assemble of blocks (a rank-reducing insert reshapes its
+// source first); the reshapes are Reshapes.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +12,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
-#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::doppler;
@@ -48,51 +45,11 @@ std::string whyNotTyped(Operation *op, bool needFloat) {
   return "";
 }
 
-/// The unit dims of `big` that `small` lacks, when `small` is `big` with
-/// some unit dims removed (reassociation gives the groups).
-std::optional<std::string>
-unitDimLetters(RankedTensorType big, RankedTensorType small,
-               ArrayRef<ReassociationIndices> groups, std::string &bigTerm,
-               std::string &smallTerm) {
-  if (big.getRank() > kMaxLetters)
-    return std::nullopt;
-  bigTerm = std::string(kLetters, big.getRank());
-  smallTerm.clear();
-  std::string units;
-  if (static_cast<int64_t>(groups.size()) != small.getRank())
-    return std::nullopt;
-  for (auto [i, group] : llvm::enumerate(groups)) {
-    // In each group, at most one dim is not a unit dim, and its extent is
-    // the small dim's.
-    int64_t kept = -1;
-    for (int64_t d : group)
-      if (big.getDimSize(d) != 1) {
-        if (kept >= 0)
-          return std::nullopt;
-        kept = d;
-      }
-    if (kept < 0) // all units: keep the first one
-      kept = group.front();
-    if (big.getDimSize(kept) != small.getDimSize(i))
-      return std::nullopt;
-    smallTerm += bigTerm[kept];
-    for (int64_t d : group)
-      if (d != kept)
-        units += bigTerm[d];
-  }
-  return units;
-}
-
 std::string whyNotExtractSlice(tensor::ExtractSliceOp op) {
   std::string why = staticUnitStrides(op);
   if (why.empty())
     why = whyNotTyped(op, false);
-  if (!why.empty())
-    return why;
-  if (op.getResultType().getRank() != op.getSourceType().getRank() &&
-      !isa<FloatType>(op.getResultType().getElementType()))
-    return "it drops dims of a non-float tensor";
-  return "";
+  return why;
 }
 
 struct ExtractSlicePattern : public OpRewritePattern<tensor::ExtractSliceOp> {
@@ -105,20 +62,10 @@ struct ExtractSlicePattern : public OpRewritePattern<tensor::ExtractSliceOp> {
     if (!why.empty())
       return rewriter.notifyMatchFailure(op, why);
     DopplerBuilder b(rewriter, op.getLoc(), counters);
-    RankedTensorType source = op.getSourceType();
-    SmallVector<int64_t> sizes(op.getStaticSizes());
-    auto blockType = RankedTensorType::get(sizes, source.getElementType());
-    Value block = b.block(op.getSource(), op.getStaticOffsets(), sizes);
-    if (blockType != op.getResultType()) {
-      // A rank-reducing slice: drop the unit dims it names.
-      std::string all(kLetters, sizes.size()), kept;
-      llvm::SmallBitVector dropped = op.getDroppedDims();
-      for (size_t d = 0; d < sizes.size(); ++d)
-        if (!dropped.test(d))
-          kept += all[d];
-      block = b.einsum(all + "->" + kept, JoinKind::Identity, AggKind::Mul,
-                       std::nullopt, block, op.getResultType());
-    }
+    Value block = b.block(op.getSource(), op.getStaticOffsets(),
+                          op.getStaticSizes());
+    // A rank-reducing slice drops the unit dims it names: a reshape.
+    block = b.reshape(block, op.getResultType());
     countConverted(counters, op);
     rewriter.replaceOp(op, block);
     return success();
@@ -130,11 +77,7 @@ std::string whyNotInsertSlice(tensor::InsertSliceOp op) {
   std::string why = staticUnitStrides(op);
   if (why.empty())
     why = whyNotTyped(op, false);
-  if (!why.empty())
-    return why;
-  if (op.getSourceType().getRank() != op.getDestType().getRank())
-    return "it is rank-reducing";
-  return "";
+  return why;
 }
 
 struct InsertSlicePattern : public OpRewritePattern<tensor::InsertSliceOp> {
@@ -152,7 +95,12 @@ struct InsertSlicePattern : public OpRewritePattern<tensor::InsertSliceOp> {
     if (dest.getDefiningOp<tensor::EmptyOp>() &&
         isa<FloatType>(op.getDestType().getElementType()))
       dest = b.fill(0.0, op.getDestType());
-    Value result = b.insert(op.getSource(), dest, op.getStaticOffsets());
+    // A rank-reducing insert: the source with the unit dims it lacks.
+    RankedTensorType destType = op.getDestType();
+    Value source = b.reshape(
+        op.getSource(), RankedTensorType::get(op.getStaticSizes(),
+                                              destType.getElementType()));
+    Value result = b.insert(source, dest, op.getStaticOffsets());
     countConverted(counters, op);
     rewriter.replaceOp(op, result);
     return success();
@@ -225,88 +173,6 @@ struct ConcatPattern : public OpRewritePattern<tensor::ConcatOp> {
   LinalgToDopplerCounters *counters;
 };
 
-/// Why a reshape cannot be converted (empty: it can). `regroups` is set
-/// when it is not one einsum (it splits or merges extents) but blocks.
-template <typename ReshapeOp>
-std::string whyNotReshape(ReshapeOp op, std::string &bigTerm,
-                          std::string &smallTerm, std::string &units,
-                          bool &regroups) {
-  std::string why = whyNotTyped(op, true);
-  if (!why.empty())
-    return why;
-  RankedTensorType big = op.getSrcType(), small = op.getResultType();
-  if constexpr (std::is_same_v<ReshapeOp, tensor::ExpandShapeOp>)
-    std::swap(big, small);
-  SmallVector<ReassociationIndices> groups = op.getReassociationIndices();
-  std::optional<std::string> found =
-      unitDimLetters(big, small, groups, bigTerm, smallTerm);
-  regroups = !found;
-  if (regroups)
-    return whyNotRegroup(big, small, groups);
-  units = *found;
-  return "";
-}
-
-/// Dropping unit dims: a product over them is their one element.
-Value dropUnitDims(DopplerBuilder &b, tensor::CollapseShapeOp op,
-                   const std::string &bigTerm, const std::string &smallTerm,
-                   const std::string &units) {
-  return b.einsum(bigTerm + "->" + smallTerm, JoinKind::Identity,
-                  units.empty() ? std::optional<AggKind>() : AggKind::Mul,
-                  std::nullopt, op.getSrc(), op.getResultType());
-}
-
-/// Adding unit dims: a broadcast over them, by adding -0.0 (exact).
-Value addUnitDims(DopplerBuilder &b, tensor::ExpandShapeOp op,
-                  const std::string &bigTerm, const std::string &smallTerm,
-                  const std::string &units) {
-  if (units.empty())
-    return b.einsum(smallTerm + "->" + bigTerm, JoinKind::Identity,
-                    std::nullopt, std::nullopt, op.getSrc(),
-                    op.getResultType());
-  Type element = op.getResultType().getElementType();
-  Value zeros = b.fill(
-      -0.0,
-      RankedTensorType::get(SmallVector<int64_t>(units.size(), 1), element));
-  return b.einsum(smallTerm + "," + units + "->" + bigTerm, JoinKind::Add,
-                  std::nullopt, std::nullopt, ValueRange{op.getSrc(), zeros},
-                  op.getResultType());
-}
-
-/// tensor.collapse_shape / expand_shape: a regrouping of extents becomes
-/// slices, identity einsums and an assemble (regroup); adding or dropping
-/// unit dims, one einsum.
-template <typename ReshapeOp>
-struct ReshapePattern : public OpRewritePattern<ReshapeOp> {
-  static constexpr bool kExpand =
-      std::is_same_v<ReshapeOp, tensor::ExpandShapeOp>;
-
-  ReshapePattern(MLIRContext *context, LinalgToDopplerCounters *counters)
-      : OpRewritePattern<ReshapeOp>(context), counters(counters) {}
-
-  LogicalResult matchAndRewrite(ReshapeOp op,
-                                PatternRewriter &rewriter) const override {
-    std::string bigTerm, smallTerm, units;
-    bool regroups = false;
-    std::string why = whyNotReshape(op, bigTerm, smallTerm, units, regroups);
-    if (!why.empty())
-      return rewriter.notifyMatchFailure(op, why);
-    DopplerBuilder b(rewriter, op.getLoc(), counters);
-    Value result;
-    if (regroups)
-      result = regroup(b, op.getSrc(), op.getResultType(), kExpand,
-                       op.getReassociationIndices());
-    else if constexpr (kExpand)
-      result = addUnitDims(b, op, bigTerm, smallTerm, units);
-    else
-      result = dropUnitDims(b, op, bigTerm, smallTerm, units);
-    countConverted(counters, op);
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-  LinalgToDopplerCounters *counters;
-};
-
 } // namespace
 
 namespace mlir::doppler::linalg_to_doppler {
@@ -314,14 +180,11 @@ namespace mlir::doppler::linalg_to_doppler {
 void populateTensorOpPatterns(RewritePatternSet &patterns,
                               LinalgToDopplerCounters *counters) {
   patterns.add<ExtractSlicePattern, InsertSlicePattern, PadPattern,
-               ConcatPattern, ReshapePattern<tensor::CollapseShapeOp>,
-               ReshapePattern<tensor::ExpandShapeOp>>(
-      patterns.getContext(), counters);
+               ConcatPattern>(patterns.getContext(), counters);
+  populateReshapePatterns(patterns, counters);
 }
 
 std::string explainTensorOp(Operation *op) {
-  std::string bigTerm, smallTerm, units;
-  bool regroups = false;
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op))
     return whyNotExtractSlice(slice);
   if (auto insert = dyn_cast<tensor::InsertSliceOp>(op))
@@ -330,10 +193,8 @@ std::string explainTensorOp(Operation *op) {
     return whyNotPad(pad);
   if (auto concat = dyn_cast<tensor::ConcatOp>(op))
     return whyNotConcat(concat);
-  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op))
-    return whyNotReshape(collapse, bigTerm, smallTerm, units, regroups);
-  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op))
-    return whyNotReshape(expand, bigTerm, smallTerm, units, regroups);
+  if (std::optional<std::string> why = explainReshape(op))
+    return *why;
   return "it has no doppler form";
 }
 

@@ -1,8 +1,8 @@
 // convert-linalg-to-doppler on tensor ops with static shapes:
 // tensor.extract_slice (also rank-reducing), tensor.insert_slice (into an
 // argument, a fill and tensor.empty), tensor.pad with a constant,
-// tensor.concat, and the tensor.expand_shape / tensor.collapse_shape that
-// only add or drop unit dims; reshapes that regroup extents become blocks.
+// tensor.concat, and tensor.expand_shape / tensor.collapse_shape (one
+// doppler.reshape each).
 // RUN: doppler-opt %s --split-input-file --convert-linalg-to-doppler 2>/dev/null | FileCheck %s
 // Nothing is left, so the pass makes no remark:
 // RUN: doppler-opt %s --split-input-file --convert-linalg-to-doppler -o /dev/null 2>&1 | count 0
@@ -11,7 +11,7 @@
 // CHECK-LABEL: func.func @extract_slice(
 // CHECK: %0 = doppler.slice %arg0 [2, 4] : tensor<8x16xf32> to tensor<4x8xf32>
 // CHECK: %1 = doppler.slice %arg0 [3, 8] : tensor<8x16xf32> to tensor<1x8xf32>
-// CHECK: %2 = doppler.einsum "ij->j" join(identity) agg(mul) (%1) : (tensor<1x8xf32>) -> tensor<8xf32>
+// CHECK: %2 = doppler.reshape %1 : tensor<1x8xf32> -> tensor<8xf32>
 // CHECK: return %0, %2 : tensor<4x8xf32>, tensor<8xf32>
 // CHECK-NOT: linalg.
 func.func @extract_slice(%x: tensor<8x16xf32>) -> (tensor<4x8xf32>, tensor<8xf32>) {
@@ -88,22 +88,29 @@ func.func @concat(%a: tensor<4x8xf32>, %b: tensor<4x4xf32>) -> tensor<4x12xf32> 
 
 // -----
 
-// tensor.expand_shape / tensor.collapse_shape of unit dims become einsums;
-// the ones that regroup extents become blocks (reshapes.mlir has more).
+// tensor.expand_shape / tensor.collapse_shape, of unit dims or regrouping
+// extents, become one doppler.reshape each (reshapes.mlir has more).
 // CHECK-LABEL: func.func @reshapes(
-// CHECK: %0 = doppler.fill -0.0 : tensor<1xf32>
-// CHECK: %1 = doppler.einsum "jk,i->ijk" join(add) (%arg0, %0) : (tensor<8x16xf32>, tensor<1xf32>) -> tensor<1x8x16xf32>
-// CHECK: %2 = doppler.einsum "ijkl->ik" join(identity) agg(mul) (%arg1) : (tensor<8x1x16x1xf32>) -> tensor<8x16xf32>
-// CHECK: %[[H0:.*]] = doppler.slice %arg0 [0, 0] : tensor<8x16xf32> to tensor<8x8xf32>
-// CHECK: %[[B0:.*]] = doppler.einsum "ik,j->ijk" join(add) (%[[H0]], %{{.*}}) : (tensor<8x8xf32>, tensor<1xf32>) -> tensor<8x1x8xf32>
-// CHECK: %[[H1:.*]] = doppler.slice %arg0 [0, 8] : tensor<8x16xf32> to tensor<8x8xf32>
-// CHECK: %[[B1:.*]] = doppler.einsum "ik,j->ijk" join(add) (%[[H1]], %{{.*}}) : (tensor<8x8xf32>, tensor<1xf32>) -> tensor<8x1x8xf32>
-// CHECK: %[[R:.*]] = doppler.assemble [1, 2, 1] (%[[B0]], %[[B1]])
-// CHECK: return %1, %2, %[[R]] : tensor<1x8x16xf32>, tensor<8x16xf32>, tensor<8x2x8xf32>
+// CHECK: %0 = doppler.reshape %arg0 : tensor<8x16xf32> -> tensor<1x8x16xf32>
+// CHECK: %1 = doppler.reshape %arg1 : tensor<8x1x16x1xf32> -> tensor<8x16xf32>
+// CHECK: %2 = doppler.reshape %arg0 : tensor<8x16xf32> -> tensor<8x2x8xf32>
+// CHECK: return %0, %1, %2 : tensor<1x8x16xf32>, tensor<8x16xf32>, tensor<8x2x8xf32>
 // CHECK-NOT: linalg.
 func.func @reshapes(%x: tensor<8x16xf32>, %y: tensor<8x1x16x1xf32>) -> (tensor<1x8x16xf32>, tensor<8x16xf32>, tensor<8x2x8xf32>) {
   %0 = tensor.expand_shape %x [[0, 1], [2]] output_shape [1, 8, 16] : tensor<8x16xf32> into tensor<1x8x16xf32>
   %1 = tensor.collapse_shape %y [[0, 1], [2, 3]] : tensor<8x1x16x1xf32> into tensor<8x16xf32>
   %2 = tensor.expand_shape %x [[0], [1, 2]] output_shape [8, 2, 8] : tensor<8x16xf32> into tensor<8x2x8xf32>
   return %0, %1, %2 : tensor<1x8x16xf32>, tensor<8x16xf32>, tensor<8x2x8xf32>
+}
+
+// -----
+
+// A rank-reducing insert_slice reshapes its source to the sizes it names,
+// also for integer tensors.
+// CHECK-LABEL: func.func @insert_reduced(
+// CHECK: %[[R:.*]] = doppler.reshape %arg0 : tensor<8xi32> -> tensor<1x8xi32>
+// CHECK: doppler.assemble [3, 1] (%{{.*}}, %[[R]], %{{.*}})
+func.func @insert_reduced(%x: tensor<8xi32>, %d: tensor<4x8xi32>) -> tensor<4x8xi32> {
+  %0 = tensor.insert_slice %x into %d[2, 0] [1, 8] [1, 1] : tensor<8xi32> into tensor<4x8xi32>
+  return %0 : tensor<4x8xi32>
 }
