@@ -25,6 +25,7 @@ Every emitted op carries `loc("NODE_NAME")`; the results of every node are
 checked against the shapes ShapeProp recorded.
 """
 
+import math
 import operator
 import re
 
@@ -33,7 +34,7 @@ import torch.fx
 from torch.fx.passes.shape_prop import ShapeProp
 
 from .errors import DopplerError, UnsupportedError
-from .ir import Builder, Val
+from .ir import Bcast, Builder, Val
 from .ops_table import _aten_name
 from .sources import pytree, source_for
 
@@ -372,6 +373,38 @@ class Importer:
                              spec.key + (1, name), spec.tensor.reshape(shape),
                              f"{spec.source} viewed as {'x'.join(map(str, shape))}")
 
+    def split_argument(self, val, phys_dim, extents):
+        """`val`, a view of an argument, with the argument's physical dim
+        `phys_dim` split into `extents` (a new argument of the same values,
+        viewed the same way); None when `val` is not an argument. The
+        builder's hook for reading factored dims without merges."""
+        spec = next((a for a in self.args.values() if a.val.ssa == val.ssa), None)
+        extents = [int(e) for e in extents]
+        if spec is None or len(extents) < 2:
+            return None
+        shape = list(spec.tensor.shape)
+        if math.prod(extents) != shape[phys_dim]:
+            return None
+        split = self.reshaped_argument(spec.val, shape[:phys_dim] + extents +
+                                       shape[phys_dim + 1:])
+        extra = len(extents) - 1
+
+        def remap(p):
+            return p if p < phys_dim else p + extra
+
+        dims = []
+        for d in val.dims:
+            if isinstance(d, Bcast):
+                dims.append(d)
+            elif isinstance(d, tuple):
+                dims.append(tuple(q for p in d for q in (
+                    range(phys_dim, phys_dim + len(extents)) if p == phys_dim else [remap(p)])))
+            elif d == phys_dim:
+                dims.append(tuple(range(phys_dim, phys_dim + len(extents))))
+            else:
+                dims.append(remap(d))
+        return split.with_dims(dims)
+
     def _named_attribute(self, node):
         """(kind, qualified name) of a get_attr node or of an export's buffer or
         constant placeholder; None for other nodes."""
@@ -469,6 +502,7 @@ class Importer:
         values = self._propagate(kinds)
         self.dtype = self._program_dtype(values)
         self.builder = Builder(_DTYPES[self.dtype])
+        self.builder.split_argument = self.split_argument
         output_node = None
         memo = {}
         for n in self.graph.nodes:

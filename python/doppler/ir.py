@@ -97,6 +97,22 @@ def is_factored(val):
     return any(isinstance(d, tuple) for d in val.dims)
 
 
+def _regroup(val, groups):
+    """`val` with the logical dims of each (start, count) group merged back
+    into one factored dim (broadcast when every member is)."""
+    dims = list(val.dims)
+    for start, count in reversed(groups):
+        members = dims[start:start + count]
+        if all(isinstance(d, int) for d in members):
+            merged = tuple(members)
+        elif all(isinstance(d, Bcast) for d in members):
+            merged = Bcast(math.prod(d.extent for d in members))
+        else:
+            raise DopplerError(f"internal error: a factored dim half broadcast: {members}")
+        dims[start:start + count] = [merged]
+    return val.with_dims(dims)
+
+
 def mlir_float(value):
     """Shortest exact decimal, with the '.' MLIR float literals need."""
     value = float(value)
@@ -120,6 +136,11 @@ class Builder:
         self.counter = 0
         self.loc = "input"
         self._fills = {}
+        # Set by the importer: split_argument(val, phys_dim, extents) -> the
+        # argument `val` views with physical dim `phys_dim` split into
+        # `extents` (a new argument, same view), or None when `val` is not
+        # an argument. Lets contractions read factored dims without merges.
+        self.split_argument = None
 
     # -- text ------------------------------------------------------------
 
@@ -175,7 +196,72 @@ class Builder:
         are contracted but held by no operand physically scale the result
         by their extent (for agg add). The result's physical layout is the
         logical order of its physical letters.
+
+        Factored dims are read member by member (no merge) when every
+        operand holding the letter holds it factored the same way, broadcast,
+        or is an argument that can be viewed so; the result keeps them
+        factored. Other factored dims are merged first.
         """
+        operands, out_letters, out_shape, groups = self._expand_factored(
+            operands, list(out_letters), [int(e) for e in out_shape])
+        result = self._einsum(operands, out_letters, out_shape, join, agg, scalar)
+        return _regroup(result, groups) if groups else result
+
+    def _expand_factored(self, operands, out_letters, out_shape):
+        """Letters of factored dims as one letter per member (see einsum)."""
+        factoring = {}
+        for val, letters in operands:
+            for letter, d in zip(letters, val.dims):
+                if isinstance(d, tuple):
+                    members = tuple(val.phys[p] for p in d)
+                    if factoring.setdefault(letter, members) != members:
+                        factoring[letter] = None
+        factoring = {k: v for k, v in factoring.items() if v}
+        if not factoring:
+            return operands, out_letters, out_shape, None
+        ready = []
+        for val, letters in operands:
+            for j, (letter, d) in enumerate(zip(letters, val.dims)):
+                if isinstance(d, int) and factoring.get(letter):
+                    split = self.split_argument(val, d, factoring[letter]) \
+                        if self.split_argument else None
+                    if split is None:
+                        factoring[letter] = None
+                    else:
+                        val = split
+            ready.append((val, letters))
+        factoring = {k: v for k, v in factoring.items() if v}
+        if not factoring:
+            return operands, out_letters, out_shape, None
+        used = set("".join(letters for _, letters in operands)) | set(out_letters)
+        spare = iter(c for c in LETTERS if c not in used)
+        try:
+            subs = {k: [next(spare) for _ in v] for k, v in factoring.items()}
+        except StopIteration:
+            return operands, out_letters, out_shape, None
+        expanded = []
+        for val, letters in ready:
+            dims, names = [], []
+            for letter, d in zip(letters, val.dims):
+                if letter not in subs:
+                    dims.append(d)
+                    names.append(letter)
+                    continue
+                dims.extend(d if isinstance(d, tuple) else [Bcast(e) for e in factoring[letter]])
+                names.extend(subs[letter])
+            expanded.append((val.with_dims(dims), "".join(names)))
+        new_out, new_shape, groups = [], [], []
+        for letter, e in zip(out_letters, out_shape):
+            if letter in subs:
+                groups.append((len(new_out), len(subs[letter])))
+                new_out.extend(subs[letter])
+                new_shape.extend(factoring[letter])
+            else:
+                new_out.append(letter)
+                new_shape.append(e)
+        return expanded, new_out, new_shape, groups
+
+    def _einsum(self, operands, out_letters, out_shape, join, agg=None, scalar=None):
         operands = [(self.defactor(val), letters) for val, letters in operands]
         extents = {}
         terms = []

@@ -29,42 +29,48 @@ def _mask_tensors(ctx, cond):
 
 
 def _where(ctx, cond, a, b):
-    """torch.where(cond, a, b) for a folded `cond`.
+    """torch.where(cond, a, b) for a host-computed `cond`.
 
-    A number branch becomes a folded argument (number where selected, 0
-    elsewhere) added to the other branch; a tensor branch is multiplied by
-    its 0/1 mask, except beside an infinite number (x + (-inf where
-    masked) is exact for finite x, x * 0 + -inf would be too, but the
-    multiply is not needed). A tensor branch must be finite where it is
-    not selected (inf * 0 is nan).
+    A branch known on the host (a number, or a value folded or computed by
+    torch, such as aten's scalar_tensor(-inf)) becomes an argument: its
+    values where selected, 0 elsewhere, added to the other branch. A
+    computed branch is multiplied by its 0/1 mask, except where the other
+    branch is infinite wherever it is selected (x + (-inf where masked) is
+    exact for finite x; x * 0 would not be needed). A computed branch must
+    be finite where it is not selected (inf * 0 is nan).
     """
     mask = _mask_tensors(ctx, cond)
     bld, shape = ctx.builder, ctx.shape
     base = cond.node.name
 
-    def number_part(value, selected):
-        fill = torch.zeros(selected.shape, dtype=ctx.dtype).masked_fill(selected, float(value))
-        return ctx.constant(cond, fill, f"{base}.fill_{'t' if selected is mask else 'f'}_{value}")
-
-    def tensor_part(value, selected, beside_inf):
-        x = ctx.val(value)
-        if beside_inf:
-            return x
-        keep = ctx.constant(cond, selected.to(ctx.dtype),
-                            f"{base}.keep_{'t' if selected is mask else 'f'}")
-        return bld.elementwise("mul", [x, keep], shape)
-
-    def infinite(v):
-        return _is_number(v) and not math.isfinite(float(v))
-
-    if _is_number(a) and _is_number(b):
-        raise ctx.unsupported("torch.where of two numbers")
-    parts = []
-    for value, selected, other in ((a, mask, b), (b, ~mask, a)):
+    def known(value):
         if _is_number(value):
-            parts.append(number_part(value, selected))
-        else:
-            parts.append(tensor_part(value, selected, infinite(other)))
+            return torch.tensor(float(value), dtype=ctx.dtype), str(value)
+        if isinstance(value, Const) and isinstance(value.value, torch.Tensor):
+            return value.value.to(ctx.dtype), value.node.name
+        return None
+
+    branches = [(a, known(a), mask, "t"), (b, known(b), ~mask, "f")]
+    if branches[0][1] is not None and branches[1][1] is not None:
+        both = torch.where(mask, branches[0][1][0], branches[1][1][0])
+        return bld.elementwise("add", [ctx.constant(cond, both, f"{base}.where")], shape)
+    parts = []
+    for (value, host, selected, tag), (_, other, other_selected, _) in zip(
+            branches, reversed(branches)):
+        if host is not None:
+            tensor, label = host
+            selected_b, tensor_b = torch.broadcast_tensors(selected, tensor)
+            fill = torch.where(selected_b, tensor_b, torch.zeros((), dtype=ctx.dtype))
+            parts.append(ctx.constant(cond, fill, f"{base}.fill_{tag}_{label}"))
+            continue
+        x = ctx.val(value)
+        if other is not None:
+            where_other, other_b = torch.broadcast_tensors(other_selected, other[0])
+            if bool(torch.isinf(other_b[where_other]).all()):
+                parts.append(x)  # beside an infinite fill
+                continue
+        parts.append(bld.elementwise("mul", [x, ctx.constant(cond, selected.to(ctx.dtype),
+                                                             f"{base}.keep_{tag}")], shape))
     return bld.elementwise("add", parts, shape)
 
 
@@ -78,6 +84,8 @@ def where(ctx, condition, input=None, other=None):
 @register(".masked_fill", torch.masked_fill, "aten.masked_fill")
 def masked_fill(ctx, input, mask, value):
     if isinstance(value, Const):
+        if value.inputs:
+            return _where(ctx, mask, value, input)  # an argument, not a baked number
         value = value.value
     if isinstance(value, torch.Tensor):
         if value.dim() != 0:

@@ -10,7 +10,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .frontend import Unavailable
+from .frontend import Const, Unavailable
 from .ir import Bcast, is_phys
 from .ops_common import _dim, _dims, _is_tensor
 from .ops_table import register, register_module
@@ -407,7 +407,43 @@ def aten_slice(ctx, input, dim=0, start=None, end=None, step=1):
     return ctx.builder.slice(x, d, begin, max(stop - begin, 0))
 
 
-@register(operator.getitem, "aten.index")
+@register("aten.index")
+def aten_index(ctx, input, indices):
+    """x[..., idx, ...] with one 1-d index tensor computed by torch on the
+    host (aten's form of reflection and replication padding, rolls, flips):
+    a slice per run of consecutive indices, assembled. Exact for any values.
+    Indices computed in the program, or several index tensors, are gathers:
+    an error."""
+    x = ctx.val(input)
+    given = [(j, i) for j, i in enumerate(indices) if i is not None]
+    if len(given) != 1 or not isinstance(given[0][1], Const) or \
+            not isinstance(given[0][1].value, torch.Tensor):
+        raise ctx.unsupported("indexing with tensors computed in the program, or with several "
+                              "index tensors (a gather), is not supported")
+    if given[0][1].inputs:
+        raise ctx.unsupported("indexing with indices computed from an input (a gather on "
+                              "data); only constant indices are supported")
+    d, index = given[0][0], given[0][1].value
+    if index.dtype == torch.bool or index.dim() != 1:
+        raise ctx.unsupported(f"indexing with a {index.dtype} tensor of rank {index.dim()} "
+                              "(only 1-d integer indices; a gather)")
+    extent = x.shape[d]
+    positions = [int(i) % extent if -extent <= int(i) < extent else None
+                 for i in index.tolist()]
+    if any(p is None for p in positions):
+        raise ctx.unsupported(f"an index out of range for extent {extent}")
+    runs = []  # (start, length) of consecutive indices
+    for p in positions:
+        if runs and runs[-1][0] + runs[-1][1] == p:
+            runs[-1][1] += 1
+        else:
+            runs.append([p, 1])
+    bld = ctx.builder
+    pieces = [bld.materialize(bld.slice(x, d, start, length)) for start, length in runs]
+    return bld.concat(pieces, d) if len(pieces) > 1 else pieces[0]
+
+
+@register(operator.getitem)
 def getitem(ctx, obj, index):
     if isinstance(obj, (list, tuple)):
         return obj[index]  # an Unavailable item fails where it is used

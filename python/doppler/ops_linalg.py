@@ -54,7 +54,7 @@ def rmatmul(ctx, input, other):
 def mm(ctx, input, mat2, *, out=None):
     if ctx.val(input).rank != 2 or ctx.val(mat2).rank != 2:
         raise ctx.unsupported("mm needs 2-d tensors")
-    return _matmul(ctx, input, mat2)
+    return _matmul(ctx, input, _split_columns(ctx, ctx.val(mat2), ctx.shape))
 
 
 @register(torch.bmm, ".bmm", "aten.bmm")
@@ -78,6 +78,7 @@ def _add_scaled(ctx, product, bias, beta, alpha):
 
 @register(torch.addmm, ".addmm", "aten.addmm")
 def addmm(ctx, input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    mat2 = _split_columns(ctx, ctx.val(mat2), ctx.shape)
     return _add_scaled(ctx, _matmul(ctx, mat1, mat2), input, beta, alpha)
 
 
@@ -136,26 +137,44 @@ _VIEWS = {"view", "reshape", "aten.view", "aten.reshape", "aten._unsafe_view"}
 
 
 def _output_split(ctx, shape, out_f):
-    """The extents into which the only user of the current node, a view,
-    splits the last dim (keeping the others), or None."""
-    users = list(ctx.node.users)
-    if len(users) != 1:
-        return None
-    user = users[0]
-    name = user.target if user.op == "call_method" else \
-        ("reshape" if user.target is torch.reshape else _aten_name(user.target))
-    if user.op not in ("call_method", "call_function") or name not in _VIEWS:
-        return None
-    meta = user.meta.get("tensor_meta")
-    if meta is None or not hasattr(meta, "shape"):
-        return None
-    target = [int(e) for e in meta.shape]
-    lead = list(shape[:-1])
-    tail = target[len(lead):]
-    if target[:len(lead)] != lead or len(tail) < 2 or math.prod(tail) != out_f \
-            or any(e == 1 for e in tail):
-        return None
-    return tail
+    """The extents into which a chain of views, each the only user of the
+    one before (starting with the current node's only user), splits the
+    last dim of the current result (keeping the leading extents' product),
+    or None."""
+    lead = math.prod(shape[:-1])
+    node = ctx.node
+    while len(node.users) == 1:
+        user = next(iter(node.users))
+        name = user.target if user.op == "call_method" else \
+            ("reshape" if user.target is torch.reshape else _aten_name(user.target))
+        if user.op not in ("call_method", "call_function") or name not in _VIEWS:
+            return None
+        meta = user.meta.get("tensor_meta")
+        if meta is None or not hasattr(meta, "shape"):
+            return None
+        target = [int(e) for e in meta.shape]
+        k, product = 0, 1
+        while k < len(target) and product < lead:
+            product *= target[k]
+            k += 1
+        tail = [e for e in target[k:] if e != 1]
+        if product == lead and len(tail) >= 2 and math.prod(tail) == out_f:
+            return tail
+        node = user
+    return None
+
+
+def _split_columns(ctx, b, shape):
+    """`b` (the right operand of a 2-d product, an argument or a view of
+    one) with its columns split as the views after the product split them
+    (heads), so that the product comes out factored and the views are free;
+    `b` itself otherwise."""
+    if b.rank != 2 or not isinstance(b.dims[1], int):
+        return b
+    tail = _output_split(ctx, shape, b.shape[1])
+    if not tail:
+        return b
+    return ctx.split_argument(b, b.dims[1], tail) or b
 
 
 @register(F.linear, "aten.linear")

@@ -283,6 +283,19 @@ def native_batch_norm_no_training(ctx, input, weight, bias, running_mean, runnin
             Unavailable("the saved inverse std of native_batch_norm")]
 
 
+@register("aten._native_batch_norm_legit", "aten._native_batch_norm_legit_functional")
+def native_batch_norm_legit(ctx, input, weight, bias, *args):
+    """torch 2's batch norm: (input, weight, bias, running_mean, running_var,
+    training, momentum, eps), or without running statistics (no_stats:
+    input, weight, bias, training, momentum, eps)."""
+    if len(args) == 3:  # no_stats
+        raise ctx.unsupported("batch norm with batch statistics (track_running_stats=False)")
+    running_mean, running_var, training, momentum, eps = args
+    y = _batch_norm(ctx, input, running_mean, running_var, weight, bias, training, eps)
+    return [y, Unavailable("the saved mean of native_batch_norm"),
+            Unavailable("the saved inverse std of native_batch_norm")]
+
+
 @register_module(nn.BatchNorm1d, nn.BatchNorm2d, nn.BatchNorm3d)
 def batch_norm_module(ctx, module, name, input):
     tracked = module.track_running_stats and module.running_mean is not None

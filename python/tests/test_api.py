@@ -48,8 +48,8 @@ def test_place_policies_and_options():
     x = torch.randn(8, 16)
     single = doppler.place(TwoLayer(), (x,), devices=2, system="cpu4", policy="single")
     assert {d for d in single.devices.values() if d is not None} == {0}
-    parted = doppler.place(TwoLayer(), (x,), devices=2, system="cpu4", policy="round-robin",
-                           parts=2)
+    parted = doppler.place(torch.fx.symbolic_trace(TwoLayer()), (x,), devices=2, system="cpu4",
+                           policy="round-robin", parts=2)
     assert parted.devices["fc1"] in (0, 1)
     with pytest.raises(doppler.ToolError, match="doppler-opt"):
         doppler.place(TwoLayer(), (x,), devices=2, policy="no-such-policy")
@@ -106,6 +106,7 @@ def test_run_detects_wrong_numerics(monkeypatch):
         return ctx.builder.unary(ctx.val(input), "abs")
 
     monkeypatch.setitem(ops.FUNCTIONS, F.relu, wrong_relu)
+    monkeypatch.setitem(ops.ATEN, "aten.relu", wrong_relu)  # torch.export's graph
     module = TwoLayer()
     x = torch.randn(8, 16)
     result = doppler.run(module, (x,), devices=2, system="cpu4", policy="round-robin", repeat=1)

@@ -24,8 +24,13 @@ class Model(nn.Module):
         return h + self.table[:6].exp() + y.sum()
 
 
-def exported():
-    return doppler.exported(Model().eval(), (torch.randn(3, 4), torch.randn(2)))
+def exported(traced=False):
+    """The module as is (torch.export on torch 2.x, symbolic_trace on 1.x), or
+    traced by torch.fx.symbolic_trace (node names are the module's)."""
+    model = Model().eval()
+    if traced:
+        model = torch.fx.symbolic_trace(model)
+    return doppler.exported(model, (torch.randn(3, 4), torch.randn(2)))
 
 
 def test_argument_order_inputs_parameters_buffers_constants():
@@ -44,7 +49,7 @@ def test_argument_order_inputs_parameters_buffers_constants():
 
 
 def test_every_op_has_its_node_location():
-    text = exported().mlir
+    text = exported(traced=True).mlir
     ops = [line for line in text.splitlines() if re.match(r"\s+%v\d+ = ", line)]
     assert ops
     nodes = {"fc", "ln", "mul", "add", "add_1", "add_2", "sum_1", "exp", "output"}
@@ -71,7 +76,8 @@ def test_doppler_opt_parses_and_verifies():
 
 @needs_tools
 def test_locations_survive_the_pipeline():
-    placement = doppler.place(Model().eval(), (torch.randn(3, 4), torch.randn(2)), devices=2,
-                              system="cpu4", policy="round-robin")
+    placement = doppler.place(torch.fx.symbolic_trace(Model().eval()),
+                              (torch.randn(3, 4), torch.randn(2)), devices=2, system="cpu4",
+                              policy="round-robin")
     assert 'loc("fc")' in placement.mlir and 'loc("ln")' in placement.mlir
     assert placement.devices["fc"] in (0, 1)
