@@ -1,6 +1,8 @@
 """torch.fx graph -> doppler-dialect MLIR.
 
-The graph is run once on the example inputs (`ShapeProp`, which also
+The graph comes from `sources.py` (torch.export decomposed to Core ATen,
+symbolic_trace or make_fx) with the role of every placeholder. It is run
+once on the example inputs (`ShapeProp`, which also
 records every node's shape), then walked node by node; each node's target
 is looked up in a table (`ops.py`) whose emitters (`ops_*.py`) write
 einsums and glue.
@@ -15,6 +17,12 @@ What each node becomes:
   *folded*: torch computes it, and it is passed as an argument (buffers in
   `named_buffers()` order, then folded values in graph order). Nothing is
   baked into the program as a constant;
+* anything computed from integer or bool user inputs (and folded values)
+  only is a *host value*: torch computes it too (views of `input_ids`,
+  attention masks, one-hots), and where a tensor is needed it is a
+  *derived input* argument;
+* export bookkeeping (guards, metadata and scalar asserts) runs with the
+  graph and emits nothing (`_is_bookkeeping`);
 * Python values computed from shapes (`x.size(0)`, `C // n_head`) are static
   and used as such; a Python value computed from tensor data (`.item()`) is
   an error;
@@ -200,6 +208,26 @@ _BOOKKEEPING_FUNCTIONS = {getattr(torch, name, None) for name in
                            "_check_with")} - {None}
 
 
+_RANDOM = {"rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm",
+           "bernoulli", "bernoulli_", "normal", "normal_", "uniform", "uniform_",
+           "exponential_", "geometric_", "cauchy_", "log_normal_", "multinomial",
+           "native_dropout", "poisson"}
+
+
+def _is_random(n):
+    """Whether node `n` draws random numbers (never folded: a program with
+    one sample baked in would be wrong)."""
+    if n.op == "call_method":
+        return n.target in _RANDOM
+    if n.op != "call_function":
+        return False
+    aten = _aten_name(n.target)
+    if aten:
+        return aten[len("aten."):] in _RANDOM
+    return getattr(n.target, "__module__", "") in ("torch", "torch.random") and \
+        getattr(n.target, "__name__", "") in _RANDOM
+
+
 def _is_bookkeeping(n, gm):
     """Whether node `n` is export bookkeeping: the `_guards_fn` call_module of
     an unlifted torch 2.x export, a metadata or scalar assert, a range
@@ -292,6 +320,9 @@ class Importer:
                     continue
             if _static_query(n):
                 kinds[n] = "const"  # a Python value from shapes (static)
+                continue
+            if _is_random(n):
+                kinds[n] = "dynamic"  # its emitter (dropout in eval) or an error
                 continue
             inputs = {kinds[m] for m in n.all_input_nodes} - {"skip"}
             if "dynamic" in inputs:
@@ -600,11 +631,17 @@ class Importer:
             return emitter(self, module, n.target, *args, **kwargs)
         if n.op == "call_method":
             emitter = self.ops.METHODS.get(n.target)
+            if emitter is None and _is_random(n):
+                raise UnsupportedError(f"random numbers ('.{n.target}'): Doppler programs are "
+                                       "deterministic; call module.eval()", n)
             if emitter is None:
                 raise UnsupportedError(f"tensor method '{n.target}' is not supported", n)
             return emitter(self, *args, **kwargs)
         if n.op == "call_function":
             emitter, name = self.ops.function_emitter(n.target)
+            if emitter is None and _is_random(n):
+                raise UnsupportedError(f"random numbers ('{name}'): Doppler programs are "
+                                       "deterministic; call module.eval()", n)
             if emitter is None:
                 raise UnsupportedError(f"function '{name}' is not supported", n)
             return emitter(self, *args, **kwargs)

@@ -12,7 +12,9 @@ method names (`"view"`), aten op packets (`"aten.mm"`, for graphs from
 
 The table and its lookups are in `ops_table`; the emitters, which fill it on
 import, by family: `ops_linalg` (matmul, linear, einsum), `ops_elementwise`
-(arithmetic, activations), `ops_reduce` (reductions, softmax, norms),
+(arithmetic, activations), `ops_activations` (piecewise and composite
+activations, safe softmax, full_like, stochastic depth), `ops_reduce`
+(reductions, softmax, norms),
 `ops_layout` (no-ops, views, reshapes, joining, slicing), `ops_attention`
 (masks, embedding, scaled_dot_product_attention) and `ops_conv`
 (convolutions, pooling); `ops_common` has the

@@ -9,9 +9,9 @@ plus the pytree structure of the user outputs. The importer
 torch.export: `torch.export.export(module, args, strict=False)`, then
 `run_decompositions()` to the Core ATen op set (an `ExportedProgram` handed
 in is decomposed too). The decomposition table is torch's default one, except
-that `aten._safe_softmax` is kept (its decomposition compares the scores with
--inf, a bool computation on data; the emitter computes the same result
-without one). The export's placeholders are mapped by `ep.graph_signature`:
+that `aten._safe_softmax` and `aten.softplus` are kept (their decompositions
+compare computed values, a bool computation on data; the emitters compute
+the same results without one). The export's placeholders are mapped by `ep.graph_signature`:
 parameters, buffers (persistent or not) and lifted constants become
 arguments of their kind, user inputs are the flattened (args, kwargs).
 """
@@ -86,12 +86,19 @@ def flatten_inputs(example_inputs, example_kwargs=None):
 # -- torch.export ------------------------------------------------------------------
 
 
+# Ops kept whole: their decompositions compare computed values (bool
+# arithmetic on data, which Doppler programs do not hold), their emitters
+# compute the same values without.
+_KEPT = ("_safe_softmax", "softplus")
+
+
 def decomposition_table():
-    """torch's Core ATen decompositions, keeping aten._safe_softmax."""
+    """torch's Core ATen decompositions, except the ops in _KEPT."""
     table = torch.export.default_decompositions()
-    safe = getattr(torch.ops.aten, "_safe_softmax", None)
-    if safe is not None and safe.default in table:
-        table.pop(safe.default)
+    for name in _KEPT:
+        packet = getattr(torch.ops.aten, name, None)
+        if packet is not None and packet.default in table:
+            table.pop(packet.default)
     return table
 
 

@@ -386,3 +386,81 @@ def test_factored_value_used_elsewhere():
         return y * 2.0, y.sum(-1)
 
     check_run(f, (r(2, 4, 3, 2),))
+
+
+def stochastic_depth(input, p, mode, training=True):
+    """Stands in for torchvision.ops.stochastic_depth (the table finds it by
+    its qualified name, without importing torchvision; torch.fx.wrap'd
+    there as here)."""
+    if not training or p == 0.0:
+        return input
+    noise = torch.empty([input.shape[0]] + [1] * (input.dim() - 1)).bernoulli_(1.0 - p)
+    return input * noise / (1.0 - p)
+
+
+stochastic_depth.__module__ = "torchvision.ops.stochastic_depth"
+torch.fx.wrap("stochastic_depth")
+
+
+class StochasticDepth(nn.Module):
+    def __init__(self, p):
+        super().__init__()
+        self.p = p
+
+    def forward(self, x):
+        return stochastic_depth(x, self.p, "row", self.training)
+
+
+class Activations(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.relu6 = nn.ReLU6()
+        self.hardswish = nn.Hardswish()
+        self.hardsigmoid = nn.Hardsigmoid()
+        self.leaky = nn.LeakyReLU(0.2)
+        self.depth = StochasticDepth(0.2)
+
+    def forward(self, x):
+        y = self.relu6(x) + self.hardswish(x) + self.hardsigmoid(x) + self.leaky(x)
+        return self.depth(y) + F.elu(x) + F.softplus(x) + torch.log1p(x.abs()) + F.relu6(x)
+
+
+def test_piecewise_activations_and_stochastic_depth():
+    check_run(Activations().eval(), (5 * r(4, 8),))
+    match = "random numbers" if EXPORT else "stochastic depth in training"  # export: its body
+    with pytest.raises(doppler.UnsupportedError, match=match):
+        doppler.export(Activations().train(), (r(4, 8),))
+
+
+class IdsView(nn.Module):
+    """input_ids viewed, and a float mask made from them: computed by torch."""
+
+    def __init__(self):
+        super().__init__()
+        self.tok = nn.Embedding(10, 6)
+
+    def forward(self, ids, x):
+        flat = ids.view(-1, ids.size(-1))
+        mask = (flat > 0).float().unsqueeze(-1)
+        return self.tok(flat) * mask + x
+
+
+def test_integer_input_views_and_masks():
+    ids = torch.tensor([[0, 3, 9, 2], [5, 0, 1, 1]])
+    result = check_run(IdsView(), (ids, r(2, 4, 6)))
+    inputs = [a for a in result.placement.program.arguments if a.kind == "input"]
+    assert any(tuple(a.tensor.shape) == (2, 4, 10) for a in inputs)  # the one-hot
+    assert any(tuple(a.tensor.shape) == (2, 4, 1) for a in inputs)  # the mask
+
+
+def test_reshape_of_a_transposed_tensor_from_make_fx():
+    """make_fx writes a reshape that is a view of a transposed tensor as
+    _reshape_alias with non-contiguous strides: a reshape all the same."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def f(x):
+        return x.t().reshape(6, 2, 2) * 2.0
+
+    x = r(4, 6)
+    gm = make_fx(f)(x)
+    check_run(gm, (x,))
