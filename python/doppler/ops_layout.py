@@ -65,7 +65,7 @@ def _same_dtype(ctx, dtype):
         raise ctx.unsupported(f"conversion to {dtype} (the program is {ctx.dtype}){what}")
 
 
-@register(".to", ".type")
+@register(".to", ".type", "aten.to")
 def to(ctx, input, *args, **kwargs):
     for a in list(args) + list(kwargs.values()):
         _same_dtype(ctx, a)
