@@ -1,6 +1,7 @@
 //===- DopplerDialect.cpp - Doppler dialect, attributes and types ---------===//
 
 #include "Doppler/Dialect/DopplerDialect.h"
+#include "Doppler/Support/Limits.h"
 #include "Doppler/Dialect/DopplerOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -47,6 +48,12 @@ LogicalResult
 DeviceAttr::verify(function_ref<InFlightDiagnostic()> emitError, int64_t id) {
   if (id < 0)
     return emitError() << "device id must be non-negative, got " << id;
+  // The cap every tool, pass and the runtime share: what reads a placement
+  // (exporters sizing a row per device, the runtime's 32-bit device ids)
+  // may rely on it.
+  if (id >= ::doppler::kMaxDevices)
+    return emitError() << "device id " << id << " is past the limit of "
+                       << ::doppler::kMaxDevices << " devices";
   return success();
 }
 

@@ -11,6 +11,7 @@
 #include "doppler/runtime/Executor.h"
 #include "doppler/runtime/Plan.h"
 
+#include <cmath>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -340,7 +341,7 @@ void dopplerRtGraphSetFunction(DopplerRtGraph *graph, const char *name,
   if (!graph)
     return;
   graph->signature.function = name ? name : "";
-  if (predictedMakespan >= 0)
+  if (predictedMakespan >= 0 && std::isfinite(predictedMakespan))
     graph->signature.predictedMakespan = predictedMakespan;
   else
     graph->signature.predictedMakespan.reset();

@@ -183,8 +183,10 @@ Result<TaskHeader> readTaskHeader(const Reader &reader, const json &entry,
   if (!kind)
     return fail("unknown task kind '" + *kindName + "'");
   DOPPLER_READ(device, integer, "device");
-  if (*device < 0 || *device > (1 << 20))
-    return fail("device " + std::to_string(*device) + " is out of range");
+  // The builders check the range too; this keeps the narrowing exact.
+  if (*device < 0 || *device >= kMaxDevices)
+    return fail("device " + std::to_string(*device) + " is out of range [0, " +
+                std::to_string(kMaxDevices) + ")");
   int dev = static_cast<int>(*device);
 
   std::vector<ValueId> inputs;
@@ -544,6 +546,10 @@ Result<Plan> readPlan(const json &root, const Reader &reader) {
     Result<double> value = reader.number(*it, "predicted_makespan_s");
     if (!value)
       return value.status();
+    if (!(*value >= 0) || !std::isfinite(*value))
+      return reader.fail("predicted_makespan_s",
+                         "expected a finite number >= 0 (or null), got " +
+                             it->dump());
     plan.predictedMakespan = *value;
   }
 

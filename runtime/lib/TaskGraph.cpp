@@ -32,6 +32,25 @@ Status checkDevice(int device) {
   if (device < 0)
     return Status::failure("device id " + std::to_string(device) +
                            " is negative");
+  if (device >= kMaxDevices)
+    return Status::failure("device id " + std::to_string(device) +
+                           " is past the limit of " +
+                           std::to_string(kMaxDevices) + " devices");
+  return Status();
+}
+
+/// A duration the runtime emulates (a delay, a transfer's fixed time):
+/// finite, non-negative and at most kMaxEmulatedSeconds, or the run would
+/// not model a cost but hang.
+Status checkEmulatedSeconds(double seconds, const char *what) {
+  if (!(seconds >= 0) || !std::isfinite(seconds))
+    return Status::failure(std::string(what) +
+                           ": duration must be finite and >= 0");
+  if (seconds > kMaxEmulatedSeconds)
+    return Status::failure(std::string(what) + ": duration " +
+                           formatShortest(seconds) +
+                           " s is more than the limit of " +
+                           formatShortest(kMaxEmulatedSeconds) + " s");
   return Status();
 }
 
@@ -266,8 +285,13 @@ Result<ValueId> TaskGraph::addTransfer(ValueId input, int device,
     return status;
   if (Status status = checkNotOnHost(input, "transfer source"); !status)
     return status;
+  // A negative duration means "costed by the link"; any other is emulated.
   if (std::isnan(fixedSeconds))
     return Status::failure("transfer: fixed duration is NaN");
+  if (fixedSeconds >= 0)
+    if (Status status = checkEmulatedSeconds(fixedSeconds, "transfer");
+        !status)
+      return status;
   Task task;
   task.kind = TaskKind::Transfer;
   task.device = device;
@@ -473,12 +497,8 @@ Result<ValueId> TaskGraph::addDelay(int device, double seconds,
                                     ElementType type) {
   if (Status status = checkDevice(device); !status)
     return status.withContext("delay");
-  if (!(seconds >= 0) || !std::isfinite(seconds))
-    return Status::failure("delay: duration must be finite and >= 0");
-  if (seconds > kMaxEmulatedSeconds)
-    return Status::failure("delay: duration " + formatShortest(seconds) +
-                           " s is more than the limit of " +
-                           formatShortest(kMaxEmulatedSeconds) + " s");
+  if (Status status = checkEmulatedSeconds(seconds, "delay"); !status)
+    return status;
   if (Status status = checkShape(shape); !status)
     return status.withContext("delay");
   for (size_t i = 0; i < inputs.size(); ++i)

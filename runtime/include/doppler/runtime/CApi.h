@@ -133,8 +133,8 @@ int32_t dopplerRtGraphBindArgument(DopplerRtGraph *graph, DopplerRtValue input,
                                    int32_t argument);
 /* Appends a function result; marks it as a graph output. */
 int32_t dopplerRtGraphAddResult(DopplerRtGraph *graph, DopplerRtValue value);
-/* The function's name and predicted makespan in seconds (negative: none),
- * recorded in plans and reports. `name` may be NULL. */
+/* The function's name and predicted makespan in seconds (negative or not finite:
+ * none), recorded in plans and reports. `name` may be NULL. */
 void dopplerRtGraphSetFunction(DopplerRtGraph *graph, const char *name,
                                double predictedMakespan);
 /* A transfer that takes `seconds` whatever its size (cost-only graphs). */
