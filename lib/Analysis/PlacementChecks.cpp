@@ -7,31 +7,48 @@
 using namespace mlir;
 using namespace mlir::doppler;
 
+LogicalResult mlir::doppler::verifyNotNested(FunctionOpInterface function) {
+  if (function.isExternal())
+    return success();
+  for (Block &block : function.getFunctionBody())
+    for (Operation &op : block) {
+      if (op.getNumRegions() == 0)
+        continue;
+      Operation *nested = nullptr;
+      op.walk([&](Operation *inner) {
+        if (inner != &op &&
+            isa_and_nonnull<DopplerDialect>(inner->getDialect())) {
+          nested = inner;
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+      if (!nested)
+        continue;
+      InFlightDiagnostic diag =
+          op.emitOpError()
+          << "holds '" << nested->getName()
+          << "' in a region: the placement phases place the ops directly in "
+             "a function body, so nested Doppler ops would be neither costed "
+             "nor placed; inline the region first";
+      diag.attachNote(nested->getLoc()) << "the nested op";
+      return failure();
+    }
+  return success();
+}
+
 /// Every non-terminator op directly in the body must be placed.
 LogicalResult mlir::doppler::verifyUnplaced(FunctionOpInterface function) {
   if (function.isExternal())
     return success();
   Operation *placed = nullptr;
   int64_t placedCount = 0;
-  Operation *nesting = nullptr, *nested = nullptr;
   for (Block &block : function.getFunctionBody())
-    for (Operation &op : block) {
+    for (Operation &op : block)
       if (getDevice(&op) >= 0 || isa<TransferOp, EvictOp, ReloadOp>(op)) {
         placed = placed ? placed : &op;
         ++placedCount;
       }
-      if (nesting || op.getNumRegions() == 0)
-        continue;
-      op.walk([&](Operation *inner) {
-        if (inner != &op &&
-            isa_and_nonnull<DopplerDialect>(inner->getDialect())) {
-          nesting = &op;
-          nested = inner;
-          return WalkResult::interrupt();
-        }
-        return WalkResult::advance();
-      });
-    }
   if (placed) {
     InFlightDiagnostic diag = placed->emitOpError();
     diag << "is already placed";
@@ -43,17 +60,7 @@ LogicalResult mlir::doppler::verifyUnplaced(FunctionOpInterface function) {
             "the program before placement";
     return failure();
   }
-  if (nesting) {
-    InFlightDiagnostic diag =
-        nesting->emitOpError()
-        << "holds '" << nested->getName()
-        << "' in a region: the placement phases place the ops directly in "
-           "a function body, so nested Doppler ops would be neither costed "
-           "nor placed; inline the region first";
-    diag.attachNote(nested->getLoc()) << "the nested op";
-    return failure();
-  }
-  return success();
+  return verifyNotNested(function);
 }
 
 LogicalResult mlir::doppler::verifyPlaced(FunctionOpInterface function) {
@@ -65,7 +72,7 @@ LogicalResult mlir::doppler::verifyPlaced(FunctionOpInterface function) {
                          << "); run doppler-place first";
         ok = false;
       }
-  return success(ok);
+  return success(succeeded(verifyNotNested(function)) && ok);
 }
 
 LogicalResult mlir::doppler::verifyTransfers(FunctionOpInterface function) {

@@ -2,6 +2,7 @@
 
 #include "Doppler/Analysis/PlacementGraph.h"
 #include "Doppler/Analysis/CostModel.h"
+#include "Doppler/Analysis/PlacementChecks.h"
 #include "Doppler/Dialect/DopplerOps.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -39,6 +40,8 @@ mlir::doppler::buildPlacementGraph(FunctionOpInterface function,
     return function.emitOpError()
            << "has " << body.getBlocks().size()
            << " blocks; doppler places straight-line functions only";
+  if (failed(verifyNotNested(function)))
+    return failure();
 
   auto isNode = [&](Operation &op) {
     if (op.hasTrait<OpTrait::IsTerminator>())

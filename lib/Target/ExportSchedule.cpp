@@ -144,6 +144,24 @@ std::string escapeXml(StringRef text) {
   return out;
 }
 
+/// `text` inside a double-quoted Graphviz string: quotes and backslashes
+/// escaped (a backslash would otherwise start an escape such as \l), line
+/// breaks as \n and other control characters dropped.
+std::string escapeDot(StringRef text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(c);
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (static_cast<unsigned char>(c) >= 0x20) {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 // Device colours (ColorBrewer Set2 and Dark2, readable on white).
 const char *const kPalette[] = {"#66c2a5", "#fc8d62", "#8da0cb", "#e78ac3",
                                 "#a6d854", "#ffd92f", "#e5c494", "#b3b3b3",
@@ -210,7 +228,7 @@ LogicalResult mlir::doppler::exportDot(ModuleOp module, llvm::raw_ostream &os) {
       return;
     llvm::DenseMap<Operation *, unsigned> ids;
     os << "  subgraph cluster_" << cluster++ << " {\n    label=\"@"
-       << function.getName() << "\";\n";
+       << escapeDot(function.getName()) << "\";\n";
     unsigned next = 0;
     for (Operation &op : function.getFunctionBody().getOps()) {
       if (op.hasTrait<OpTrait::IsTerminator>())
@@ -219,7 +237,7 @@ LogicalResult mlir::doppler::exportDot(ModuleOp module, llvm::raw_ostream &os) {
       ids[&op] = id;
       int64_t device = getDevice(&op);
       std::string label = labelOf(&op);
-      os << "    n" << cluster << "_" << id << " [label=\"" << escapeXml(label);
+      os << "    n" << cluster << "_" << id << " [label=\"" << escapeDot(label);
       if (device >= 0)
         os << "\\ndevice " << device;
       os << "\", fillcolor=\"" << (device >= 0 ? colour(device) : "#ffffff")

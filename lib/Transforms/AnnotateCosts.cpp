@@ -1,6 +1,7 @@
 //===- AnnotateCosts.cpp - Roofline compute and link transfer costs -------===//
 
 #include "Doppler/Analysis/CostModel.h"
+#include "Doppler/Analysis/PlacementChecks.h"
 #include "Doppler/Transforms/Passes.h"
 
 namespace mlir::doppler {
@@ -29,6 +30,14 @@ public:
   }
 
   void runOnOperation() override {
+    // Costs go on a body's top-level ops: a nested Doppler op would be left
+    // uncosted while the program looked costed.
+    bool nested = false;
+    getOperation()->walk([&](FunctionOpInterface function) {
+      nested |= failed(verifyNotNested(function));
+    });
+    if (nested)
+      return signalPassFailure();
     CostCounts counts = annotateCosts(getOperation(), *description);
     numCosted += counts.fromWork;
     numFallback += counts.asCopies;

@@ -7,7 +7,7 @@
 // JSON: "name": "ij,j->ij fused add+gelu"
 // JSON: "name": "ij->ij exp"
 // JSON: "name": "transfer ij,j->ij fused add+gelu"
-// DOT: label="ij,j-&gt;ij fused add+gelu\ndevice 0"
+// DOT: label="ij,j->ij fused add+gelu\ndevice 0"
 // SVG: <title>ij,j-&gt;ij fused add+gelu: 0 -
 func.func @placed(%x: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
   %0 = doppler.fused "ij,j->ij" "add(in0, in1); gelu(s0)" (%x, %b) {doppler.device = #doppler.device<0>}

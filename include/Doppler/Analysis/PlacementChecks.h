@@ -13,6 +13,13 @@
 
 namespace mlir::doppler {
 
+/// No op directly in the body holds Doppler ops in a region: every phase
+/// (costs, placement, simulation, the checks between them) works on a
+/// body's top-level ops, so a nested einsum would be neither costed nor
+/// placed while the program looked complete. One error per function, on
+/// the op holding the region, with a note on the nested op.
+LogicalResult verifyNotNested(FunctionOpInterface function);
+
 /// The function is input the placement phases can take: no op carries
 /// `doppler.device` and there is no `doppler.transfer` (it is not placed
 /// already: placing again would decompose blocks and add transfers on top
@@ -21,7 +28,8 @@ namespace mlir::doppler {
 /// decomposed but never costed or placed). One error per function.
 LogicalResult verifyUnplaced(FunctionOpInterface function);
 
-/// Every non-terminator op directly in the body has `doppler.device`.
+/// Every non-terminator op directly in the body has `doppler.device`, and
+/// none holds Doppler ops in a region (verifyNotNested).
 LogicalResult verifyPlaced(FunctionOpInterface function);
 
 /// Every operand produced on another device comes through a

@@ -526,7 +526,7 @@ void mlir::doppler::configureDopplerToLinalgTarget(ConversionTarget &target) {
 LogicalResult mlir::doppler::checkDopplerToLinalgSupported(Operation *root) {
   bool ok = true;
   root->walk([&](Operation *op) {
-    if (!isa<DopplerDialect>(op->getDialect()))
+    if (!isa_and_nonnull<DopplerDialect>(op->getDialect()))
       return;
     if (isa<TaskOp>(op)) {
       op->emitOpError()

@@ -17,22 +17,22 @@ void mlir::doppler::populateLinalgToDopplerPatterns(
 }
 
 bool mlir::doppler::isConversionCandidate(Operation *op) {
-  if (isa<linalg::LinalgDialect>(op->getDialect()))
+  if (isa_and_nonnull<linalg::LinalgDialect>(op->getDialect()))
     return !isa<linalg::YieldOp, linalg::IndexOp>(op);
-  if (isa<tensor::TensorDialect>(op->getDialect()))
+  if (isa_and_nonnull<tensor::TensorDialect>(op->getDialect()))
     return !isa<tensor::EmptyOp, tensor::DimOp, tensor::RankOp,
                 tensor::YieldOp>(op);
   return false;
 }
 
 bool mlir::doppler::isComputeCandidate(Operation *op) {
-  return isConversionCandidate(op) && isa<linalg::LinalgDialect>(op->getDialect());
+  return isConversionCandidate(op) && isa_and_nonnull<linalg::LinalgDialect>(op->getDialect());
 }
 
 std::string
 mlir::doppler::explainUnconvertible(Operation *op,
                                     const LinalgToDopplerOptions &options) {
-  if (isa<linalg::LinalgDialect>(op->getDialect()))
+  if (isa_and_nonnull<linalg::LinalgDialect>(op->getDialect()))
     return linalg_to_doppler::explainStructuredOp(op, options);
   return linalg_to_doppler::explainTensorOp(op);
 }
