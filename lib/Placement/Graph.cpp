@@ -7,6 +7,7 @@
 #include "Doppler/Placement/Graph.h"
 
 #include "Doppler/Support/ErrorString.h"
+#include "Doppler/Support/Limits.h"
 #include "Doppler/Support/NumberFormat.h"
 
 #include <algorithm>
@@ -237,6 +238,26 @@ std::optional<Graph> GraphBuilder::build(std::string *error) const {
                            predEdges[v].end());
   }
   graph.predOffset_[numNodes] = static_cast<int32_t>(graph.predNode_.size());
+
+  // Every makespan is at most the sum of all compute and edge costs (one
+  // device doing everything, then every transfer in turn), and every
+  // feature (levels, edge sums) at most that too; capping the sum keeps
+  // them, and the squares that standardising them takes, finite.
+  double total = 0;
+  for (double c : graph.compute_)
+    total += c;
+  for (double m : graph.edgeCost_)
+    total += m;
+  if (!(total <= doppler::kMaxTotalCost)) {
+    setError(error,
+             "the compute and transfer costs sum to " +
+                 (std::isfinite(total) ? formatShortest(total)
+                                       : std::string("more than a double holds")) +
+                 ", past the limit of " +
+                 formatShortest(doppler::kMaxTotalCost) +
+                 " (makespans and features would overflow)");
+    return std::nullopt;
+  }
 
   std::vector<int32_t> remainingInDegree;
   graph.topo_ = topologicalOrder(graph, remainingInDegree);

@@ -21,6 +21,12 @@ constexpr int64_t kMaxDevices = 4096;
 /// (an hour): longer would not be a cost model but a hang.
 constexpr double kMaxEmulatedSeconds = 3600;
 
+/// The sum of a graph's compute and transfer costs, in its cost units: every
+/// makespan and placement feature is at most that sum, so below this bound
+/// they, and the sums of their squares, stay finite in double (the 1e14 of
+/// the reference graphs' exact integers is far below it).
+constexpr double kMaxTotalCost = 1e150;
+
 } // namespace doppler
 
 #endif // DOPPLER_SUPPORT_LIMITS_H

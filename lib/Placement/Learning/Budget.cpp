@@ -64,16 +64,24 @@ std::optional<BudgetedPlacement> doppler::placement::placeWithinBudget(
     assignments.push_back(std::move(assignment));
   };
 
+  // Sampled rollouts spend the budget too: each is judged by one simulator
+  // run, so they are bounded by the runs of a budget in runs, and take at
+  // most the time of a budget in time (refinement gets what is left).
+  LearnedPolicyOptions learnedOptions = options.learned;
+  if (options.evaluations > 0 && learnedOptions.samples > options.evaluations)
+    learnedOptions.samples = static_cast<int32_t>(options.evaluations);
+  if (options.seconds > 0)
+    learnedOptions.samplingSeconds = options.seconds;
   std::optional<std::vector<DeviceId>> own =
       placeWithNamedPolicy(options.policy, graph, numDevices, options.heuristic,
-                           options.learned, error);
+                           learnedOptions, error);
   if (!own)
     return std::nullopt;
   const bool learned = options.policy == kLearnedPolicyName;
   std::string ownName = options.policy;
   if (learned)
-    ownName += options.learned.samples > 1
-                   ? " best of " + std::to_string(options.learned.samples)
+    ownName += learnedOptions.samples > 1
+                   ? " best of " + std::to_string(learnedOptions.samples)
                    : std::string(" greedy");
   addStart(std::move(ownName), std::move(*own));
 

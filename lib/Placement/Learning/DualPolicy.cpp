@@ -16,6 +16,7 @@
 #include "Doppler/Support/NumberFormat.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
@@ -236,7 +237,12 @@ PlacementResult LearnedPolicy::Impl::place(const Graph &graph,
   // 0.991 by makespan). The winner's overflow is reported.
   PlacementJudge judge(graph, numDevices, options.memoryCapacities);
   const int32_t rollouts = std::max(1, options.samples);
+  const auto begin = std::chrono::steady_clock::now();
   for (int32_t k = 0; k < rollouts; ++k) {
+    if (k > 0 && options.samplingSeconds > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin)
+                .count() >= options.samplingSeconds)
+      break;
     RolloutOptions rollout;
     rollout.candidateWindow = options.candidateWindow;
     if (options.lookaheadVisits >= 0)
@@ -342,6 +348,12 @@ LearnedPolicy::loadDefault(std::string *error) noexcept {
 bool LearnedPolicy::save(const std::string &path,
                          std::string *error) const noexcept {
   try {
+    if (std::string name = firstNonFiniteParameter(*impl_->network);
+        !name.empty()) {
+      setError(error, "not writing '" + path + "': parameter " + name +
+                          " holds a NaN or an infinity");
+      return false;
+    }
     torch::serialize::OutputArchive archive;
     writeNetwork(*impl_->network, archive);
     return saveArchiveAtomically(archive, path, error);
@@ -447,7 +459,7 @@ std::map<std::string, std::unique_ptr<LearnedPolicy>> &modelCache() {
 
 int placeEntry(const void *graphObject, int32_t numDevices,
                const char *modelPath, int32_t samples, uint64_t seed,
-               const double *memoryCapacities, int32_t *assignment,
+               double samplingSeconds, const double *memoryCapacities, int32_t *assignment,
                char *errorBuffer, size_t errorSize) {
   try {
     const Graph &graph = *static_cast<const Graph *>(graphObject);
@@ -469,6 +481,7 @@ int placeEntry(const void *graphObject, int32_t numDevices,
     PlaceOptions options;
     options.samples = samples;
     options.seed = seed;
+    options.samplingSeconds = samplingSeconds;
     if (memoryCapacities && numDevices > 0)
       options.memoryCapacities.assign(memoryCapacities,
                                       memoryCapacities + numDevices);

@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#define DOPPLER_LEARNING_ABI_VERSION 2u
+#define DOPPLER_LEARNING_ABI_VERSION 3u
 #define DOPPLER_LEARNING_ENTRY_SYMBOL "dopplerLearningEntryTable"
 
 extern "C" {
@@ -26,9 +26,11 @@ struct DopplerLearningEntryTable {
   /// NUL-terminated message (truncated to fit) to `errorBuffer`. An empty
   /// `modelPath` selects the embedded default model. `memoryCapacities`:
   /// numDevices bytes per device (infinity: unlimited), or null for none
-  /// (PlaceOptions::memoryCapacities). ABI 2 added it.
+  /// (PlaceOptions::memoryCapacities). ABI 2 added it; ABI 3 added
+  /// `samplingSeconds` (PlaceOptions::samplingSeconds).
   int (*place)(const void *graph, int32_t numDevices, const char *modelPath,
-               int32_t samples, uint64_t seed, const double *memoryCapacities,
+               int32_t samples, uint64_t seed, double samplingSeconds,
+               const double *memoryCapacities,
                int32_t *assignment, char *errorBuffer,
                size_t errorBufferSize);
 };

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -139,6 +140,11 @@ std::optional<std::vector<DeviceId>> doppler::placement::placeWithLearnedPolicy(
       *error = "the sample count must not be negative";
     return std::nullopt;
   }
+  if (!(options.samplingSeconds >= 0) || std::isinf(options.samplingSeconds)) {
+    if (error)
+      *error = "the sampling time must be finite and not negative";
+    return std::nullopt;
+  }
   if (!options.memoryCapacities.empty() &&
       options.memoryCapacities.size() != static_cast<size_t>(numDevices)) {
     if (error)
@@ -157,6 +163,7 @@ std::optional<std::vector<DeviceId>> doppler::placement::placeWithLearnedPolicy(
   char message[2048] = {0};
   if (!loaded.table->place(&graph, numDevices, options.modelPath.c_str(),
                            options.samples, options.seed,
+                           options.samplingSeconds,
                            options.memoryCapacities.empty()
                                ? nullptr
                                : options.memoryCapacities.data(),

@@ -177,6 +177,14 @@ void doppler::placement::learning::writeNetwork(
     archive.write(mangle(item.key()), item.value().detach());
 }
 
+std::string doppler::placement::learning::firstNonFiniteParameter(
+    DualPolicyNetworkImpl &network) {
+  for (const auto &item : network.named_parameters())
+    if (!torch::isfinite(item.value().detach()).all().item<bool>())
+      return item.key();
+  return {};
+}
+
 std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
     torch::serialize::InputArchive &archive, const std::string &source,
     std::string *error) {

@@ -204,6 +204,10 @@ LossTerms computeEpisodeLoss(DualPolicyNetworkImpl &network,
 /// and every parameter under its module path.
 void writeNetwork(DualPolicyNetworkImpl &network,
                   torch::serialize::OutputArchive &archive);
+/// The module path of the first parameter holding a NaN or an infinity, or
+/// "" when every value is finite. A model is never written with one: a
+/// diverged run (costs past what float32 holds) must fail, not save NaNs.
+std::string firstNonFiniteParameter(DualPolicyNetworkImpl &network);
 /// Reads a network from `archive`; errors name `source` and say what is
 /// wrong (not a model, unknown version, a missing or mis-shaped tensor).
 std::optional<DualPolicyNetwork>

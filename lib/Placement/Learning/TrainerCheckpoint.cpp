@@ -235,8 +235,15 @@ bool TrainingSession::Impl::saveModel(const std::string &pathIn,
     return false;
   }
   try {
+    DualPolicyNetworkImpl &saved =
+        options.keepBest && haveBest_ ? *best : *network;
+    if (std::string name = firstNonFiniteParameter(saved); !name.empty()) {
+      setError(error, "not writing '" + path + "': training diverged (" +
+                          name + " holds a NaN or an infinity)");
+      return false;
+    }
     torch::serialize::OutputArchive archive;
-    writeNetwork(options.keepBest && haveBest_ ? *best : *network, archive);
+    writeNetwork(saved, archive);
     return saveArchiveAtomically(archive, path, error);
   } catch (const std::exception &e) {
     setError(error, "cannot write '" + path + "': " + describeException(e));

@@ -7,7 +7,9 @@
 //      (kLearnedPolicyName) also the two heuristics it has as priors,
 //      critical-path and join-aware (microseconds each), and, when asked
 //      (LearnedPolicyOptions::samples), the best of K rollouts instead of
-//      the greedy one. Each start costs one simulator run.
+//      the greedy one. Each start costs one simulator run; the rollouts
+//      are bounded by the budget as well (at most as many as its runs,
+//      and no rollout begins past its time).
 //   2. Refinement. Simulated annealing (Search.h) from the best start, for
 //      the rest of the budget.
 //

@@ -153,6 +153,11 @@ struct PlaceOptions {
   /// the best by the simulator is kept.
   int32_t samples = 0;
   uint64_t seed = 0;
+  /// Wall-clock seconds the sampled rollouts may take, counted from the
+  /// start of the greedy one (which always runs); 0: no limit. Sampling
+  /// stops at the first rollout that would begin past it, so a budget in
+  /// time bounds `samples` as it bounds refinement.
+  double samplingSeconds = 0;
   /// SEL scores at most this many ready nodes per step, those with the
   /// largest bottom levels (see RolloutOptions::candidateWindow); 0: all.
   int32_t candidateWindow = 32;

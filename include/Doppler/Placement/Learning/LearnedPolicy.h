@@ -40,6 +40,9 @@ struct LearnedPolicyOptions {
   /// simulator is kept.
   int32_t samples = 0;
   uint64_t seed = 0;
+  /// Wall-clock seconds the sampled rollouts may take (the greedy one
+  /// always runs); 0: no limit (PlaceOptions::samplingSeconds).
+  double samplingSeconds = 0;
   /// Memory capacity of each device in bytes (numDevices values; infinity:
   /// unlimited), or empty: a memory-aware model reads them
   /// (PlaceOptions::memoryCapacities).
