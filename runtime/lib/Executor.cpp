@@ -29,6 +29,8 @@
 #include "doppler/runtime/Executor.h"
 
 #include "CpuRelax.h"
+#include "Doppler/Support/NumberFormat.h"
+#include "WorkerThread.h"
 
 #include <algorithm>
 #include <atomic>
@@ -38,6 +40,7 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <functional>
 #include <new>
 #include <thread>
 #include <unordered_map>
@@ -86,6 +89,8 @@ bool faultAppliesTo(FaultKind kind, const TaskGraph &graph, ValueId id) {
     return task.kind != TaskKind::Input && !task.runsOnCopyWorker();
   case FaultKind::Transfer:
     return task.runsOnCopyWorker();
+  case FaultKind::Hang:
+    return task.kind != TaskKind::Input;
   case FaultKind::Alloc:
     // Inputs nobody reads are never allocated.
     return task.kind != TaskKind::Input || !graph.consumers(id).empty() ||
@@ -269,6 +274,46 @@ struct DeviceMemory {
   }
 };
 
+/// What one worker runs now, for the watchdog (written by the worker,
+/// read by the thread waiting for the run).
+struct RunningSlot {
+  std::atomic<ValueId> task{-1};
+  std::atomic<int64_t> sinceNs{0};
+};
+
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             Clock::now().time_since_epoch())
+      .count();
+}
+
+/// A task's automatic watchdog bound (ExecutorOptions::taskTimeoutSeconds).
+double automaticTaskBound(const TaskGraph &graph, ValueId id) {
+  const Task &task = graph.task(id);
+  double work = static_cast<double>(graph.byteSize(id));
+  for (ValueId input : task.uniqueInputs)
+    work += static_cast<double>(graph.byteSize(input));
+  if (task.kind == TaskKind::Einsum || task.kind == TaskKind::Fused) {
+    // The iteration space: every index once, at its extent.
+    std::string seen;
+    double iterations = 1;
+    for (size_t i = 0; i < task.spec.inputs.size() && i < task.inputs.size();
+         ++i) {
+      const Shape &shape = graph.task(task.inputs[i]).shape;
+      const std::string &labels = task.spec.inputs[i];
+      for (size_t d = 0; d < labels.size() && d < shape.size(); ++d)
+        if (seen.find(labels[d]) == std::string::npos) {
+          seen.push_back(labels[d]);
+          iterations *= static_cast<double>(shape[d]);
+        }
+    }
+    work += iterations;
+  }
+  double emulated = task.seconds > 0 ? task.seconds : 0;
+  return kWatchdogFloorSeconds + work / kWatchdogPessimisticRate +
+         2 * emulated;
+}
+
 /// Everything one run mutates; workers reach it through Impl::current.
 struct RunState {
   RunState(const TaskGraph &graph, int numDevices)
@@ -303,6 +348,11 @@ struct RunState {
   /// parked, nothing can ever free memory for them: a memory deadlock.
   std::atomic<int64_t> active{0};
   std::atomic<bool> failed{false};
+  /// The watchdog gave up on the run (an injected hang then returns).
+  std::atomic<bool> abandoned{false};
+  /// Per worker (Impl::slotOf): the task it runs now (-1: none) and since
+  /// when (steady-clock nanoseconds), for the watchdog.
+  std::unique_ptr<RunningSlot[]> running;
   std::mutex errorMutex;
   std::string error;
 };
@@ -324,12 +374,14 @@ struct Executor::Impl {
       computeQueues.push_back(std::make_unique<ReadyQueue>());
       copyQueues.push_back(std::make_unique<ReadyQueue>());
     }
-    for (int d = 0; d < numDevices; ++d) {
-      workers.emplace_back([this, d] {
+    bool started = true;
+    for (int d = 0; d < numDevices && started; ++d) {
+      started = startWorker(d, [this, d] {
         workerLoop(*computeQueues[d], d, WorkerKind::Compute, 0);
       });
-      for (int lane = 0; lane < options.copyWorkersPerDevice; ++lane)
-        workers.emplace_back([this, d, lane] {
+      for (int lane = 0; lane < options.copyWorkersPerDevice && started;
+           ++lane)
+        started = startWorker(d, [this, d, lane] {
           workerLoop(*copyQueues[d], d, WorkerKind::Copy, lane);
         });
     }
@@ -345,8 +397,30 @@ struct Executor::Impl {
         std::lock_guard<std::mutex> lock(queue->mutex);
         queue->wakeUp.notify_all();
       }
-    for (std::thread &worker : workers)
+    for (detail::WorkerThread &worker : workers)
       worker.join();
+  }
+
+  /// Starts a worker thread of device `device` (with a bounded stack,
+  /// WorkerThread). When the host cannot create one more thread (a thread
+  /// or address-space limit: thousands of virtual devices under
+  /// `ulimit -v`), records the error that every run then returns, instead
+  /// of ending the process.
+  bool startWorker(int device, std::function<void()> body) {
+    Result<detail::WorkerThread> thread =
+        detail::WorkerThread::start(std::move(body));
+    if (thread) {
+      workers.push_back(std::move(*thread));
+      return true;
+    }
+    std::lock_guard<std::mutex> lock(workerStartMutex);
+    workerError = "cannot start worker thread " +
+                  std::to_string(workers.size() + 1) + " (device " +
+                  std::to_string(device) + " of " +
+                  std::to_string(numDevices) + "): " + thread.message() +
+                  "; this host cannot run that many virtual devices (use "
+                  "fewer devices, or raise its thread and memory limits)";
+    return false;
   }
 
   /// What admit() decided for a task a worker popped.
@@ -385,9 +459,30 @@ struct Executor::Impl {
   ExecutorOptions options;
   int numDevices = 0;
   std::vector<std::unique_ptr<ReadyQueue>> computeQueues, copyQueues;
-  std::vector<std::thread> workers;
+  std::vector<detail::WorkerThread> workers;
   std::atomic<bool> shutdown{false};
   Clock::duration idleSpin{0};
+
+  /// Where worker (device, kind, lane) records what it runs
+  /// (RunState::running).
+  int slotOf(int device, WorkerKind kind, int lane) const {
+    return device * (1 + options.copyWorkersPerDevice) +
+           (kind == WorkerKind::Compute ? 0 : 1 + lane);
+  }
+  /// Waits for `run` to drain; with a watchdog, fails it when a task runs
+  /// past its bound. False when a task did not return even then: the run's
+  /// state must be left to its thread.
+  bool waitForRun(RunState &run);
+  /// The first task running past its watchdog bound, described; "" if none.
+  std::string lateTask(RunState &run) const;
+
+  /// An injected hang waits here until the watchdog abandons its run.
+  std::mutex hangMutex;
+  std::condition_variable hangWake;
+  /// Set when the watchdog had to abandon a run whose task never returned:
+  /// every later run fails with it, and the executor is never destroyed
+  /// (its stuck thread still uses it).
+  std::atomic<bool> abandonedRun{false};
 
   std::mutex workerStartMutex; ///< Guards the two fields below.
   std::condition_variable workerStarted;
@@ -675,12 +770,22 @@ Status Executor::Impl::executeTask(RunState &run, ValueId id, WorkerKind kind,
                                    int lane) {
   const Task &task = run.graph.task(id);
   // The only cost of fault injection when it is off: one comparison.
+  RunningSlot &slot = run.running[slotOf(task.device, kind, lane)];
   if (id == run.faultTask) {
     // Kernel and transfer faults strike after the output was allocated, as
     // a real one would, so that the failure path must free it.
     if (run.faultKind != FaultKind::Alloc)
       if (Status status = allocateValue(run, id); !status)
         return status;
+    if (run.faultKind == FaultKind::Hang) {
+      slot.sinceNs.store(nowNs(), std::memory_order_relaxed);
+      slot.task.store(id, std::memory_order_release);
+      std::unique_lock<std::mutex> lock(hangMutex);
+      hangWake.wait(lock, [&] {
+        return run.abandoned.load() || shutdown.load();
+      });
+      slot.task.store(-1, std::memory_order_release);
+    }
     return injectedFailure(run.faultKind, run.graph.byteSize(id));
   }
   if (Status status = allocateValue(run, id); !status)
@@ -699,7 +804,10 @@ Status Executor::Impl::executeTask(RunState &run, ValueId id, WorkerKind kind,
   launch.output = run.buffers[id];
   launch.lane = lane;
   Clock::time_point start = Clock::now();
+  slot.sinceNs.store(nowNs(), std::memory_order_relaxed);
+  slot.task.store(id, std::memory_order_release);
   Status status = backend->execute(launch);
+  slot.task.store(-1, std::memory_order_release);
   Clock::time_point end = Clock::now();
   TaskTiming &timing = run.timings[id];
   timing.start = secondsBetween(run.start, start);
@@ -805,6 +913,9 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
     if (!workerError.empty())
       return Status::failure(workerError);
   }
+  if (abandonedRun.load())
+    return Status::failure("the executor abandoned an earlier run whose task "
+                           "never returned; start a new process");
   if (Status status = validate(graph, inputs); !status)
     return status;
   Result<PreparedGraph *> preparedGraph = prepare(graph);
@@ -815,7 +926,11 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
   if (!faultTask)
     return faultTask.status();
 
-  RunState run(graph, numDevices);
+  // On the heap: a run the watchdog abandons is left to its stuck thread.
+  auto state = std::make_unique<RunState>(graph, numDevices);
+  RunState &run = *state;
+  run.running.reset(new RunningSlot[numDevices *
+                                    (1 + options.copyWorkersPerDevice)]);
   run.prepared = *preparedGraph;
   run.faultTask = *faultTask;
   run.faultKind = options.fault.kind;
@@ -883,12 +998,13 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
   // (e.g. bad_alloc making a host copy of an output).
   struct ReleaseAll {
     Impl &impl;
-    RunState &run;
+    std::unique_ptr<RunState> &state;
     ~ReleaseAll() {
-      for (ValueId id = 0; id < run.graph.size(); ++id)
-        impl.freeValue(run, id);
+      if (state) // not abandoned
+        for (ValueId id = 0; id < state->graph.size(); ++id)
+          impl.freeValue(*state, id);
     }
-  } releaseAll{*this, run};
+  } releaseAll{*this, state};
 
   // Graph inputs are available from the start: upload those anyone reads.
   for (ValueId id = 0; id < graph.size(); ++id) {
@@ -936,8 +1052,14 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
       enqueue(run, id);
     if (run.active.fetch_sub(1) == 1)
       onStall(run);
-    std::unique_lock<std::mutex> lock(doneMutex);
-    done.wait(lock, [&] { return run.remaining.load() == 0; });
+    if (!waitForRun(run)) {
+      // A task never returned: its thread still uses the run's state and
+      // buffers, so both are left to it.
+      std::string error = run.error;
+      (void)state.release();
+      abandonedRun.store(true);
+      return Status::failure(error);
+    }
   }
   current = nullptr;
 
@@ -992,6 +1114,54 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
   return result;
 }
 
+std::string Executor::Impl::lateTask(RunState &run) const {
+  const int64_t now = nowNs();
+  const int slots = numDevices * (1 + options.copyWorkersPerDevice);
+  for (int i = 0; i < slots; ++i) {
+    ValueId id = run.running[i].task.load(std::memory_order_acquire);
+    if (id < 0)
+      continue;
+    double seconds =
+        (now - run.running[i].sinceNs.load(std::memory_order_relaxed)) * 1e-9;
+    double bound = options.taskTimeoutSeconds > 0
+                       ? options.taskTimeoutSeconds
+                       : automaticTaskBound(run.graph, id);
+    if (seconds > bound)
+      return taskContext(run.graph, id) + ": did not finish within " +
+             formatShortest(bound) + " s" +
+             " (the watchdog's bound; --task-timeout sets it)";
+  }
+  return {};
+}
+
+bool Executor::Impl::waitForRun(RunState &run) {
+  auto drained = [&] { return run.remaining.load() == 0; };
+  std::unique_lock<std::mutex> lock(doneMutex);
+  if (options.taskTimeoutSeconds == 0) {
+    done.wait(lock, drained);
+    return true;
+  }
+  // Ticks of a fifth of a second: a late task is found within that of its
+  // bound, and a run pays nothing while it is busy.
+  const auto tick = std::chrono::milliseconds(200);
+  while (!done.wait_for(lock, tick, drained)) {
+    std::string late = lateTask(run);
+    if (late.empty())
+      continue;
+    lock.unlock();
+    fail(run, late);
+    {
+      std::lock_guard<std::mutex> hangLock(hangMutex);
+      run.abandoned.store(true);
+    }
+    hangWake.notify_all();
+    lock.lock();
+    // The others skip their tasks now; the late one may still return.
+    return done.wait_for(lock, std::chrono::seconds(2), drained);
+  }
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // Backend defaults
 //===----------------------------------------------------------------------===//
@@ -1015,7 +1185,12 @@ void Backend::deallocateHost(DeviceBuffer buffer) { std::free(buffer.data); }
 Executor::Executor(std::unique_ptr<Backend> backend, ExecutorOptions options)
     : impl_(std::make_unique<Impl>(std::move(backend), std::move(options))) {}
 
-Executor::~Executor() = default;
+Executor::~Executor() {
+  // A task the watchdog gave up on may still run on a worker that uses the
+  // executor: leave it to the process's end rather than free it under it.
+  if (impl_ && impl_->abandonedRun.load())
+    (void)impl_.release();
+}
 
 Result<RunResult> Executor::run(const TaskGraph &graph,
                                 const InputBindings &inputs) {
@@ -1105,6 +1280,8 @@ std::string_view faultKindName(FaultKind kind) {
     return "alloc";
   case FaultKind::Transfer:
     return "transfer";
+  case FaultKind::Hang:
+    return "hang";
   }
   return "unknown";
 }
@@ -1112,8 +1289,8 @@ std::string_view faultKindName(FaultKind kind) {
 Result<FaultInjection> parseFaultInjection(std::string_view text) {
   auto invalid = [&] {
     return Status::failure("invalid fault '" + std::string(text) +
-                           "' (expected KIND:TASK with KIND kernel, alloc or "
-                           "transfer and TASK a task id or #N, the Nth task "
+                           "' (expected KIND:TASK with KIND kernel, alloc, "
+                           "transfer or hang and TASK a task id or #N, the Nth task "
                            "of that kind)");
   };
   size_t colon = text.find(':');
@@ -1121,8 +1298,8 @@ Result<FaultInjection> parseFaultInjection(std::string_view text) {
     return invalid();
   FaultInjection fault;
   std::string_view kind = text.substr(0, colon), task = text.substr(colon + 1);
-  for (FaultKind candidate :
-       {FaultKind::Kernel, FaultKind::Alloc, FaultKind::Transfer})
+  for (FaultKind candidate : {FaultKind::Kernel, FaultKind::Alloc,
+                              FaultKind::Transfer, FaultKind::Hang})
     if (kind == faultKindName(candidate))
       fault.kind = candidate;
   bool nth = !task.empty() && task.front() == '#';

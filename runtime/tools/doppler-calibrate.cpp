@@ -62,6 +62,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <new>
 #include <optional>
 #include <random>
 #include <thread>
@@ -525,7 +526,8 @@ void printFigures(const Options &options, const Figures &figures, int busy,
 
 } // namespace
 
-int main(int argc, char **argv) {
+namespace {
+int calibrate(int argc, char **argv) {
   Options options;
   if (std::optional<int> exitCode = parseArguments(argc, argv, options))
     return *exitCode;
@@ -576,4 +578,16 @@ int main(int argc, char **argv) {
     printFigures(options, figures, busy, cores);
   }
   return 0;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  // Many devices on a small host (a task graph, buffers and a worker stack
+  // per device) can run out of address space: one error line, not an abort.
+  try {
+    return calibrate(argc, argv);
+  } catch (const std::bad_alloc &) {
+    return fail("out of host memory (std::bad_alloc); use fewer devices or "
+                "smaller sizes");
+  }
 }

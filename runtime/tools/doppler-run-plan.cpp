@@ -13,6 +13,7 @@
 //                    [--trace FILE] [--write-outputs FILE] [--json]
 //                    [--idle-spin-us N] [--memory-limit BYTES]
 //                    [--memory-policy fail|wait] [--inject-fault KIND:TASK]
+//                    [--task-timeout SECONDS]
 //
 // Exit status: 0 on success, 1 on any error (one line on stderr).
 //
@@ -41,6 +42,7 @@ struct Options {
       memoryPolicy = "fail";
   tools::BackendChoice backend;
   int64_t devices = 0, repeat = 3, seed = 0, idleSpin = -1, memoryLimit = 0;
+  double taskTimeout = -1;
   bool json = false;
 };
 
@@ -95,9 +97,15 @@ std::optional<int> parseArguments(int argc, char **argv, Options &opts) {
                      "(default fail)",
                      "needs fail or wait", {"fail", "wait"}),
           textOption({"--inject-fault"}, &opts.fault, "KIND:TASK",
-                     "testing: make one task fail (KIND kernel, alloc or "
-                     "transfer; TASK a task id or #N, the Nth of that kind)",
+                     "testing: make one task fail (KIND kernel, alloc, "
+                     "transfer or hang; TASK a task id or #N, the Nth of "
+                     "that kind)",
                      "needs KIND:TASK"),
+          numberOption({"--task-timeout"}, &opts.taskTimeout, "SECONDS",
+                       "watchdog: a task running longer ends the run with "
+                       "an error naming it (default: 30 s plus its work at "
+                       "a pessimistic rate; 0: off)",
+                       "needs a non-negative number", 0),
       });
   parser.positionalName = "PLAN.json";
   parser.positionalWhat = "plan file";
@@ -177,6 +185,7 @@ int main(int argc, char **argv) {
       std::max<int64_t>(-1, std::min<int64_t>(opts.idleSpin, 1000000)));
   options.memoryLimits.assign(static_cast<size_t>(opts.devices),
                               static_cast<uint64_t>(opts.memoryLimit));
+  options.taskTimeoutSeconds = opts.taskTimeout;
   if (!opts.fault.empty()) {
     Result<FaultInjection> fault = parseFaultInjection(opts.fault);
     if (!fault)

@@ -136,9 +136,15 @@ cl::opt<int> idleSpin(
     cl::init(-1), cl::cat(category));
 cl::opt<std::string> injectFault(
     "inject-fault",
-    cl::desc("Testing: make one task fail (KIND kernel, alloc or transfer; "
-             "TASK a task id or #N, the Nth task of that kind)"),
+    cl::desc("Testing: make one task fail (KIND kernel, alloc, transfer or "
+             "hang; TASK a task id or #N, the Nth task of that kind)"),
     cl::value_desc("KIND:TASK"), cl::init(""), cl::cat(category));
+cl::opt<double> taskTimeout(
+    "task-timeout",
+    cl::desc("Watchdog: a task running longer than this ends the run with an "
+             "error naming it (default: 30 s plus its work at a pessimistic "
+             "rate; 0: off)"),
+    cl::value_desc("SECONDS"), cl::init(-1), cl::cat(category));
 cl::opt<std::string> inputsPolicy(
     "inputs",
     cl::desc("Where arguments live: every-user (a copy on every device "
@@ -494,6 +500,7 @@ std::optional<int> runPlan(const rt::Plan &plan, int devices,
     executorOptions.memoryLimits.assign(static_cast<size_t>(devices),
                                         static_cast<uint64_t>(memoryLimit));
   executorOptions.idleSpinMicroseconds = idleSpin;
+  executorOptions.taskTimeoutSeconds = taskTimeout;
   if (!injectFault.empty()) {
     rt::Result<rt::FaultInjection> fault =
         rt::parseFaultInjection(injectFault);
@@ -622,6 +629,10 @@ int main(int argc, char **argv) {
     return fail("--repeat must be >= 1");
   if (!(tolerance >= 0))
     return fail("--tolerance must be a non-negative number");
+  if (taskTimeout.getNumOccurrences() &&
+      (!(taskTimeout >= 0) || !std::isfinite(taskTimeout)))
+    return fail("--task-timeout must be a finite number of seconds >= 0 (0: "
+                "no watchdog)");
   if (!(linkBandwidth >= 0) || !std::isfinite(linkBandwidth) ||
       !(linkLatency >= 0) || !std::isfinite(linkLatency))
     return fail("--link-bandwidth and --link-latency must be finite and >= 0");

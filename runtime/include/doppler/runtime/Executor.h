@@ -85,6 +85,8 @@ enum class FaultKind : uint8_t {
             ///< graph inputs included: those fail before the run starts).
   Transfer, ///< A copy (transfer, evict, reload) fails, after its output
             ///< was allocated.
+  Hang,     ///< A task (compute or copy) never finishes, after its output
+            ///< was allocated: the watchdog must end the run.
 };
 
 std::string_view faultKindName(FaultKind kind);
@@ -106,8 +108,8 @@ struct FaultInjection {
   bool enabled() const { return kind != FaultKind::None; }
 };
 
-/// Parses "KIND:TASK" (the `--inject-fault` syntax): KIND is kernel, alloc
-/// or transfer; TASK a task id, or #N for the Nth task of that kind.
+/// Parses "KIND:TASK" (the `--inject-fault` syntax): KIND is kernel, alloc,
+/// transfer or hang; TASK a task id, or #N for the Nth task of that kind.
 Result<FaultInjection> parseFaultInjection(std::string_view text);
 
 struct ExecutorOptions {
@@ -127,7 +129,21 @@ struct ExecutorOptions {
   int idleSpinMicroseconds = -1;
   /// Testing only: a task to fail on purpose (see FaultInjection).
   FaultInjection fault;
+  /// The watchdog: a task (kernel or copy) still running after this many
+  /// seconds ends the run with an error naming it and its device.
+  /// Negative: automatic, per task, kWatchdogFloorSeconds plus its work
+  /// (bytes read and written, and an einsum's iterations) at
+  /// kWatchdogPessimisticRate per second, plus a fixed duration it
+  /// emulates. 0: no watchdog. A task cannot be interrupted: when it does
+  /// not return once the run is failed, its thread and the run's state are
+  /// abandoned, and the executor refuses further runs (end the process).
+  double taskTimeoutSeconds = -1;
 };
+
+/// The automatic watchdog bound of a task: this floor, plus its work at the
+/// pessimistic rate (far below any real kernel's or link's).
+constexpr double kWatchdogFloorSeconds = 30;
+constexpr double kWatchdogPessimisticRate = 1e7;
 
 /// When and where one task ran. Times are seconds since the run started.
 struct TaskTiming {
