@@ -93,6 +93,10 @@ CASES = {
                      (r(4, 3, 2), pos(4, 3))),
     "rms_norm_by_hand": (lambda x, w: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w,
                          (r(2, 3, 8), r(8))),
+    "group_norm": (nn.GroupNorm(2, 4), (r(2, 4, 3, 5),)),
+    "F.group_norm": (lambda x, w, b: F.group_norm(x, 3, w, b), (r(2, 6, 4), r(6), r(6))),
+    "F.pad": (lambda x: F.pad(x, (1, 2, 0, 1), value=0.5) + F.pad(x, (-1, 1, 0, 0)).sum(),
+              (r(2, 3, 4),)),
     # convolutions (stride 1: per-offset contractions and adds)
     "conv1d": (nn.Conv1d(4, 6, 3), (r(2, 4, 9),)),
     "conv1d_padding_dilation": (nn.Conv1d(4, 6, 3, padding=2, dilation=2), (r(2, 4, 9),)),
