@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: the lit regression tests and the
 # GoogleTest suites (lit runs both), then the Python frontend's pytest suite
-# (python/tests), the MLIR-free tests under ASan+UBSan
+# (python/tests, under Debian's torch 1.13 and under PyPI's torch 2.15 with
+# the model zoo), the MLIR-free tests under ASan+UBSan
 # (scripts/sanitize.sh address) and a libFuzzer smoke run (scripts/fuzz.sh
 # smoke). Ends with one line "tests: N passed, M failed[, K
 # skipped]" (all of them together) and a non-zero status if anything failed.
@@ -9,17 +10,40 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DOPPLER_BUILD_DIR:-$root/build}
 bash "$root/scripts/setup.sh" || exit 1
+
+# The virtual environments under the build tree (installed once, no-ops
+# afterwards): IREE 3.13 for test/Integration/IREE, and today's PyTorch
+# (2.15, torchvision, transformers 5.23) for the torch.export path and the
+# model zoo. They download while the build compiles (network against CPU),
+# which saves their install time (3-4 minutes) on a fresh machine.
+mkdir -p "$build"
+DOPPLER_BUILD_DIR="$build" bash "$root/scripts/setup_iree.sh" >"$build/setup-iree.log" 2>&1 &
+iree_pid=$!
+DOPPLER_BUILD_DIR="$build" bash "$root/scripts/setup_torch.sh" >"$build/setup-torch.log" 2>&1 &
+torch_pid=$!
+
 bash "$root/scripts/build.sh" >"$root/build.log" 2>&1 || {
   tail -n 60 "$root/build.log"; echo "tests: 0 passed, 1 failed (build failed)"; exit 1; }
 
-# IREE 3.13 for test/Integration/IREE (a venv under the build tree, installed
-# once). Without it those tests report themselves unsupported; in CI
-# (CI=true) they must run, so a failed install fails the run.
-if ! DOPPLER_BUILD_DIR="$build" bash "$root/scripts/setup_iree.sh" >/dev/null; then
+# Without IREE those tests report themselves unsupported, and without torch
+# 2.15 its tests are skipped; in CI (CI=true) both must run, so a failed
+# install fails the run.
+if ! wait "$iree_pid"; then
+  cat "$build/setup-iree.log"
   if [[ ${CI:-} == true ]]; then
     echo "tests: 0 passed, 1 failed (IREE could not be installed)"; exit 1
   fi
   echo "IREE 3.13 not installed: test/Integration/IREE will be unsupported"
+fi
+torch_python=
+if wait "$torch_pid"; then
+  torch_python=$(tail -n 1 "$build/setup-torch.log")
+else
+  cat "$build/setup-torch.log"
+  if [[ ${CI:-} == true ]]; then
+    echo "tests: 0 passed, 1 failed (torch 2.15 could not be installed)"; exit 1
+  fi
+  echo "torch 2.15 not installed: the torch.export path and the model zoo are not tested"
 fi
 
 log=$(mktemp)
@@ -38,21 +62,35 @@ failed=$(( $(count Failed) + $(count Unexpectedly) + $(count Unresolved) + $(cou
 skipped=$(( $(count Unsupported) + $(count Skipped) ))
 if (( status != 0 && failed == 0 )); then failed=1; fi
 
-# The Python frontend's pytest suite (Debian's interpreter: python3 on PATH
-# may be another one, without python3-torch). Its summary line:
+# The Python frontend's pytest suite, twice: under Debian's torch 1.13
+# (/usr/bin/python3: python3 on PATH may be another one, without
+# python3-torch; the fx tracers), and under today's PyTorch from PyPI (the
+# torch-venv above: torch.export, Core ATen and the model zoo of
+# python/tests/zoo, which Debian's run skips). Each summary line reads
 # "96 passed, 1 skipped in 15.86s".
-DOPPLER_BUILD_DIR="$build" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
-  "$root/python/tests" 2>&1 | tee "$log"
-pytest_status=${PIPESTATUS[0]}
-summary=$(tail -n 1 "$log")
-pycount() { sed -nE "s/.*[^0-9]([0-9]+) $1.*/\1/p; s/^([0-9]+) $1.*/\1/p" <<<"$summary" | head -n 1; }
-py_passed=$(pycount passed); py_failed=$(pycount failed); py_errors=$(pycount error)
-py_skipped=$(pycount skipped)
-passed=$(( passed + ${py_passed:-0} ))
-failed=$(( failed + ${py_failed:-0} + ${py_errors:-0} ))
-skipped=$(( skipped + ${py_skipped:-0} ))
-if (( pytest_status != 0 && ${py_failed:-0} + ${py_errors:-0} == 0 )); then failed=$(( failed + 1 )); fi
-if (( pytest_status != 0 )); then status=1; fi
+run_pytest() {
+  local python=$1
+  DOPPLER_BUILD_DIR="$build" "$python" -m pytest -q -p no:cacheprovider \
+    "$root/python/tests" 2>&1 | tee "$log"
+  local pytest_status=${PIPESTATUS[0]}
+  local summary
+  summary=$(tail -n 1 "$log")
+  pycount() { sed -nE "s/.*[^0-9]([0-9]+) $1.*/\1/p; s/^([0-9]+) $1.*/\1/p" <<<"$summary" | head -n 1; }
+  local py_passed py_failed py_errors py_skipped
+  py_passed=$(pycount passed); py_failed=$(pycount failed); py_errors=$(pycount error)
+  py_skipped=$(pycount skipped)
+  passed=$(( passed + ${py_passed:-0} ))
+  failed=$(( failed + ${py_failed:-0} + ${py_errors:-0} ))
+  skipped=$(( skipped + ${py_skipped:-0} ))
+  if (( pytest_status != 0 && ${py_failed:-0} + ${py_errors:-0} == 0 )); then failed=$(( failed + 1 )); fi
+  if (( pytest_status != 0 )); then status=1; fi
+}
+run_pytest /usr/bin/python3
+if [[ -n $torch_python ]]; then
+  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 run_pytest "$torch_python"
+else
+  skipped=$(( skipped + 1 ))
+fi
 
 # The MLIR-free tests again under ASan+UBSan (scripts/sanitize.sh, its own
 # build in build-asan/: about 4.5 minutes from scratch on 2 cores, seconds
