@@ -10,20 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DOPPLER_BUILD_DIR:-$root/build}
 venv=${1:-$build/iree-venv}
 version=3.13.0
-stamp=$venv/.doppler-iree-$version
-if [[ -f $stamp && -x $venv/bin/iree-compile && -x $venv/bin/iree-run-module ]]; then
-  echo "$venv/bin"; exit 0
-fi
-mkdir -p "$(dirname "$venv")"
-python=${PYTHON:-python3}
-log=$(mktemp)
-if ! { "$python" -m venv "$venv" &&
-       "$venv/bin/python" -m pip install --quiet --retries 1 --timeout 60 \
-         "iree-base-compiler==$version" "iree-base-runtime==$version" numpy; } >"$log" 2>&1; then
-  cat "$log" >&2; rm -f "$log"
-  echo "setup_iree.sh: could not install IREE $version into $venv" >&2
-  exit 1
-fi
-rm -f "$log"
-touch "$stamp"
+source "$root/scripts/venv.sh"
+install_venv "$venv" ".doppler-iree-$version" "IREE $version" \
+  "iree-base-compiler==$version" "iree-base-runtime==$version" numpy
 echo "$venv/bin"

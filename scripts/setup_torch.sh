@@ -9,23 +9,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DOPPLER_BUILD_DIR:-$root/build}
 venv=${1:-$build/torch-venv}
-torch_version=2.15.*
-transformers_version=5.23.*
-stamp=$venv/.doppler-torch-2.15-transformers-5.23
-if [[ -f $stamp && -x $venv/bin/python ]]; then
-  echo "$venv/bin/python"; exit 0
-fi
-mkdir -p "$(dirname "$venv")"
-python=${PYTHON:-python3}
-log=$(mktemp)
-if ! { "$python" -m venv "$venv" &&
-       "$venv/bin/python" -m pip install --quiet --retries 1 --timeout 120 \
-         "torch==$torch_version" torchvision "transformers==$transformers_version" \
-         pytest numpy; } >"$log" 2>&1; then
-  cat "$log" >&2; rm -f "$log"
-  echo "setup_torch.sh: could not install torch $torch_version into $venv" >&2
-  exit 1
-fi
-rm -f "$log"
-touch "$stamp"
+source "$root/scripts/venv.sh"
+install_venv "$venv" .doppler-torch-2.15-transformers-5.23 "torch 2.15" \
+  "torch==2.15.*" torchvision "transformers==5.23.*" pytest numpy
 echo "$venv/bin/python"
