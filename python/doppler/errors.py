@@ -46,8 +46,13 @@ def _model_frame(trace):
             frames.append([stripped])
         elif frames and len(frames[-1]) == 1:
             frames[-1].append(stripped)
-    torch_dir = os.path.dirname(torch.__file__)
-    own = [f for f in frames if torch_dir not in f[0]] or frames
+    torch_dir = os.path.realpath(os.path.dirname(torch.__file__)) + os.sep
+
+    def in_torch(frame):
+        path = frame[0].split('"')[1] if frame[0].count('"') >= 2 else ""
+        return os.path.realpath(path).startswith(torch_dir)
+
+    own = [f for f in frames if not in_torch(f)] or frames
     if not own:
         return None
     # torch 1.x records the innermost frame first, torch 2.x last.

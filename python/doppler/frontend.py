@@ -560,6 +560,8 @@ class Importer:
                     self.env[n] = value
             elif n.op == "get_attr":  # a parameter
                 self.env[n] = self.param(n.target)
+            elif n in values and values[n] is None:
+                self.env[n] = None  # e.g. the attention weights not asked for
             elif not _contains_tensor(values.get(n, torch.empty(0))):
                 if not _static_query(n):
                     raise UnsupportedError(

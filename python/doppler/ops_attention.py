@@ -9,7 +9,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .frontend import Const
+from .frontend import Const, Unavailable
 from .ir import LETTERS
 from .ops_common import _is_number
 from .ops_layout import transpose
@@ -160,7 +160,7 @@ def embedding_module(ctx, module, name, input):
 
 
 def _sdpa(ctx, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
-          enable_gqa=False):
+          enable_gqa=False, _shape=None):
     if dropout_p:
         raise ctx.unsupported("scaled_dot_product_attention with dropout_p > 0")
     if enable_gqa:
@@ -190,9 +190,63 @@ def _sdpa(ctx, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
             mask = ctx.val(attn_mask)
         scores = bld.elementwise("add", [scores, mask], s_shape)
     p = _softmax(ctx, scores, -1)
-    return _matmul(ctx, p, v, ctx.shape)
+    return _matmul(ctx, p, v, ctx.shape if _shape is None else _shape)
 
 
 register(getattr(F, "scaled_dot_product_attention", None), "aten.scaled_dot_product_attention")(
     _sdpa)
 
+
+
+@register_module(nn.MultiheadAttention)
+def multihead_attention_module(ctx, module, name, query, key, value, key_padding_mask=None,
+                               need_weights=True, attn_mask=None, average_attn_weights=True,
+                               is_causal=False):
+    """nn.MultiheadAttention as a leaf module of symbolic_trace (torch 1.x):
+    the packed input projection viewed as [3, heads, head_dim, embed] (one
+    einsum per q, k, v, heads split for free), scaled dot-product attention,
+    and the output projection viewed as [embed, heads, head_dim]. The
+    attention weights are not computed."""
+    if key_padding_mask is not None or module.bias_k is not None or module.add_zero_attn \
+            or not module._qkv_same_embed_dim or (module.training and module.dropout > 0):
+        raise ctx.unsupported("nn.MultiheadAttention with key_padding_mask, bias_k/bias_v, "
+                              "add_zero_attn, separate k/v dims or dropout in training")
+    bld = ctx.builder
+    e, h = module.embed_dim, module.num_heads
+    d = e // h
+    q, k, v = (ctx.val(t) for t in (query, key, value))
+    if not module.batch_first:  # (L, N, E) -> (N, L, E): a free view
+        q, k, v = (transpose(ctx, t, 0, 1) if t.rank == 3 else t for t in (q, k, v))
+    w = ctx.reshaped_argument(ctx.param(name + ".in_proj_weight"), [3, h, d, e])
+    b = ctx.reshaped_argument(ctx.param(name + ".in_proj_bias"), [3, h, d]) \
+        if module.in_proj_bias is not None else None
+    lead = LETTERS[:q.rank - 1]
+    s_, hl, dl, el = LETTERS[q.rank - 1:q.rank + 3]
+    heads = []
+    for i, x in enumerate((q, k, v)):
+        shape = tuple(x.shape[:-1]) + (h, d)
+        y = bld.einsum([(x, lead + el), (bld.slice(w, 0, i, 1), s_ + hl + dl + el)],
+                       lead + hl + dl, shape, "mul", agg="add")
+        if b is not None:
+            y = bld.einsum([(y, lead + hl + dl), (bld.slice(b, 0, i, 1), s_ + hl + dl)],
+                           lead + hl + dl, shape, "add", agg="add")
+        heads.append(transpose(ctx, y, -3, -2))  # (..., H, L, D)
+    mask = attn_mask
+    if mask is not None and isinstance(mask, Const) and mask.value.dtype == torch.bool:
+        add = torch.zeros(mask.value.shape, dtype=ctx.dtype).masked_fill(mask.value,
+                                                                         float("-inf"))
+        mask = ctx.constant(mask, add, f"{mask.node.name}.additive")  # True: masked out
+    length, source = heads[0].shape[-2], heads[1].shape[-2]
+    out_shape = tuple(heads[0].shape[:-2]) + (length, d)
+    o = _sdpa(ctx, heads[0], heads[1], heads[2], mask, is_causal=is_causal, _shape=out_shape)
+    o = transpose(ctx, o, -3, -2)  # (..., L, H, D)
+    wo = ctx.reshaped_argument(ctx.param(name + ".out_proj.weight"), [e, h, d])
+    y_shape = tuple(o.shape[:-2]) + (e,)
+    y = bld.einsum([(o, lead + hl + dl), (wo, el + hl + dl)], lead + el, y_shape, "mul",
+                   agg="add")
+    if module.out_proj.bias is not None:
+        y = bld.elementwise("add", [y, ctx.param(name + ".out_proj.bias")], y_shape)
+    if not module.batch_first and y.rank == 3:
+        y = transpose(ctx, y, 0, 1)
+    return [y, Unavailable("the attention weights of nn.MultiheadAttention (pass "
+                           "need_weights=False)") if need_weights else None]

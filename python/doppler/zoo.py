@@ -231,10 +231,11 @@ class Row:
         self.skipped = None
 
 
-def check(name, exported=False, devices=4, system="cpu4", **run_options):
+def check(name, exported=False, traced=False, devices=4, system="cpu4", **run_options):
     """Imports and runs zoo model `name` (as an ExportedProgram with
-    exported=True); returns (Row, expected, RunResult or None)."""
-    from . import api
+    exported=True, as torch.fx.symbolic_trace's GraphModule with
+    traced=True); returns (Row, expected, RunResult or None)."""
+    from . import api, sources
     library = MODELS[name][0]
     row = Row(name, library)
     if not available(name):
@@ -248,6 +249,8 @@ def check(name, exported=False, devices=4, system="cpu4", **run_options):
         subject = model
         if exported:
             subject = torch.export.export(model, inputs, strict=False)
+        elif traced:
+            subject = sources.trace(model, inputs)
         program = api.exported(subject, inputs)
     except DopplerError as e:
         row.error = _short(e)
@@ -308,6 +311,9 @@ def main(argv=None):
     parser.add_argument("--table", help="write the Markdown table to this file")
     parser.add_argument("--exported", action="store_true",
                         help="hand each model over as a torch.export ExportedProgram")
+    parser.add_argument("--traced", action="store_true",
+                        help="hand each model over as torch.fx.symbolic_trace's GraphModule "
+                        "(torch 1.x's path)")
     parser.add_argument("--devices", type=int, default=4)
     parser.add_argument("--system", default="cpu4")
     args = parser.parse_args(argv)
@@ -319,8 +325,8 @@ def main(argv=None):
     start = time.perf_counter()
     for name in names:
         try:
-            row = check(name, exported=args.exported, devices=args.devices,
-                        system=args.system)[0]
+            row = check(name, exported=args.exported, traced=args.traced,
+                        devices=args.devices, system=args.system)[0]
         except DopplerError as e:  # a tool failed
             row = Row(name, MODELS[name][0])
             row.error = _short(e)
@@ -336,7 +342,8 @@ def main(argv=None):
 
 
 def _write_table(path, text, total, args):
-    how = "as ExportedPrograms" if args.exported else "as nn.Modules"
+    how = "as ExportedPrograms" if args.exported else \
+        "as symbolic_trace GraphModules" if args.traced else "as nn.Modules"
     with open(path, "w") as f:
         f.write("# Model zoo\n\n"
                 "Written by `python -m doppler.zoo --table docs/zoo.md` (python/doppler/zoo.py): "

@@ -468,3 +468,23 @@ def test_reshape_of_a_transposed_tensor_from_make_fx():
     x = r(4, 6)
     gm = make_fx(f)(x)
     check_run(gm, (x,))
+
+
+class AttentionBlock(nn.Module):
+    """nn.MultiheadAttention as a submodule: a leaf of symbolic_trace."""
+
+    def __init__(self, batch_first):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(16, 4, batch_first=batch_first)
+        self.register_buffer("causal", torch.triu(torch.ones(5, 5, dtype=torch.bool), 1))
+
+    def forward(self, x):
+        y = self.attention(x, x, x, need_weights=False)[0]
+        z = self.attention(x, x, x, attn_mask=self.causal, need_weights=False)[0]
+        return y + z
+
+
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_multihead_attention_submodule(batch_first):
+    x = r(2, 5, 16) if batch_first else r(5, 2, 16)  # (N, L, E) or (L, N, E)
+    check_run(AttentionBlock(batch_first).eval(), (x,), tol=1e-5)

@@ -6,7 +6,8 @@ PyTorch eager (max abs difference / max abs reference <= 1e-4).
 Each model is checked handed over as an nn.Module (doppler.run) and as a
 torch.export ExportedProgram: the latter must import to the same program
 with the same argument values (so it runs to the same outputs), and with
-DOPPLER_ZOO_FULL=1 it is run as well. Skipped where the model's library
+DOPPLER_ZOO_FULL=1 it is run as well. Three torchvision models also go
+through torch.fx.symbolic_trace (torch 1.x's path). Skipped where the model's library
 or torch.export (torch 2.6+) is missing, or the tools are not built.
 """
 
@@ -63,6 +64,20 @@ def test_exported_program_imports_to_the_same_program(name):
 def test_exported_program_runs_like_torch(name):
     _require(name)
     row, expected, result = zoo.check(name, exported=True, devices=4, system="cpu4")
+    assert row.error is None, row.error
+    assert row.rel_error <= TOLERANCE, f"{name}: relative error {row.rel_error:.3g}"
+
+
+# torchvision models through torch.fx.symbolic_trace (torch 1.x's path; on
+# torch 2 too): nn.MultiheadAttention as a leaf, ReLU6, stochastic depth.
+TRACED = ["vit", "mobilenet_v2", "convnext"]
+
+
+@needs_tools
+@pytest.mark.parametrize("name", TRACED)
+def test_symbolic_trace_runs_like_torch(name):
+    _require(name)
+    row, expected, result = zoo.check(name, traced=True, devices=4, system="cpu4")
     assert row.error is None, row.error
     assert row.rel_error <= TOLERANCE, f"{name}: relative error {row.rel_error:.3g}"
 
