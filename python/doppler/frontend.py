@@ -475,10 +475,6 @@ class Importer:
         return self.argument(dedup, label, "constant", (1, self.const_counter), value,
                              f"value of '{node.name}' (folded by torch)")
 
-    def derived_input(self, item, tensor, name):
-        """An argument computed from user input `item` (an IntInput), e.g. a one-hot."""
-        return self.constant(item, tensor, name)
-
     # -- conversion -------------------------------------------------------------
 
     def val(self, x, what="operand"):

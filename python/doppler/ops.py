@@ -2,7 +2,8 @@
 
 An emitter gets the importer (`ctx`) and the node's arguments with FX nodes
 replaced by their values: `Val` (a tensor of the program), `Const` (a value
-folded by torch; `ctx.val` turns it into an argument), `IntInput`, or plain
+computed by torch on the host: folded, or from integer inputs; `ctx.val`
+turns it into an argument), `IntInput` (a Const: an integer user input), or plain
 Python values. It returns a `Val` (or a list of them for tuple results).
 
 Keys: Python callables (`torch.matmul`, `F.linear`, `operator.add`), tensor

@@ -4,6 +4,7 @@ through Doppler and compared with PyTorch eager.
 
     python -m doppler.zoo                       # every model, a table on stdout
     python -m doppler.zoo --table docs/zoo.md   # ... and written as Markdown
+    python -m doppler.zoo --exported --table docs/zoo.md --append
     python -m doppler.zoo gpt2 resnet18 --exported
 
 Nothing is downloaded: configurations are built in code, weights are
@@ -314,6 +315,8 @@ def main(argv=None):
     parser.add_argument("--traced", action="store_true",
                         help="hand each model over as torch.fx.symbolic_trace's GraphModule "
                         "(torch 1.x's path)")
+    parser.add_argument("--append", action="store_true",
+                        help="add the table to the --table file as a further section")
     parser.add_argument("--devices", type=int, default=4)
     parser.add_argument("--system", default="cpu4")
     args = parser.parse_args(argv)
@@ -342,20 +345,25 @@ def main(argv=None):
 
 
 def _write_table(path, text, total, args):
+    """Writes the table to `path`; with --append, as a further section."""
     how = "as ExportedPrograms" if args.exported else \
         "as symbolic_trace GraphModules" if args.traced else "as nn.Modules"
-    with open(path, "w") as f:
-        f.write("# Model zoo\n\n"
-                "Written by `python -m doppler.zoo --table docs/zoo.md` (python/doppler/zoo.py): "
-                "each model built from its library with random weights at a small configuration "
-                f"(seed 0), handed to `doppler.run` {how} on {args.devices} devices "
-                f"(system {args.system}), compared with PyTorch eager. *doppler ops*: the "
-                "imported program's ops before decomposition and placement, by kind. *rel. "
-                "error*: max abs difference / max abs reference over every output. *import*: "
-                "export, decompositions and import; *run*: doppler-opt's pipeline and "
-                "doppler-run.\n\n")
+    with open(path, "a" if args.append else "w") as f:
+        if not args.append:
+            f.write("# Model zoo\n\n"
+                    "Written by `python -m doppler.zoo --table docs/zoo.md` "
+                    "(python/doppler/zoo.py; `--exported --append` and `--traced --append` "
+                    "add the other sections): each model built from its library with random "
+                    "weights at a small configuration (seed 0), handed to `doppler.run` on "
+                    f"{args.devices} devices (system {args.system}), compared with PyTorch "
+                    "eager. *doppler ops*: the imported program's ops before decomposition and "
+                    "placement, by kind. *rel. error*: max abs difference / max abs reference "
+                    "over every output. *import*: export, decompositions and import; *run*: "
+                    "doppler-opt's pipeline and doppler-run.\n")
+        f.write(f"\n## Handed over {how}\n\n")
         f.write(text + "\n\n")
-        f.write(f"{sys.platform}, {os.cpu_count()} CPUs; whole zoo: {total:.0f} s.\n")
+        f.write(f"{sys.platform}, {os.cpu_count()} CPUs (shared); these {text.count(chr(10)) - 1} "
+                f"models: {total:.0f} s.\n")
 
 
 if __name__ == "__main__":
