@@ -17,12 +17,16 @@ from .tools import run_tool
 def export(module, example_inputs):
     """Doppler-dialect MLIR text of `module`'s forward on `example_inputs`.
 
-    `module`: a torch.nn.Module (traced with torch.fx.symbolic_trace), a
-    torch.fx.GraphModule, or a torch.export ExportedProgram. Shapes are
-    static, those of the example inputs. The function's arguments are the
-    user inputs, then the parameters (named_parameters order), the buffers
-    (named_buffers order) and the values folded from buffers (graph order);
-    see `exported(...).arguments`.
+    `module`: a torch.nn.Module (torch 2.6+: exported with
+    torch.export.export(strict=False) and decomposed to Core ATen; torch 1.x:
+    traced with torch.fx.symbolic_trace, make_fx as the fallback), a
+    torch.export ExportedProgram (decomposed), or a torch.fx.GraphModule (as
+    it is). `example_inputs`: tensors, or tuples/lists/dicts of them. Shapes
+    are static, those of the example inputs. The function's arguments are the
+    user inputs and the values torch derives from integer inputs, then the
+    parameters (named_parameters order), the buffers (named_buffers order)
+    and the values folded from buffers (graph order); see
+    `exported(...).arguments`.
     """
     return import_module(module, example_inputs).mlir
 
