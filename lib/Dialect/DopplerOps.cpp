@@ -172,6 +172,22 @@ LogicalResult requireStatic(Operation *op, Type type, const Twine &what) {
   return success();
 }
 
+/// Both types static (requireStatic) and of the same element type: what an
+/// op that moves elements without computing on them (slice, reshape)
+/// requires of its input and result.
+LogicalResult requireStaticOfOneElementType(Operation *op,
+                                            RankedTensorType inputType,
+                                            RankedTensorType resultType) {
+  if (failed(requireStatic(op, inputType, "input")) ||
+      failed(requireStatic(op, resultType, "result")))
+    return failure();
+  if (inputType.getElementType() != resultType.getElementType())
+    return op->emitOpError()
+           << "result element type " << resultType.getElementType()
+           << " differs from the input's " << inputType.getElementType();
+  return success();
+}
+
 /// The shapes of `inputs` (ranked tensors).
 std::vector<std::vector<int64_t>> operandShapes(ValueRange inputs) {
   std::vector<std::vector<int64_t>> shapes;
@@ -346,14 +362,8 @@ double FusedOp::getBytesWritten() { return tensorBytes(getType()); }
 LogicalResult SliceOp::verify() {
   auto inputType = cast<RankedTensorType>(getInput().getType());
   auto resultType = cast<RankedTensorType>(getResult().getType());
-  if (failed(requireStatic(*this, inputType, "input")) ||
-      failed(requireStatic(*this, resultType, "result")))
+  if (failed(requireStaticOfOneElementType(*this, inputType, resultType)))
     return failure();
-  if (inputType.getElementType() != resultType.getElementType())
-    return emitOpError() << "result element type "
-                         << resultType.getElementType()
-                         << " differs from the input's "
-                         << inputType.getElementType();
   if (inputType.getRank() != resultType.getRank())
     return emitOpError() << "result rank " << resultType.getRank()
                          << " differs from the input rank "
@@ -509,14 +519,8 @@ double AssembleOp::getBytesWritten() { return tensorBytes(getType()); }
 LogicalResult ReshapeOp::verify() {
   auto inputType = cast<RankedTensorType>(getInput().getType());
   auto resultType = cast<RankedTensorType>(getResult().getType());
-  if (failed(requireStatic(*this, inputType, "input")) ||
-      failed(requireStatic(*this, resultType, "result")))
+  if (failed(requireStaticOfOneElementType(*this, inputType, resultType)))
     return failure();
-  if (inputType.getElementType() != resultType.getElementType())
-    return emitOpError() << "result element type "
-                         << resultType.getElementType()
-                         << " differs from the input's "
-                         << inputType.getElementType();
   // requireStatic checked that both counts fit in int64_t.
   if (inputType.getNumElements() != resultType.getNumElements())
     return emitOpError() << "result " << resultType << " has "
