@@ -209,6 +209,9 @@ private:
   /// The candidate changes at the current trial's worst peak.
   std::vector<Change> candidates(const Trial &current, DeviceId d,
                                  double time);
+  /// The device whose predicted peak exceeds its limit the most (the
+  /// first on a tie), with that excess (negative when every device fits).
+  std::pair<DeviceId, double> worstDevice(const Trial &trial) const;
   std::string diagnose(const Trial &trial) const;
   /// When `w`'s last input arrived in `trial`'s schedule.
   double readyTime(const Trial &trial, NodeId w) const {
@@ -430,7 +433,7 @@ Planner::candidates(const Trial &current, DeviceId d, double time) {
   return result;
 }
 
-std::string Planner::diagnose(const Trial &trial) const {
+std::pair<DeviceId, double> Planner::worstDevice(const Trial &trial) const {
   DeviceId worst = 0;
   double worstExcess = -kInfinity;
   for (DeviceId d = 0; d < numDevices_; ++d) {
@@ -440,6 +443,11 @@ std::string Planner::diagnose(const Trial &trial) const {
       worst = d;
     }
   }
+  return {worst, worstExcess};
+}
+
+std::string Planner::diagnose(const Trial &trial) const {
+  auto [worst, worstExcess] = worstDevice(trial);
   const double time = trial.schedule.peakMemoryTime[worst];
   std::vector<BufferInterval> live;
   for (const BufferInterval &buffer :
@@ -627,15 +635,7 @@ OffloadPlan Planner::plan() {
 
 Trial Planner::descend(Trial current) {
   while (!current.fits() && evaluations_ < options_.maxEvaluations) {
-    DeviceId worst = 0;
-    double worstExcess = -kInfinity;
-    for (DeviceId d = 0; d < numDevices_; ++d) {
-      double excess = current.schedule.peakMemory[d] - limits_[d];
-      if (excess > worstExcess) {
-        worstExcess = excess;
-        worst = d;
-      }
-    }
+    auto [worst, worstExcess] = worstDevice(current);
     Trial best;
     bool found = false;
 
