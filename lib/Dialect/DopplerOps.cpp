@@ -1,6 +1,7 @@
 //===- DopplerOps.cpp - Doppler operations --------------------------------===//
 
 #include "Doppler/Dialect/DopplerOps.h"
+#include "DopplerOpsSupport.h"
 #include "Doppler/Support/CheckedSize.h"
 
 #include "mlir/IR/Builders.h"
@@ -117,10 +118,31 @@ static void printJoinAndAggregation(OpAsmPrinter &printer, Operation *,
     printer << " agg(" << stringifyAggKind(aggregation.getValue()) << ")";
 }
 
+// `max`, `avg`: a pool's kind as a bare keyword.
+
+static ParseResult parsePoolKind(OpAsmParser &parser, PoolKindAttr &kind) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef name;
+  if (parser.parseKeyword(&name))
+    return failure();
+  std::optional<PoolKind> value = symbolizePoolKind(name);
+  if (!value)
+    return parser.emitError(loc) << "unknown pool kind '" << name
+                                 << "'; expected max or avg";
+  kind = PoolKindAttr::get(parser.getContext(), *value);
+  return success();
+}
+
+static void printPoolKind(OpAsmPrinter &printer, Operation *,
+                          PoolKindAttr kind) {
+  printer << stringifyPoolKind(kind.getValue());
+}
+
 #define GET_OP_CLASSES
 #include "Doppler/Dialect/DopplerOps.cpp.inc"
 
-namespace {
+// Shared with the other op files of the dialect (DopplerOpsSupport.h).
+namespace mlir::doppler::detail {
 
 std::vector<int64_t> toVector(ArrayRef<int64_t> shape) {
   return std::vector<int64_t>(shape.begin(), shape.end());
@@ -220,7 +242,9 @@ LogicalResult verifyStaticOperands(Operation *op, ValueRange inputs,
   return success();
 }
 
-} // namespace
+} // namespace mlir::doppler::detail
+
+using namespace mlir::doppler::detail;
 
 //===----------------------------------------------------------------------===//
 // EinsumOp

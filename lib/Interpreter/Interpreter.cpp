@@ -156,14 +156,18 @@ std::string countString(double count) {
 }
 
 /// Refuses an einsum or fused op whose iteration space is past kMaxPoints.
-LogicalResult checkPoints(Operation *op, const ::doppler::IndexSizes &sizes) {
-  double points = 1;
-  for (int64_t extent : sizes.sizes)
-    points *= static_cast<double>(extent);
+LogicalResult checkPoints(Operation *op, double points) {
   if (points > kMaxPoints)
     return op->emitOpError() << "visits " << countString(points)
                              << " points, too many for the interpreter";
   return success();
+}
+
+LogicalResult checkPoints(Operation *op, const ::doppler::IndexSizes &sizes) {
+  double points = 1;
+  for (int64_t extent : sizes.sizes)
+    points *= static_cast<double>(extent);
+  return checkPoints(op, points);
 }
 
 /// Checks that `type` is a statically shaped float tensor the interpreter
@@ -380,11 +384,41 @@ mlir::doppler::makeRandomInputs(func::FuncOp function, uint64_t seed) {
 
 namespace {
 
+/// A convolution or pool by the shared reference loops, rounded to the
+/// result's element type.
+HostTensor evalWindow(Operation *op, ArrayRef<const HostTensor *> operands,
+                      RankedTensorType type) {
+  HostTensor result = makeTensor(type);
+  std::vector<int64_t> inputShape(operands[0]->shape.begin(),
+                                  operands[0]->shape.end());
+  std::vector<int64_t> resultShape(type.getShape().begin(),
+                                   type.getShape().end());
+  if (auto conv = dyn_cast<ConvOp>(op)) {
+    std::vector<int64_t> weightShape(operands[1]->shape.begin(),
+                                     operands[1]->shape.end());
+    ::doppler::convolutionReference(
+        operands[0]->data.data(), inputShape, operands[1]->data.data(),
+        weightShape, conv.getGroups(), conv.getGeometry(), result.data.data(),
+        resultShape);
+  } else {
+    auto pool = cast<PoolOp>(op);
+    ::doppler::poolReference(pool.getKind() == PoolKind::Max
+                                 ? ::doppler::PoolKind::Max
+                                 : ::doppler::PoolKind::Avg,
+                             operands[0]->data.data(), inputShape,
+                             pool.getGeometry(), result.data.data(),
+                             resultShape);
+  }
+  for (double &value : result.data)
+    value = roundToType(result.elementType, value);
+  return result;
+}
+
 /// Runs one op of a straight-line doppler function on its operands' values.
 FailureOr<HostTensor> evaluateOp(Operation *op,
                                  ArrayRef<const HostTensor *> operands) {
-  if (isa<EinsumOp, FusedOp, SliceOp, AssembleOp, ReshapeOp, FillOp, TransferOp,
-          EvictOp, ReloadOp>(op)) {
+  if (isa<EinsumOp, FusedOp, SliceOp, AssembleOp, ReshapeOp, ConvOp, PoolOp,
+          FillOp, TransferOp, EvictOp, ReloadOp>(op)) {
     // Check up front that all operands and results are host tensors.
     for (auto [i, operand] : llvm::enumerate(op->getOperands()))
       if (failed(requireHostType(op, operand.getType(), "operand " + Twine(i))))
@@ -430,6 +464,17 @@ FailureOr<HostTensor> evaluateOp(Operation *op,
         result.shape.assign(type->getShape().begin(), type->getShape().end());
         result.data = operands[0]->data;
         return result;
+      })
+      .Case<ConvOp, PoolOp>([&](Operation *window) -> FailureOr<HostTensor> {
+        auto type = requireHostType(op, window->getResult(0).getType(),
+                                    "result");
+        if (failed(type))
+          return failure();
+        // Points visited: the work model's FLOPs (2 per multiply-add for a
+        // convolution, 1 per window element for a pool).
+        if (failed(checkPoints(op, cast<WorkOpInterface>(window).getFlops())))
+          return failure();
+        return evalWindow(window, operands, *type);
       })
       .Case([&](FillOp fill) -> FailureOr<HostTensor> {
         auto type = requireHostType(op, fill.getType(), "result");

@@ -42,6 +42,46 @@ TEST_F(DopplerDialectTest, EnumsMatchSupportLibraryByName) {
               stringifyAggKind(kind).str());
   }
   EXPECT_EQ(getMaxEnumValForAggKind() + 1, ::doppler::kNumAggKinds);
+  for (uint32_t i = 0; i <= getMaxEnumValForPoolKind(); ++i) {
+    auto kind = static_cast<PoolKind>(i);
+    EXPECT_EQ(::doppler::poolKindName(static_cast<::doppler::PoolKind>(i)),
+              stringifyPoolKind(kind).str());
+  }
+}
+
+TEST_F(DopplerDialectTest, WindowOpsReportTheirWork) {
+  OwningOpRef<ModuleOp> module = parse(R"mlir(
+    func.func @w(%x: tensor<2x6x8x8xf32>, %k: tensor<4x3x3x3xf32>)
+        -> (tensor<2x4x4x4xf32>, tensor<2x6x4x4xf32>) {
+      %y = doppler.conv %x, %k strides [2, 2] dilations [1, 1] padding [1, 1, 1, 1] groups 2
+          : (tensor<2x6x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x4x4xf32>
+      %p = doppler.pool max %x kernel [3, 3] strides [2, 2] dilations [1, 1] padding [1, 1, 0, 0]
+          : tensor<2x6x8x8xf32> -> tensor<2x6x4x4xf32>
+      return %y, %p : tensor<2x4x4x4xf32>, tensor<2x6x4x4xf32>
+    })mlir");
+  ASSERT_TRUE(module);
+  int windows = 0;
+  module->walk([&](ConvOp conv) {
+    ++windows;
+    auto work = cast<WorkOpInterface>(conv.getOperation());
+    // 2 FLOPs per multiply-add: N F O^2 (C / G) K^2.
+    EXPECT_DOUBLE_EQ(work.getFlops(), 2.0 * 2 * 4 * 16 * 3 * 9);
+    EXPECT_DOUBLE_EQ(work.getBytesRead(), 4.0 * (2 * 6 * 64 + 4 * 3 * 9));
+    EXPECT_DOUBLE_EQ(work.getBytesWritten(), 4.0 * 2 * 4 * 16);
+    ::doppler::WindowGeometry g = conv.getGeometry();
+    EXPECT_EQ(g.kernel, (std::vector<int64_t>{3, 3}));
+    EXPECT_EQ(g.padLow, (std::vector<int64_t>{1, 1}));
+  });
+  module->walk([&](PoolOp pool) {
+    ++windows;
+    auto work = cast<WorkOpInterface>(pool.getOperation());
+    EXPECT_DOUBLE_EQ(work.getFlops(), 9.0 * 2 * 6 * 16);
+    EXPECT_DOUBLE_EQ(work.getBytesRead(), 4.0 * 2 * 6 * 64);
+    ::doppler::WindowGeometry g = pool.getGeometry();
+    EXPECT_EQ(g.padLow, (std::vector<int64_t>{1, 1}));
+    EXPECT_EQ(g.padHigh, (std::vector<int64_t>{0, 0}));
+  });
+  EXPECT_EQ(windows, 2);
 }
 
 TEST_F(DopplerDialectTest, BuildsAndVerifiesMatmulWithReportedWork) {

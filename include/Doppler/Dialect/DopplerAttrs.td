@@ -52,6 +52,18 @@ def Doppler_AggKind : I32EnumAttr<"AggKind",
 }
 def Doppler_AggKindAttr : EnumAttr<Doppler_Dialect, Doppler_AggKind, "agg">;
 
+// Keep the cases and their order in sync with doppler::PoolKind in
+// include/Doppler/Support/Window.h.
+def Doppler_PoolKind : I32EnumAttr<"PoolKind",
+    "how a pooling window combines its elements", [
+      I32EnumAttrCase<"Max", 0, "max">,
+      I32EnumAttrCase<"Avg", 1, "avg">,
+    ]> {
+  let cppNamespace = "::mlir::doppler";
+  let genSpecializedAttr = 0;
+}
+def Doppler_PoolKindAttr : EnumAttr<Doppler_Dialect, Doppler_PoolKind, "pool">;
+
 def Doppler_DeviceAttr : AttrDef<Doppler_Dialect, "Device"> {
   let mnemonic = "device";
   let summary = "a device an op is placed on";

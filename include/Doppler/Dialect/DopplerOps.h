@@ -9,6 +9,7 @@
 #include "Doppler/Dialect/DopplerTypes.h"
 #include "Doppler/Support/EinsumSpec.h"
 #include "Doppler/Support/JoinProgram.h"
+#include "Doppler/Support/Window.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/OpImplementation.h"

@@ -202,6 +202,110 @@ def Doppler_ReshapeOp : Doppler_Op<"reshape", [
   let hasFolder = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Sliding windows: convolution and pooling
+//===----------------------------------------------------------------------===//
+
+def Doppler_ConvOp : Doppler_Op<"conv", [
+    Pure, DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
+  let summary = "a convolution over 1 to 3 spatial dims, channels first";
+  let description = [{
+    A (cross-correlation) convolution as deep-learning frameworks define it:
+    `input` is [N, C, S1 .. Sk] (k = 1, 2 or 3 spatial dims), `weight` is
+    [F, C / groups, K1 .. Kk] and the result [N, F, O1 .. Ok], with
+
+    `O_j = (S_j + low_j + high_j - dilations_j * (K_j - 1) - 1) / strides_j + 1`
+
+    `padding` lists the low padding of each spatial dim, then the high
+    padding of each (zeros). With `groups` G, input and output channels
+    split into G equal groups and output channel f reads the input channels
+    of group f / (F / G) only (G = C = F: a depthwise convolution). A bias
+    is a separate broadcast add.
+
+    ```mlir
+    // ResNet's 3x3 convolution, stride 1, padded by 1.
+    %y = doppler.conv %x, %w strides [1, 1] dilations [1, 1]
+        padding [1, 1, 1, 1] groups 1
+        : (tensor<1x64x56x56xf32>, tensor<64x64x3x3xf32>)
+        -> tensor<1x64x56x56xf32>
+    // ConvNeXt's 7x7 depthwise convolution.
+    %d = doppler.conv %x, %k strides [1, 1] dilations [1, 1]
+        padding [3, 3, 3, 3] groups 96
+        : (tensor<1x96x56x56xf32>, tensor<96x1x7x7xf32>)
+        -> tensor<1x96x56x56xf32>
+    ```
+
+    Costed as what it is: 2 N F prod(O) (C / G) prod(K) FLOPs, the input
+    and the weight read once, the result written once. `doppler-decompose`
+    splits it over the batch, over output channels (whole groups of them
+    where G > 1) and over the first spatial dim (each tile reads its input
+    rows with their halo), never into per-offset einsums.
+
+    Rules the verifier enforces (include/Doppler/Support/Window.h): static
+    shapes of one floating-point element type; ranks 2 + k; 1 to 3 spatial
+    dims with one stride, dilation and low and high padding each; kernel,
+    strides and dilations at least 1, padding at least 0; G divides C and F
+    and the weight has C / G input channels; the padded input holds one
+    dilated kernel; the result shape is the one above.
+  }];
+  let arguments = (ins Doppler_FloatTensor:$input, Doppler_FloatTensor:$weight,
+                   DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
+                   DenseI64ArrayAttr:$padding, I64Attr:$groups);
+  let results = (outs Doppler_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight `strides` $strides `dilations` $dilations
+    `padding` $padding `groups` $groups attr-dict `:`
+    `(` type($input) `,` type($weight) `)` `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The window geometry (kernel from the weight). Only call on a
+    /// verified op.
+    ::doppler::WindowGeometry getGeometry();
+  }];
+}
+
+def Doppler_PoolOp : Doppler_Op<"pool", [
+    Pure, DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
+  let summary = "max or average pooling over 1 to 3 spatial dims";
+  let description = [{
+    `input` is [N, C, S1 .. Sk] (k = 1, 2 or 3), the result [N, C, O1 ..
+    Ok] with O_j as for `doppler.conv` (kernel extents `kernel`). `max`
+    takes the largest element of each window (padding is minus infinity,
+    NaN propagates); `avg` divides the window's sum by the kernel's volume,
+    padding (zeros) included: PyTorch's `count_include_pad=True`.
+
+    ```mlir
+    // ResNet's stem pool: 3x3, stride 2, padded by 1.
+    %p = doppler.pool max %x kernel [3, 3] strides [2, 2] dilations [1, 1]
+        padding [1, 1, 1, 1] : tensor<1x64x112x112xf32> -> tensor<1x64x56x56xf32>
+    ```
+
+    Costed as one comparison or add per window element, the input read
+    once and the result written once. `doppler-decompose` splits it like a
+    depthwise convolution (batch, channels, first spatial dim with halos).
+
+    Rules the verifier enforces: static shapes of one floating-point element
+    type; rank 2 + k for k = the kernel's length (1 to 3); one stride,
+    dilation and low and high padding per spatial dim; kernel, strides and
+    dilations at least 1, padding at least 0; the padded input holds one
+    dilated kernel; the result shape is the one above.
+  }];
+  let arguments = (ins Doppler_PoolKindAttr:$kind, Doppler_FloatTensor:$input,
+                   DenseI64ArrayAttr:$kernel, DenseI64ArrayAttr:$strides,
+                   DenseI64ArrayAttr:$dilations, DenseI64ArrayAttr:$padding);
+  let results = (outs Doppler_FloatTensor:$result);
+  let assemblyFormat = [{
+    custom<PoolKind>($kind) $input `kernel` $kernel `strides` $strides `dilations` $dilations
+    `padding` $padding attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The window geometry. Only call on a verified op.
+    ::doppler::WindowGeometry getGeometry();
+  }];
+}
+
 def Doppler_FillOp : Doppler_Op<"fill", [
     Pure, DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
   let summary = "a tensor filled with one constant";

@@ -82,3 +82,26 @@ func.func @reshapes(%x: tensor<2x8x32xf32>, %s: tensor<f16>, %i: tensor<6xi32>)
   %m = doppler.reshape %i {doppler.device = #doppler.device<1>} : tensor<6xi32> -> tensor<2x3xi32>
   return %h, %f, %u, %m : tensor<2x8x4x8xf32>, tensor<16x32xf32>, tensor<1x1xf16>, tensor<2x3xi32>
 }
+
+// CHECK-LABEL: func.func @windows
+func.func @windows(%x: tensor<2x3x9x9xf32>, %w: tensor<6x1x3x3xf32>,
+                   %s: tensor<1x4x11xf64>, %k: tensor<8x4x5xf64>,
+                   %v: tensor<1x2x4x4x4xf16>)
+    -> (tensor<2x6x4x4xf32>, tensor<1x8x3xf64>, tensor<2x3x5x5xf32>,
+        tensor<1x2x2x2x2xf16>) {
+  // A grouped (3 groups of 1 input and 2 output channels), strided,
+  // dilated, asymmetrically padded 2-d convolution.
+  // CHECK: doppler.conv %{{.*}}, %{{.*}} strides [2, 2] dilations [2, 1] padding [2, 0, 1, 1] groups 3 : (tensor<2x3x9x9xf32>, tensor<6x1x3x3xf32>) -> tensor<2x6x4x4xf32>
+  %c = doppler.conv %x, %w strides [2, 2] dilations [2, 1] padding [2, 0, 1, 1] groups 3
+      : (tensor<2x3x9x9xf32>, tensor<6x1x3x3xf32>) -> tensor<2x6x4x4xf32>
+  // CHECK: doppler.conv {{.*}} groups 1 {doppler.device = #doppler.device<1>} : (tensor<1x4x11xf64>, tensor<8x4x5xf64>) -> tensor<1x8x3xf64>
+  %d = doppler.conv %s, %k strides [3] dilations [1] padding [0, 0] groups 1 {doppler.device = #doppler.device<1>}
+      : (tensor<1x4x11xf64>, tensor<8x4x5xf64>) -> tensor<1x8x3xf64>
+  // CHECK: doppler.pool max %{{.*}} kernel [3, 3] strides [2, 2] dilations [1, 1] padding [1, 1, 1, 1] : tensor<2x3x9x9xf32> -> tensor<2x3x5x5xf32>
+  %p = doppler.pool max %x kernel [3, 3] strides [2, 2] dilations [1, 1] padding [1, 1, 1, 1]
+      : tensor<2x3x9x9xf32> -> tensor<2x3x5x5xf32>
+  // CHECK: doppler.pool avg %{{.*}} kernel [2, 2, 2] strides [2, 2, 2] dilations [1, 1, 1] padding [0, 0, 0, 0, 0, 0] : tensor<1x2x4x4x4xf16> -> tensor<1x2x2x2x2xf16>
+  %a = doppler.pool avg %v kernel [2, 2, 2] strides [2, 2, 2] dilations [1, 1, 1] padding [0, 0, 0, 0, 0, 0]
+      : tensor<1x2x4x4x4xf16> -> tensor<1x2x2x2x2xf16>
+  return %c, %d, %p, %a : tensor<2x6x4x4xf32>, tensor<1x8x3xf64>, tensor<2x3x5x5xf32>, tensor<1x2x2x2x2xf16>
+}
