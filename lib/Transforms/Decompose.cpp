@@ -18,11 +18,15 @@
 // A doppler.reshape, met in the same sweep, becomes one reshape per block of
 // its input where those blocks stay contiguous runs of the result
 // (DecomposeReshape.cpp), with an assemble of the result's blocks; otherwise
-// it stays whole on its gathered input, and its consumers slice it.
+// it stays whole on its gathered input, and its consumers slice it. A
+// doppler.conv or doppler.pool becomes a grid of the same op over the batch,
+// channel groups and row tiles with halos (DecomposeWindow.cpp).
 //
 //===----------------------------------------------------------------------===//
 
+#include "DecomposePartition.h"
 #include "DecomposeReshape.h"
+#include "DecomposeWindow.h"
 
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Support/EinsumSpec.h"
@@ -45,7 +49,7 @@ namespace mlir::doppler {
 
 using namespace mlir;
 using namespace mlir::doppler;
-using mlir::doppler::decompose::Tiling;
+using namespace mlir::doppler::decompose;
 
 namespace {
 
@@ -67,20 +71,6 @@ bool isStaleAfterSplit(StringRef name) {
 //===----------------------------------------------------------------------===//
 // Partitions
 //===----------------------------------------------------------------------===//
-
-/// Start of part `k` of `extent` split into `parts` near-equal parts, the
-/// larger parts first (10 in 4 parts: 3, 3, 2, 2).
-int64_t partStart(int64_t extent, int64_t parts, int64_t k) {
-  return k * (extent / parts) + std::min(k, extent % parts);
-}
-
-/// Cut points [0, ..., extent] of a near-equal split.
-SmallVector<int64_t> cutPoints(int64_t extent, int64_t parts) {
-  SmallVector<int64_t> cuts;
-  for (int64_t k = 0; k <= parts; ++k)
-    cuts.push_back(partStart(extent, parts, k));
-  return cuts;
-}
 
 void mergeCuts(SmallVector<int64_t> &into, ArrayRef<int64_t> more) {
   into.append(more.begin(), more.end());
@@ -151,34 +141,13 @@ std::optional<Tiling> tilingOf(Value value, unsigned depth = 0) {
       return cuts;
     }
   }
-  if (!isa_and_present<EinsumOp, FusedOp, ReshapeOp>(value.getDefiningOp()))
+  if (!isa_and_present<EinsumOp, FusedOp, ReshapeOp, ConvOp, PoolOp>(
+          value.getDefiningOp()))
     return std::nullopt;
   Tiling whole(rank);
   for (int64_t d = 0; d < rank; ++d)
     whole[d] = {0, type.getDimSize(d)};
   return whole;
-}
-
-/// Fraction of a dimension's data that each consumer part can take from the
-/// one producer part overlapping it most: 1 when the consumer's parts nest
-/// in the producer's, 1/2 when a consumer part spans two equal producer
-/// parts, and so on.
-double alignedFraction(ArrayRef<int64_t> consumer, ArrayRef<int64_t> producer) {
-  int64_t extent = consumer.back();
-  if (extent == 0)
-    return 1.0;
-  int64_t aligned = 0;
-  size_t q = 0;
-  for (size_t c = 0; c + 1 < consumer.size(); ++c) {
-    int64_t lo = consumer[c], hi = consumer[c + 1], best = 0;
-    while (q + 2 < producer.size() && producer[q + 1] <= lo)
-      ++q;
-    for (size_t r = q; r + 1 < producer.size() && producer[r] < hi; ++r)
-      best = std::max(best, std::min(hi, producer[r + 1]) -
-                                std::max(lo, producer[r]));
-    aligned += best;
-  }
-  return static_cast<double>(aligned) / static_cast<double>(extent);
 }
 
 //===----------------------------------------------------------------------===//
@@ -214,19 +183,6 @@ OperandRange inputsOf(Operation *op) {
   return cast<EinsumOp>(op).getInputs();
 }
 
-/// What the cost model needs to know about one einsum.
-struct EinsumShape {
-  ::doppler::EinsumSpec spec;
-  std::string indices;          ///< allIndices()
-  SmallVector<int64_t> extents; ///< per index
-  /// Per input: position in `indices` of each of its dimensions.
-  SmallVector<SmallVector<unsigned>> inputDims;
-  SmallVector<unsigned> outputDims, contractedDims;
-  SmallVector<double> inputElements;
-  SmallVector<std::optional<Tiling>> inputTilings;
-  double outputElements = 1;
-};
-
 EinsumShape describe(Operation *op) {
   EinsumShape shape;
   shape.spec = parsedSpecOf(op);
@@ -253,96 +209,6 @@ EinsumShape describe(Operation *op) {
   return shape;
 }
 
-/// The communication cost, in elements, of running `op` split by `parts`
-/// (one count per index). See the pass description.
-double partitionCost(const EinsumShape &shape, ArrayRef<int64_t> parts) {
-  double cost = 0;
-  for (auto [t, dims] : llvm::enumerate(shape.inputDims)) {
-    // Blocks that differ only in indices this input lacks read the same
-    // piece of it: every copy but one is replication.
-    double copies = 1;
-    for (unsigned i = 0; i < parts.size(); ++i)
-      if (!llvm::is_contained(dims, i))
-        copies *= static_cast<double>(parts[i]);
-    cost += shape.inputElements[t] * (copies - 1);
-    // Data not where the producer's blocks already are must be moved.
-    if (const std::optional<Tiling> &tiling = shape.inputTilings[t]) {
-      double aligned = 1;
-      for (auto [d, index] : llvm::enumerate(dims))
-        aligned *= alignedFraction(
-            cutPoints(shape.extents[index], parts[index]), (*tiling)[d]);
-      cost += shape.inputElements[t] * (1 - aligned);
-    }
-  }
-  // Every partial output block but one travels to its aggregation.
-  double partials = 1;
-  for (unsigned i : shape.contractedDims)
-    partials *= static_cast<double>(parts[i]);
-  cost += shape.outputElements * (partials - 1);
-  return cost;
-}
-
-int64_t contractedBlocks(const EinsumShape &shape, ArrayRef<int64_t> parts) {
-  int64_t product = 1;
-  for (unsigned i : shape.contractedDims)
-    product *= parts[i];
-  return product;
-}
-
-/// Calls `visit` on every assignment of counts to indices whose product is
-/// `total`, no count exceeding its index's extent. Counts are tried from
-/// large to small, earlier indices first, which fixes the order of ties.
-void forEachFactorisation(ArrayRef<int64_t> extents, int64_t total,
-                          SmallVectorImpl<int64_t> &parts, unsigned pos,
-                          function_ref<void(ArrayRef<int64_t>)> visit) {
-  if (pos == extents.size()) {
-    if (total == 1)
-      visit(parts);
-    return;
-  }
-  int64_t limit = std::min(total, std::max<int64_t>(extents[pos], 1));
-  for (int64_t count = limit; count >= 1; --count) {
-    if (total % count)
-      continue;
-    parts[pos] = count;
-    forEachFactorisation(extents, total / count, parts, pos + 1, visit);
-  }
-}
-
-/// The heuristic's choice for `op`: among the factorisations of the largest
-/// block count <= `blocks` the extents allow, the cheapest; ties go to the
-/// one without aggregation, then to the first enumerated.
-SmallVector<int64_t> choosePartition(const EinsumShape &shape, int64_t blocks) {
-  SmallVector<int64_t> best(shape.indices.size(), 1);
-  // No more blocks than the extents allow (saturating at `blocks`).
-  int64_t capacity = 1;
-  for (int64_t extent : shape.extents)
-    capacity =
-        std::min(blocks, capacity * std::clamp<int64_t>(extent, 1, blocks));
-  for (int64_t total = capacity; total > 1; --total) {
-    bool found = false;
-    double bestCost = 0;
-    int64_t bestPartials = 0;
-    SmallVector<int64_t> parts(shape.indices.size(), 1);
-    forEachFactorisation(
-        shape.extents, total, parts, 0, [&](ArrayRef<int64_t> candidate) {
-          double cost = partitionCost(shape, candidate);
-          int64_t partials = contractedBlocks(shape, candidate);
-          double slack = 1e-9 * std::max(1.0, bestCost);
-          if (!found || cost < bestCost - slack ||
-              (cost <= bestCost + slack && partials < bestPartials)) {
-            found = true;
-            bestCost = cost;
-            bestPartials = partials;
-            best.assign(candidate.begin(), candidate.end());
-          }
-        });
-    if (found)
-      return best;
-  }
-  return best;
-}
-
 //===----------------------------------------------------------------------===//
 // Rewriting
 //===----------------------------------------------------------------------===//
@@ -365,7 +231,7 @@ JoinKind aggregationJoin(AggKind kind) {
 struct Counters {
   int64_t decomposed = 0, keptWhole = 0, blockEinsums = 0,
           aggregationEinsums = 0, glueOps = 0, reshapesSplit = 0,
-          reshapesWhole = 0;
+          reshapesWhole = 0, windowsSplit = 0, windowsWhole = 0;
 };
 
 class Decomposer {
@@ -381,6 +247,8 @@ private:
   void decompose(Operation *op, const EinsumShape &shape,
                  ArrayRef<int64_t> parts);
   void decomposeReshape(ReshapeOp op);
+  void decomposeWindow(Operation *op);
+  bool replaceBySplit(Operation *op, AssembleOp whole);
   Value getRegion(Value value, ArrayRef<int64_t> lo, ArrayRef<int64_t> hi,
                   Location loc, unsigned depth = 0);
   Value aggregate(Operation *op, SmallVector<Value> partials,
@@ -418,6 +286,10 @@ void Decomposer::run(ArrayRef<Operation *> ops) {
   for (Operation *op : ops) {
     if (auto reshape = dyn_cast<ReshapeOp>(op)) {
       decomposeReshape(reshape);
+      continue;
+    }
+    if (isa<ConvOp, PoolOp>(op)) {
+      decomposeWindow(op);
       continue;
     }
     EinsumShape shape = describe(op);
@@ -660,20 +532,43 @@ void Decomposer::decomposeReshape(ReshapeOp op) {
   AssembleOp whole = cuts ? decompose::splitReshape(op, *cuts, builder, region,
                                                     isStaleAfterSplit, kMaxParts)
                           : AssembleOp();
-  if (!whole) {
-    ++counters.reshapesWhole;
-    return;
+  ++(replaceBySplit(op, whole) ? counters.reshapesSplit
+                               : counters.reshapesWhole);
+}
+
+void Decomposer::decomposeWindow(Operation *op) {
+  decompose::WindowParts parts = decompose::chooseWindowParts(
+      op, blocks, minPoints, tilingOf(op->getOperand(0)));
+  op->removeAttr(kPartsAttr);
+  AssembleOp whole;
+  if (parts != decompose::WindowParts{1, 1, 1}) {
+    builder.setInsertionPoint(op);
+    auto region = [&](Value value, ArrayRef<int64_t> lo, ArrayRef<int64_t> hi) {
+      return getRegion(value, lo, hi, op->getLoc());
+    };
+    whole = decompose::splitWindow(op, parts, builder, region,
+                                   isStaleAfterSplit);
   }
+  ++(replaceBySplit(op, whole) ? counters.windowsSplit
+                               : counters.windowsWhole);
+}
+
+/// Replaces `op` by the assemble of its blocks, when there is one (else
+/// returns false and leaves `op`); glue that fed or read `op` may now be
+/// dead.
+bool Decomposer::replaceBySplit(Operation *op, AssembleOp whole) {
+  if (!whole)
+    return false;
   noteGlue(whole);
-  // Glue that fed or read the reshape may now be dead.
   SmallVector<Operation *> neighbours(op->getUsers());
-  neighbours.push_back(op.getInput().getDefiningOp());
+  for (Value operand : op->getOperands())
+    neighbours.push_back(operand.getDefiningOp());
   for (Operation *glue : neighbours)
     if (isa_and_present<SliceOp, AssembleOp>(glue))
       worklist.insert(glue);
-  op.getResult().replaceAllUsesWith(whole.getResult());
-  op.erase();
-  ++counters.reshapesSplit;
+  op->getResult(0).replaceAllUsesWith(whole.getResult());
+  op->erase();
+  return true;
 }
 
 void Decomposer::eraseDeadGlue() {
@@ -772,10 +667,13 @@ public:
                             << "' is not read on doppler.reshape (it follows "
                                "its input's blocks); ignored";
         einsums.push_back(op);
+      } else if (isa<ConvOp, PoolOp>(op)) {
+        valid &= succeeded(decompose::verifyWindowParts(op, kMaxParts));
+        einsums.push_back(op);
       } else if (op->hasAttr(kPartsAttr)) {
         op->emitWarning() << "'" << kPartsAttr
-                          << "' is only read on doppler.einsum and "
-                             "doppler.fused ops; ignored";
+                          << "' is only read on doppler.einsum, doppler.fused, "
+                             "doppler.conv and doppler.pool ops; ignored";
       }
     });
     if (!valid)
@@ -791,6 +689,8 @@ public:
     numGlueOps += counters.glueOps;
     numReshapesSplit += counters.reshapesSplit;
     numReshapesKeptWhole += counters.reshapesWhole;
+    numWindowsSplit += counters.windowsSplit;
+    numWindowsKeptWhole += counters.windowsWhole;
   }
 };
 

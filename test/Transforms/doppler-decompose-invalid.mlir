@@ -65,7 +65,7 @@ func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
 
 // The attribute means nothing on other ops: a warning, and the pass goes on.
 func.func @parts_elsewhere(%x: tensor<8xf32>) -> tensor<4xf32> {
-  // expected-warning@+1 {{'doppler.parts' is only read on doppler.einsum and doppler.fused ops; ignored}}
+  // expected-warning@+1 {{'doppler.parts' is only read on doppler.einsum, doppler.fused, doppler.conv and doppler.pool ops; ignored}}
   %y = doppler.slice %x [0] {doppler.parts = array<i64: 2>} : tensor<8xf32> to tensor<4xf32>
   return %y : tensor<4xf32>
 }
@@ -77,4 +77,49 @@ func.func @fused_parts(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   // expected-error@+1 {{'doppler.parts' has 1 entries but spec 'ij->ij' has 2 indices ('ij'); give one partition count per index, in that order}}
   %y = doppler.fused "ij->ij" "exp(in0); neg(s0)" (%x) {doppler.parts = array<i64: 2>} : (tensor<4x8xf32>) -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @window_parts_count(%x: tensor<2x4x8x8xf32>) -> tensor<2x4x4x4xf32> {
+  // expected-error@+1 {{'doppler.parts' has 2 entries; a window op takes 3: the blocks along the batch, the channels and the first spatial dim of its result}}
+  %p = doppler.pool max %x kernel [2, 2] strides [2, 2] dilations [1, 1] padding [0, 0, 0, 0] {doppler.parts = array<i64: 2, 2>}
+      : tensor<2x4x8x8xf32> -> tensor<2x4x4x4xf32>
+  return %p : tensor<2x4x4x4xf32>
+}
+
+// -----
+
+func.func @window_parts_groups(%x: tensor<1x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x6x6x6xf32> {
+  // expected-error@+1 {{'doppler.parts' splits the channels into 3 parts, but it has 2 groups; between 1 and 2 are possible}}
+  %c = doppler.conv %x, %w strides [1, 1] dilations [1, 1] padding [0, 0, 0, 0] groups 2 {doppler.parts = array<i64: 1, 3, 1>}
+      : (tensor<1x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x6x6xf32>
+  return %c : tensor<1x6x6x6xf32>
+}
+
+// -----
+
+func.func @window_parts_rows(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<1x6x6x6xf32> {
+  // expected-error@+1 {{'doppler.parts' splits the first spatial dim into 7 parts, but it has 6; between 1 and 6 are possible}}
+  %c = doppler.conv %x, %w strides [1, 1] dilations [1, 1] padding [0, 0, 0, 0] groups 1 {doppler.parts = array<i64: 1, 1, 7>}
+      : (tensor<1x4x8x8xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x6x6xf32>
+  return %c : tensor<1x6x6x6xf32>
+}
+
+// -----
+
+func.func @window_parts_padding_only(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x6x2xf32> {
+  // expected-error@+1 {{'doppler.parts' splits the first spatial dim into 6 tiles, and some tile reads only padding}}
+  %p = doppler.pool avg %x kernel [1, 1] strides [1, 1] dilations [1, 1] padding [2, 0, 2, 0] {doppler.parts = array<i64: 1, 1, 6>}
+      : tensor<1x1x2x2xf32> -> tensor<1x1x6x2xf32>
+  return %p : tensor<1x1x6x2xf32>
+}
+
+// -----
+
+func.func @window_parts_blocks(%x: tensor<64x128x64x4xf32>) -> tensor<64x128x64x4xf32> {
+  // expected-error@+1 {{'doppler.parts' makes 524288 blocks; at most 4096 are possible}}
+  %p = doppler.pool max %x kernel [1, 1] strides [1, 1] dilations [1, 1] padding [0, 0, 0, 0] {doppler.parts = array<i64: 64, 128, 64>}
+      : tensor<64x128x64x4xf32> -> tensor<64x128x64x4xf32>
+  return %p : tensor<64x128x64x4xf32>
 }

@@ -342,6 +342,20 @@ def DopplerDecomposePass : Pass<"doppler-decompose"> {
     gather; otherwise it stays whole, reading the assembled input, and its
     consumers take slices of it.
 
+    A `doppler.conv` or `doppler.pool` becomes a grid of the same op over
+    three dims of its result: the batch, the channels (whole groups of a
+    grouped convolution; the output channels of an ungrouped one, each
+    block reading every input channel and its rows of the weight) and the
+    first spatial dim. A row tile reads its input rows plus the halo its
+    kernel reaches; what falls outside the input becomes the tile's own
+    padding, so blocks are exact and need no partial sums. Its
+    `doppler.parts` gives the three counts; otherwise, when its
+    multiply-adds (window elements for a pool) reach `min-points`, the
+    split into at most `parts` blocks that reads the fewest input and
+    weight elements, an input region crossing a block of the producer's
+    tiling counted twice (depthwise: channels; early layers at batch 1:
+    rows; late layers: output channels; batched: the batch).
+
     Partition counts come from the op's `doppler.parts` attribute (one
     count per index in the order of first appearance in the spec, inputs
     then output: "ij,jk->ik" is i, j, k) or else from a heuristic aiming at
@@ -401,6 +415,10 @@ def DopplerDecomposePass : Pass<"doppler-decompose"> {
               "Reshapes made one reshape per block of their input">,
     Statistic<"numReshapesKeptWhole", "reshapes-kept-whole",
               "Reshapes left whole (on their gathered input)">,
+    Statistic<"numWindowsSplit", "windows-split",
+              "Convolutions and pools split into blocks">,
+    Statistic<"numWindowsKeptWhole", "windows-kept-whole",
+              "Convolutions and pools left whole">,
   ];
   let dependentDialects = ["::mlir::doppler::DopplerDialect"];
 }
