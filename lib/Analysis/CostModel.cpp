@@ -58,6 +58,43 @@ bool isGemm(EinsumOp einsum) {
 
 } // namespace
 
+double mlir::doppler::computeCostOf(Operation &op,
+                                    const SystemDescription &system,
+                                    bool *fromWork) {
+  double flops = 0, bytes = 0;
+  auto work = dyn_cast<WorkOpInterface>(op);
+  if (work) {
+    flops = work.getFlops();
+    bytes = work.getBytesRead() + work.getBytesWritten();
+  } else {
+    for (Type type : op.getOperandTypes())
+      bytes += valueBytes(type);
+    bytes += resultBytes(&op);
+  }
+  if (fromWork)
+    *fromWork = bool(work);
+  auto einsum = dyn_cast<EinsumOp>(op);
+  // A mul-add contraction runs as a GEMM, whose rate is peak_flops; any
+  // other einsum applies its join once per point of its iteration space, at
+  // the device's rate for that join if listed.
+  if (auto fused = dyn_cast<FusedOp>(op)) {
+    // A fused op applies every step's join once per point: each step is
+    // charged at the device's rate for its join, and the steps' sum
+    // overlaps with the one pass over memory.
+    std::vector<::doppler::JoinKind> joins;
+    for (const ::doppler::JoinStep &step : fused.getParsedProgram().steps)
+      joins.push_back(step.join);
+    return system.computeCost(
+        0, flops, bytes, elementTypeName(&op), joins,
+        static_cast<double>(fused.getIndexSizes().iterationSpace()));
+  }
+  if (einsum && !isGemm(einsum))
+    return system.computeCost(
+        0, flops, bytes, elementTypeName(&op), toSupport(einsum.getJoin()),
+        static_cast<double>(einsum.getIndexSizes().iterationSpace()));
+  return system.computeCost(0, flops, bytes, elementTypeName(&op));
+}
+
 CostCounts mlir::doppler::annotateCosts(Operation *root,
                                         const SystemDescription &system) {
   CostCounts counts;
@@ -69,40 +106,9 @@ CostCounts mlir::doppler::annotateCosts(Operation *root,
       for (Operation &op : block) {
         if (op.hasTrait<OpTrait::IsTerminator>() || isa<TaskOp>(op))
           continue;
-        double flops = 0, bytes = 0;
-        if (auto work = dyn_cast<WorkOpInterface>(op)) {
-          flops = work.getFlops();
-          bytes = work.getBytesRead() + work.getBytesWritten();
-          ++counts.fromWork;
-        } else {
-          for (Type type : op.getOperandTypes())
-            bytes += valueBytes(type);
-          bytes += resultBytes(&op);
-          ++counts.asCopies;
-        }
-        double compute;
-        auto einsum = dyn_cast<EinsumOp>(op);
-        // A mul-add contraction runs as a GEMM, whose rate is peak_flops;
-        // any other einsum applies its join once per point of its
-        // iteration space, at the device's rate for that join if listed.
-        if (auto fused = dyn_cast<FusedOp>(op)) {
-          // A fused op applies every step's join once per point: each step
-          // is charged at the device's rate for its join, and the steps'
-          // sum overlaps with the one pass over memory.
-          std::vector<::doppler::JoinKind> joins;
-          for (const ::doppler::JoinStep &step : fused.getParsedProgram().steps)
-            joins.push_back(step.join);
-          compute = system.computeCost(
-              0, flops, bytes, elementTypeName(&op), joins,
-              static_cast<double>(fused.getIndexSizes().iterationSpace()));
-        } else if (einsum && !isGemm(einsum))
-          compute = system.computeCost(
-              0, flops, bytes, elementTypeName(&op),
-              toSupport(einsum.getJoin()),
-              static_cast<double>(einsum.getIndexSizes().iterationSpace()));
-        else
-          compute =
-              system.computeCost(0, flops, bytes, elementTypeName(&op));
+        bool fromWork = false;
+        double compute = computeCostOf(op, system, &fromWork);
+        ++(fromWork ? counts.fromWork : counts.asCopies);
         double transfer = system.worstTransferCost(0, resultBytes(&op));
         op.setAttr(kComputeCostAttr, builder.getF64FloatAttr(compute));
         op.setAttr(kTransferCostAttr, builder.getF64FloatAttr(transfer));

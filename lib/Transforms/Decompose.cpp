@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DecomposeAuto.h"
 #include "DecomposePartition.h"
 #include "DecomposeReshape.h"
 #include "DecomposeWindow.h"
@@ -154,60 +155,6 @@ std::optional<Tiling> tilingOf(Value value, unsigned depth = 0) {
 // The ops decomposed: einsums and fused elementwise ops
 //===----------------------------------------------------------------------===//
 
-/// A doppler.fused op is decomposed like an elementwise einsum: blocks of
-/// its output index space, inputs sliced by their terms. Both ops have a
-/// spec, index sizes and inputs; these read them from either.
-bool isDecomposable(Operation *op) { return isa<EinsumOp, FusedOp>(op); }
-
-::doppler::EinsumSpec parsedSpecOf(Operation *op) {
-  if (auto fused = dyn_cast<FusedOp>(op))
-    return fused.getParsedSpec();
-  return cast<EinsumOp>(op).getParsedSpec();
-}
-
-::doppler::IndexSizes indexSizesOf(Operation *op) {
-  if (auto fused = dyn_cast<FusedOp>(op))
-    return fused.getIndexSizes();
-  return cast<EinsumOp>(op).getIndexSizes();
-}
-
-StringRef specTextOf(Operation *op) {
-  if (auto fused = dyn_cast<FusedOp>(op))
-    return fused.getSpec();
-  return cast<EinsumOp>(op).getSpec();
-}
-
-OperandRange inputsOf(Operation *op) {
-  if (auto fused = dyn_cast<FusedOp>(op))
-    return fused.getInputs();
-  return cast<EinsumOp>(op).getInputs();
-}
-
-EinsumShape describe(Operation *op) {
-  EinsumShape shape;
-  shape.spec = parsedSpecOf(op);
-  ::doppler::IndexSizes sizes = indexSizesOf(op);
-  shape.indices = sizes.indices;
-  shape.extents.assign(sizes.sizes.begin(), sizes.sizes.end());
-  for (auto [t, term] : llvm::enumerate(shape.spec.inputs)) {
-    SmallVector<unsigned> dims;
-    double elements = 1;
-    for (char index : term) {
-      dims.push_back(shape.indices.find(index));
-      elements *= static_cast<double>(sizes.sizeOf(index));
-    }
-    shape.inputDims.push_back(std::move(dims));
-    shape.inputElements.push_back(elements);
-    shape.inputTilings.push_back(tilingOf(inputsOf(op)[t]));
-  }
-  for (char index : shape.spec.output) {
-    shape.outputDims.push_back(shape.indices.find(index));
-    shape.outputElements *= static_cast<double>(sizes.sizeOf(index));
-  }
-  for (char index : shape.spec.contractedIndices())
-    shape.contractedDims.push_back(shape.indices.find(index));
-  return shape;
-}
 
 //===----------------------------------------------------------------------===//
 // Rewriting
@@ -292,7 +239,7 @@ void Decomposer::run(ArrayRef<Operation *> ops) {
       decomposeWindow(op);
       continue;
     }
-    EinsumShape shape = describe(op);
+    EinsumShape shape = describeEinsum(op, [](Value v) { return tilingOf(v); });
     SmallVector<int64_t> parts = partsFor(op, shape);
     if (llvm::all_of(parts, [](int64_t p) { return p == 1; })) {
       op->removeAttr(kPartsAttr);
@@ -639,10 +586,27 @@ public:
   using Base::Base;
 
   LogicalResult initialize(MLIRContext *context) override {
-    if (parts < 1 || parts > kMaxParts)
+    std::string text = parts.getValue();
+    autoParts = text == "auto";
+    if (autoParts) {
+      std::string error;
+      autoSystem = ::doppler::placement::SystemDescription::load(system, &error);
+      if (!autoSystem)
+        return emitError(UnknownLoc::get(context))
+               << "doppler-decompose: system '" << system.getValue()
+               << "': " << error;
+      if (devices < 0 || devices > kMaxParts)
+        return emitError(UnknownLoc::get(context))
+               << "doppler-decompose: option 'devices' must be between 0 and "
+               << kMaxParts << ", got " << devices.getValue();
+      blockCount = devices ? int64_t(devices) : autoSystem->numDevices();
+    } else if (StringRef(text).getAsInteger(10, blockCount) || blockCount < 1 ||
+               blockCount > kMaxParts) {
       return emitError(UnknownLoc::get(context))
-             << "doppler-decompose: option 'parts' must be between 1 and "
-             << kMaxParts << ", got " << parts.getValue();
+             << "doppler-decompose: option 'parts' must be 'auto' or between "
+                "1 and "
+             << kMaxParts << ", got " << text;
+    }
     if (minPoints < 0)
       return emitError(UnknownLoc::get(context))
              << "doppler-decompose: option 'min-points' must be "
@@ -657,7 +621,9 @@ public:
     // (and reshape) sees its producers' partitions.
     SmallVector<Operation *> einsums;
     bool valid = true;
+    SmallVector<Operation *> program; // every op, for parts=auto
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      program.push_back(op);
       if (isDecomposable(op)) {
         valid &= succeeded(verifyInput(op));
         einsums.push_back(op);
@@ -679,7 +645,13 @@ public:
     if (!valid)
       return signalPassFailure();
 
-    Decomposer decomposer(&getContext(), parts, minPoints);
+    if (autoParts) {
+      decompose::AutoStatistics chosen =
+          decompose::choosePartitionsAuto(program, *autoSystem, blockCount);
+      numAutoSplit += chosen.split;
+      numAutoWhole += chosen.whole;
+    }
+    Decomposer decomposer(&getContext(), blockCount, minPoints);
     decomposer.run(einsums);
     const Counters &counters = decomposer.getCounters();
     numDecomposed += counters.decomposed;
@@ -692,6 +664,11 @@ public:
     numWindowsSplit += counters.windowsSplit;
     numWindowsKeptWhole += counters.windowsWhole;
   }
+
+private:
+  bool autoParts = false;
+  int64_t blockCount = 4;
+  std::optional<::doppler::placement::SystemDescription> autoSystem;
 };
 
 } // namespace

@@ -2,6 +2,8 @@
 
 #include "DecomposePartition.h"
 
+#include "Doppler/Dialect/DopplerOps.h"
+
 #include <algorithm>
 
 using namespace mlir;
@@ -22,13 +24,11 @@ SmallVector<int64_t> decompose::cutPoints(int64_t extent, int64_t parts) {
   return cuts;
 }
 
-namespace {
-
 /// Fraction of a dimension's data that each consumer part can take from the
 /// one producer part overlapping it most: 1 when the consumer's parts nest
 /// in the producer's, 1/2 when a consumer part spans two equal producer
 /// parts, and so on.
-double alignedFraction(ArrayRef<int64_t> consumer, ArrayRef<int64_t> producer) {
+double decompose::alignedFraction(ArrayRef<int64_t> consumer, ArrayRef<int64_t> producer) {
   int64_t extent = consumer.back();
   if (extent == 0)
     return 1.0;
@@ -46,7 +46,7 @@ double alignedFraction(ArrayRef<int64_t> consumer, ArrayRef<int64_t> producer) {
   return static_cast<double>(aligned) / static_cast<double>(extent);
 }
 
-int64_t contractedBlocks(const EinsumShape &shape, ArrayRef<int64_t> parts) {
+int64_t decompose::contractedBlocks(const EinsumShape &shape, ArrayRef<int64_t> parts) {
   int64_t product = 1;
   for (unsigned i : shape.contractedDims)
     product *= parts[i];
@@ -56,7 +56,7 @@ int64_t contractedBlocks(const EinsumShape &shape, ArrayRef<int64_t> parts) {
 /// Calls `visit` on every assignment of counts to indices whose product is
 /// `total`, no count exceeding its index's extent. Counts are tried from
 /// large to small, earlier indices first, which fixes the order of ties.
-void forEachFactorisation(ArrayRef<int64_t> extents, int64_t total,
+void decompose::forEachFactorisation(ArrayRef<int64_t> extents, int64_t total,
                           SmallVectorImpl<int64_t> &parts, unsigned pos,
                           function_ref<void(ArrayRef<int64_t>)> visit) {
   if (pos == extents.size()) {
@@ -73,7 +73,60 @@ void forEachFactorisation(ArrayRef<int64_t> extents, int64_t total,
   }
 }
 
-} // namespace
+bool decompose::isDecomposable(Operation *op) { return isa<EinsumOp, FusedOp>(op); }
+
+::doppler::EinsumSpec decompose::parsedSpecOf(Operation *op) {
+  if (auto fused = dyn_cast<FusedOp>(op))
+    return fused.getParsedSpec();
+  return cast<EinsumOp>(op).getParsedSpec();
+}
+
+::doppler::IndexSizes decompose::indexSizesOf(Operation *op) {
+  if (auto fused = dyn_cast<FusedOp>(op))
+    return fused.getIndexSizes();
+  return cast<EinsumOp>(op).getIndexSizes();
+}
+
+StringRef decompose::specTextOf(Operation *op) {
+  if (auto fused = dyn_cast<FusedOp>(op))
+    return fused.getSpec();
+  return cast<EinsumOp>(op).getSpec();
+}
+
+OperandRange decompose::inputsOf(Operation *op) {
+  if (auto fused = dyn_cast<FusedOp>(op))
+    return fused.getInputs();
+  return cast<EinsumOp>(op).getInputs();
+}
+
+EinsumShape decompose::describeEinsum(
+    Operation *op,
+    llvm::function_ref<std::optional<Tiling>(Value)> tilingOf) {
+  EinsumShape shape;
+  shape.spec = parsedSpecOf(op);
+  ::doppler::IndexSizes sizes = indexSizesOf(op);
+  shape.indices = sizes.indices;
+  shape.extents.assign(sizes.sizes.begin(), sizes.sizes.end());
+  for (auto [t, term] : llvm::enumerate(shape.spec.inputs)) {
+    SmallVector<unsigned> dims;
+    double elements = 1;
+    for (char index : term) {
+      dims.push_back(shape.indices.find(index));
+      elements *= static_cast<double>(sizes.sizeOf(index));
+    }
+    shape.inputDims.push_back(std::move(dims));
+    shape.inputElements.push_back(elements);
+    shape.inputTilings.push_back(tilingOf ? tilingOf(inputsOf(op)[t])
+                                         : std::nullopt);
+  }
+  for (char index : shape.spec.output) {
+    shape.outputDims.push_back(shape.indices.find(index));
+    shape.outputElements *= static_cast<double>(sizes.sizeOf(index));
+  }
+  for (char index : shape.spec.contractedIndices())
+    shape.contractedDims.push_back(shape.indices.find(index));
+  return shape;
+}
 
 double decompose::partitionCost(const EinsumShape &shape, ArrayRef<int64_t> parts) {
   double cost = 0;

@@ -38,6 +38,38 @@ struct EinsumShape {
   double outputElements = 1;
 };
 
+/// doppler.einsum and doppler.fused, the ops decomposed by their index
+/// space (a fused op like an elementwise einsum), and what both have: a
+/// spec, index sizes and inputs.
+bool isDecomposable(Operation *op);
+::doppler::EinsumSpec parsedSpecOf(Operation *op);
+::doppler::IndexSizes indexSizesOf(Operation *op);
+StringRef specTextOf(Operation *op);
+OperandRange inputsOf(Operation *op);
+
+/// The shape of an einsum or fused op; each input's tiling from `tilingOf`
+/// (none when it is null).
+EinsumShape
+describeEinsum(Operation *op,
+               llvm::function_ref<std::optional<Tiling>(Value)> tilingOf);
+
+/// Fraction of a dimension's data that each consumer part (cut points
+/// `consumer`) can take from the one producer part (cut points `producer`)
+/// overlapping it most: 1 when the consumer's parts nest in the producer's,
+/// 1/2 when a consumer part spans two equal producer parts, and so on.
+double alignedFraction(ArrayRef<int64_t> consumer, ArrayRef<int64_t> producer);
+
+/// Blocks along the contracted indices (the partial results per output
+/// block) of `parts`.
+int64_t contractedBlocks(const EinsumShape &shape, ArrayRef<int64_t> parts);
+
+/// Calls `visit` on every assignment of counts to indices whose product is
+/// `total`, no count exceeding its index's extent. Counts are tried from
+/// large to small, earlier indices first, which fixes the order of ties.
+void forEachFactorisation(ArrayRef<int64_t> extents, int64_t total,
+                          SmallVectorImpl<int64_t> &parts, unsigned pos,
+                          function_ref<void(ArrayRef<int64_t>)> visit);
+
 /// The communication cost, in elements, of running an einsum of `shape`
 /// split by `parts` (one count per index). See the pass description.
 double partitionCost(const EinsumShape &shape, ArrayRef<int64_t> parts);

@@ -135,7 +135,7 @@ double product(ArrayRef<int64_t> extents) {
 /// Elements the blocks read, an input region that crosses a block of the
 /// input's tiling counted twice (it needs an assemble, often a transfer).
 double readCost(const WindowShape &shape, const WindowParts &parts,
-                const std::optional<Tiling> &tiling) {
+                const std::optional<Tiling> &tiling, bool weights = true) {
   double cost = 0;
   SmallVector<int64_t> lo, hi, extents;
   forEachBlock(shape, parts, [&](const WindowBlock &block) {
@@ -149,7 +149,7 @@ double readCost(const WindowShape &shape, const WindowParts &parts,
           crosses |= cut > lo[d] && cut < hi[d];
     }
     cost += product(extents) * (crosses ? 2 : 1);
-    if (shape.conv)
+    if (shape.conv && weights)
       cost += double(block.u1 - block.u0) * shape.outPerUnit *
               product(ArrayRef<int64_t>(shape.weight).drop_front());
   });
@@ -215,26 +215,76 @@ WindowParts mlir::doppler::decompose::chooseWindowParts(
   for (int64_t total = capacity; total > 1; --total) {
     WindowParts best = whole;
     double bestCost = std::numeric_limits<double>::infinity();
-    for (int64_t n = 1; n <= std::min(total, shape.result[0]); ++n) {
-      if (total % n)
-        continue;
-      for (int64_t u = 1; u <= std::min(total / n, shape.units); ++u) {
-        int64_t rows = total / n / u;
-        if ((total / n) % u || rows > shape.rows() ||
-            !rowTilesRead(shape, rows))
-          continue;
-        WindowParts parts = {n, u, rows};
-        double cost = readCost(shape, parts, input);
-        if (cost < bestCost) {
-          bestCost = cost;
-          best = parts;
-        }
+    forEachWindowParts(op, total, [&](const WindowParts &parts) {
+      double cost = readCost(shape, parts, input);
+      if (cost < bestCost) {
+        bestCost = cost;
+        best = parts;
       }
-    }
+    });
     if (best != whole)
       return best;
   }
   return whole;
+}
+
+void mlir::doppler::decompose::forEachWindowParts(
+    Operation *op, int64_t total,
+    llvm::function_ref<void(const WindowParts &)> visit) {
+  WindowShape shape = describeWindow(op);
+  for (int64_t n = 1; n <= std::min(total, shape.result[0]); ++n) {
+    if (total % n)
+      continue;
+    for (int64_t u = 1; u <= std::min(total / n, shape.units); ++u) {
+      int64_t rows = total / n / u;
+      if ((total / n) % u || rows > shape.rows() || !rowTilesRead(shape, rows))
+        continue;
+      visit({n, u, rows});
+    }
+  }
+}
+
+double mlir::doppler::decompose::windowReadElements(Operation *op,
+                                                    const WindowParts &parts,
+                                                    bool weights) {
+  return readCost(describeWindow(op), parts, std::nullopt, weights);
+}
+
+Tiling mlir::doppler::decompose::windowResultTiling(Operation *op,
+                                                    const WindowParts &parts) {
+  WindowShape shape = describeWindow(op);
+  Tiling cuts;
+  for (int64_t extent : shape.result)
+    cuts.push_back({0, extent});
+  cuts[0] = cutPoints(shape.result[0], parts[0]);
+  cuts[1].clear();
+  for (int64_t k = 0; k <= parts[1]; ++k)
+    cuts[1].push_back(partStart(shape.units, parts[1], k) * shape.outPerUnit);
+  cuts[2] = cutPoints(shape.rows(), parts[2]);
+  return cuts;
+}
+
+Tiling mlir::doppler::decompose::windowInputTiling(Operation *op,
+                                                   const WindowParts &parts) {
+  WindowShape shape = describeWindow(op);
+  Tiling cuts;
+  for (int64_t extent : shape.input)
+    cuts.push_back({0, extent});
+  cuts[0] = cutPoints(shape.input[0], parts[0]);
+  if (shape.inPerUnit > 0) {
+    cuts[1].clear();
+    for (int64_t k = 0; k <= parts[1]; ++k)
+      cuts[1].push_back(partStart(shape.units, parts[1], k) * shape.inPerUnit);
+  }
+  SmallVector<int64_t> rows = {0};
+  for (int64_t k = 1; k < parts[2]; ++k) {
+    int64_t start = inputRows(shape, partStart(shape.rows(), parts[2], k),
+                              shape.rows()).first;
+    rows.push_back(std::clamp<int64_t>(start, rows.back(), shape.input[2]));
+  }
+  rows.push_back(shape.input[2]);
+  cuts[2] = rows;
+  return cuts;
 }
 
 AssembleOp mlir::doppler::decompose::splitWindow(

@@ -40,6 +40,23 @@ WindowParts chooseWindowParts(Operation *op, int64_t blocks,
                               int64_t minPoints,
                               const std::optional<Tiling> &input);
 
+/// Calls `visit` on every split of `op` into exactly `total` blocks that
+/// fits its extents (and whose row tiles each read an input row), batch
+/// counts first, then channel counts, from small to large.
+void forEachWindowParts(Operation *op, int64_t total,
+                        llvm::function_ref<void(const WindowParts &)> visit);
+
+/// Input elements (and weight elements, with `weights`) the blocks of
+/// `parts` read in all, halos and replicated inputs or weights included.
+double windowReadElements(Operation *op, const WindowParts &parts,
+                          bool weights);
+
+/// The cut points of `op`'s result under `parts`, and those of the input
+/// regions its blocks read (row tiles cut where each tile's rows start,
+/// halos aside; the channels whole for an ungrouped convolution).
+Tiling windowResultTiling(Operation *op, const WindowParts &parts);
+Tiling windowInputTiling(Operation *op, const WindowParts &parts);
+
 /// Builds, at `builder`'s insertion point, one block op per block of
 /// `parts` (its input, and a convolution's weight, taken by `region`) and
 /// the assemble of their results, and returns the assemble; `op` itself is

@@ -20,10 +20,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<int> devices{*this, "devices",
                       llvm::cl::desc("Devices to place on (>= 1)"),
                       llvm::cl::init(4)};
-  Option<unsigned> parts{
+  Option<std::string> parts{
       *this, "parts",
-      llvm::cl::desc("Blocks per einsum in decomposition (1: no decomposition)"),
-      llvm::cl::init(4)};
+      llvm::cl::desc("Decomposition: 'auto' (each op's blocks chosen by cost "
+                     "for the devices of the system) or blocks per einsum "
+                     "(1: no decomposition)"),
+      llvm::cl::init("4")};
   Option<std::string> policy{
       *this, "policy",
       llvm::cl::desc("Placement policy: doppler (learned) or a heuristic"),
@@ -77,9 +79,12 @@ void buildDopplerPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // Costs before decomposition guide its choice of splits; the blocks are
   // then costed anew.
   pm.addPass(createDopplerAnnotateCostsPass(costs));
-  if (options.parts > 1) {
+  bool decomposes = options.parts != "1";
+  if (decomposes) {
     DopplerDecomposePassOptions decompose;
     decompose.parts = options.parts;
+    decompose.system = options.system;
+    decompose.devices = options.devices;
     pm.addPass(createDopplerDecomposePass(decompose));
     pm.addPass(createCanonicalizerPass());
   }
@@ -89,7 +94,7 @@ void buildDopplerPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // placement, so that the policy and the simulator see the fused ops.
   if (options.fuse)
     pm.addPass(createDopplerFuseElementwisePass());
-  if (options.parts > 1 || options.fuse)
+  if (decomposes || options.fuse)
     pm.addPass(createDopplerAnnotateCostsPass(costs));
   DopplerPlacePassOptions place;
   place.devices = options.devices;

@@ -1,11 +1,17 @@
 // RUN: doppler-opt %s --split-input-file --verify-diagnostics --doppler-decompose
 // Bad options are reported once, on the module, and change nothing.
 // RUN: not doppler-opt %s --split-input-file --doppler-decompose=parts=0 2>&1 | FileCheck %s --check-prefix=ZERO
-// ZERO: error: doppler-decompose: option 'parts' must be between 1 and 4096, got 0
+// ZERO: error: doppler-decompose: option 'parts' must be 'auto' or between 1 and 4096, got 0
 // RUN: not doppler-opt %s --split-input-file --doppler-decompose=parts=5000 2>&1 | FileCheck %s --check-prefix=HUGE
-// HUGE: error: doppler-decompose: option 'parts' must be between 1 and 4096, got 5000
+// HUGE: error: doppler-decompose: option 'parts' must be 'auto' or between 1 and 4096, got 5000
 // RUN: not doppler-opt %s --split-input-file --doppler-decompose=min-points=-1 2>&1 | FileCheck %s --check-prefix=NEGATIVE
 // NEGATIVE: error: doppler-decompose: option 'min-points' must be non-negative, got -1
+// RUN: not doppler-opt %s --split-input-file --doppler-decompose=parts=many 2>&1 | FileCheck %s --check-prefix=WORD
+// WORD: error: doppler-decompose: option 'parts' must be 'auto' or between 1 and 4096, got many
+// RUN: not doppler-opt %s --split-input-file --doppler-decompose="parts=auto system=nosuch" 2>&1 | FileCheck %s --check-prefix=SYSTEM
+// SYSTEM: error: doppler-decompose: system 'nosuch':
+// RUN: not doppler-opt %s --split-input-file --doppler-decompose="parts=auto devices=-2" 2>&1 | FileCheck %s --check-prefix=DEVICES
+// DEVICES: error: doppler-decompose: option 'devices' must be between 0 and 4096, got -2
 
 func.func @too_few_parts(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> tensor<8x8xf32> {
   // expected-error@+1 {{'doppler.parts' has 2 entries but spec 'ij,jk->ik' has 3 indices ('ijk'); give one partition count per index, in that order}}

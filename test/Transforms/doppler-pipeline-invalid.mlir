@@ -16,7 +16,7 @@
 // DEVICES: error: doppler-place: devices must be at least 1, got 0
 // POLICY: error: doppler-place: unknown policy 'oracle'
 // SYSTEM: error: doppler-annotate-costs: unknown system preset 'tpu9'
-// PARTS: error: doppler-decompose: option 'parts' must be between 1 and 4096, got 5000
+// PARTS: error: doppler-decompose: option 'parts' must be 'auto' or between 1 and 4096, got 5000
 // SAMPLES: error: doppler-place: samples and model apply to policy doppler only, not 'heft'
 // MANY: error: doppler-place: devices must be at most 4096, got 100000
 // BILLION: error: doppler-place: devices must be at most 4096, got 1000000000

@@ -35,6 +35,15 @@ double valueBytes(Type type);
 /// in memory.
 double resultBytes(Operation *op);
 
+/// The roofline compute cost of `op` on device 0 of `system` (what
+/// annotateCosts sets as `doppler.compute_cost`): from its reported work, a
+/// GEMM at the peak rate, other einsums and fused chains at the device's
+/// rate for their joins; an op without WorkOpInterface as a copy of its
+/// operands and results (`*fromWork` says which, when given).
+double computeCostOf(Operation &op,
+                     const ::doppler::placement::SystemDescription &system,
+                     bool *fromWork = nullptr);
+
 /// Sets `doppler.compute_cost` and `doppler.transfer_cost` on every op
 /// directly in the body of every function with a body under `root` (`root`
 /// included), except terminators and `doppler.task` ops (they carry their

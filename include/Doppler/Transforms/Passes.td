@@ -359,7 +359,7 @@ def DopplerDecomposePass : Pass<"doppler-decompose"> {
     Partition counts come from the op's `doppler.parts` attribute (one
     count per index in the order of first appearance in the spec, inputs
     then output: "ij,jk->ik" is i, j, k) or else from a heuristic aiming at
-    `parts` blocks per einsum: among the ways of writing the largest block
+    `parts` blocks per einsum (a number): among the ways of writing the largest block
     count <= `parts` the extents allow as a product of per-index counts
     (never more parts than an index's extent), it picks the one that moves
     the fewest elements, counting
@@ -396,8 +396,15 @@ def DopplerDecomposePass : Pass<"doppler-decompose"> {
     ```
   }];
   let options = [
-    Option<"parts", "parts", "int64_t", /*default=*/"4",
-           "Blocks per einsum the heuristic aims at (1 to 4096)">,
+    Option<"parts", "parts", "std::string", /*default=*/"\"4\"",
+           "Blocks per einsum the heuristic aims at (1 to 4096), or 'auto': "
+           "each op's partition chosen by the dynamic program over the "
+           "graph for 'devices' devices of 'system'">,
+    Option<"system", "system", "std::string", /*default=*/"\"h100x4\"",
+           "parts=auto: the system preset or JSON file whose costs it weighs">,
+    Option<"devices", "devices", "int64_t", /*default=*/"0",
+           "parts=auto: the most blocks an op gets (0: the system's device "
+           "count)">,
     Option<"minPoints", "min-points", "int64_t", /*default=*/"0",
            "Einsums with fewer iteration-space points stay whole">,
   ];
@@ -419,6 +426,10 @@ def DopplerDecomposePass : Pass<"doppler-decompose"> {
               "Convolutions and pools split into blocks">,
     Statistic<"numWindowsKeptWhole", "windows-kept-whole",
               "Convolutions and pools left whole">,
+    Statistic<"numAutoSplit", "auto-split",
+              "parts=auto: ops given more than one block">,
+    Statistic<"numAutoWhole", "auto-whole",
+              "parts=auto: ops left whole">,
   ];
   let dependentDialects = ["::mlir::doppler::DopplerDialect"];
 }
