@@ -153,8 +153,11 @@ AssembleOp decompose::splitReshape(ReshapeOp op, const Tiling &input,
       rest /= grid[d];
       shape[d] = output[d][c + 1] - output[d][c];
     }
+    // The region first: it may create a slice, which must come before the
+    // block reshape that reads it.
+    Value piece = region(op.getInput(), lo, hi);
     Operation *block = builder.clone(*op);
-    block->setOperand(0, region(op.getInput(), lo, hi));
+    block->setOperand(0, piece);
     block->getResult(0).setType(RankedTensorType::get(shape, element));
     for (NamedAttribute attr : op->getDiscardableAttrs())
       if (isStale(attr.getName().strref()))

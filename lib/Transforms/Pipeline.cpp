@@ -8,6 +8,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::doppler;
 
@@ -25,7 +27,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Decomposition: 'auto' (each op's blocks chosen by cost "
                      "for the devices of the system) or blocks per einsum "
                      "(1: no decomposition)"),
-      llvm::cl::init("4")};
+      llvm::cl::init("auto")};
   Option<std::string> policy{
       *this, "policy",
       llvm::cl::desc("Placement policy: doppler (learned) or a heuristic"),
@@ -84,7 +86,8 @@ void buildDopplerPipeline(OpPassManager &pm, const PipelineOptions &options) {
     DopplerDecomposePassOptions decompose;
     decompose.parts = options.parts;
     decompose.system = options.system;
-    decompose.devices = options.devices;
+    // Out-of-range device counts are doppler-place's to report (below).
+    decompose.devices = std::clamp<int64_t>(options.devices, 0, 4096);
     pm.addPass(createDopplerDecomposePass(decompose));
     pm.addPass(createCanonicalizerPass());
   }

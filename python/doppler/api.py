@@ -209,7 +209,8 @@ def place(module, example_inputs, devices=4, system="h100x4", policy="doppler",
     """Exports `module`, runs doppler-opt --doppler-pipeline, returns a Placement.
 
     Other doppler-pipeline options pass through, underscores for dashes
-    (parts=4, samples=0, model=FILE, seed=0, budget_evaluations=-1: the
+    (parts="auto" or a block count, samples=0, model=FILE, seed=0,
+    budget_evaluations=-1: the
     default budget, 0: the greedy pass alone; budget_ms=0). The devices are also written to
     `node.meta["doppler_device"]` (and the sets to "doppler_devices") of the
     GraphModule (the one given, or the one traced from the module:

@@ -64,7 +64,7 @@ def test_place_budget_line():
     assert budgeted.budget.startswith("budget: doppler greedy "), budgeted.budget
     assert "critical-path" in budgeted.budget and "join-aware" in budgeted.budget
     assert budgeted.budget in budgeted.summary()
-    assert "simulator runs" in budgeted.remark
+    assert "simulator run" in budgeted.remark  # "1 simulator run" or "N ... runs"
     greedy = doppler.place(TwoLayer(), (x,), devices=2, system="h100x4", budget_evaluations=0)
     assert greedy.budget is None and "greedy" in greedy.remark
     assert greedy.makespan >= budgeted.makespan

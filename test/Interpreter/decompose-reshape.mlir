@@ -13,6 +13,10 @@
 // RUN: doppler-opt %t.auto.mlir --doppler-decompose=parts=8 > %t.8.mlir
 // RUN: doppler-interpret %t.8.mlir --compare %s --function attention | FileCheck %s
 // RUN: doppler-interpret %t.8.mlir --compare %s --function cases | FileCheck %s
+// A reshape of a slice of a decomposed value (a fused q/k/v projection split
+// into heads): the block reshapes read slices made for them, which must
+// come first (the pass once built them after their reader).
+// RUN: doppler-interpret %t.mlir --compare %s --function slice_then_reshape | FileCheck %s
 // CHECK: max rel-error {{.*}} <= tolerance 1e-05: ok
 
 func.func @cases(%x: tensor<4x8x32xf32>, %u: tensor<4x1x8xf32>)
@@ -71,4 +75,12 @@ func.func @attention(%x: tensor<2x8x32xf32>, %wq: tensor<32x32xf32>, %wk: tensor
   %y = doppler.einsum "btc,cd->btd" join(mul) agg(add) (%of, %wo)
       : (tensor<2x8x32xf32>, tensor<32x32xf32>) -> tensor<2x8x32xf32>
   return %y : tensor<2x8x32xf32>
+}
+
+func.func @slice_then_reshape(%x: tensor<2x16x192xf32>) -> tensor<2x16x4x16xf32> {
+  %y = doppler.einsum "abc->abc" join(relu) (%x) {doppler.parts = array<i64: 2, 1, 1>}
+      : (tensor<2x16x192xf32>) -> tensor<2x16x192xf32>
+  %s = doppler.slice %y [0, 0, 64] : tensor<2x16x192xf32> to tensor<2x16x64xf32>
+  %r = doppler.reshape %s : tensor<2x16x64xf32> -> tensor<2x16x4x16xf32>
+  return %r : tensor<2x16x4x16xf32>
 }

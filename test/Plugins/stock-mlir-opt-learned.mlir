@@ -3,7 +3,7 @@
 // directory (build/lib), as doppler-opt does from build/bin/../lib.
 // REQUIRES: stock-mlir-opt, learning
 // RUN: %stock_mlir_opt --load-dialect-plugin=%doppler_plugin --load-pass-plugin=%doppler_plugin %s \
-// RUN:   --pass-pipeline="builtin.module(doppler-pipeline{system=cpu4 devices=2})" 2>&1 | FileCheck %s
+// RUN:   --pass-pipeline="builtin.module(doppler-pipeline{system=cpu4 devices=2 parts=4})" 2>&1 | FileCheck %s
 
 // CHECK: remark: placed {{[0-9]+}} ops on 2 devices with doppler (greedy, embedded model, within {{[0-9]+}} simulator runs)
 // CHECK: remark: budget: doppler greedy {{.*}}, critical-path {{.*}}, join-aware {{.*}}; refined
