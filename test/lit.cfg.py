@@ -16,6 +16,7 @@ config.test_exec_root = os.path.join(config.doppler_obj_root, "test")
 llvm_config.use_default_substitutions()  # FileCheck, not, count
 config.substitutions.append(("%shared_data", config.doppler_shared_data_dir))
 config.substitutions.append(("%doppler_src", config.doppler_src_root))
+config.substitutions.append(("%doppler_obj_root", config.doppler_obj_root))
 
 # Our tools first, then LLVM's (FileCheck lives in /usr/lib/llvm-22/bin).
 llvm_config.with_environment("PATH", config.doppler_tools_dir, append_path=True)
