@@ -12,10 +12,12 @@
 //      loc("<kind>_<position>@d<device>"(<its old location>)), so that IREE's
 //      dispatches (their locations, with --mlir-print-debuginfo) name the
 //      Doppler ops they run and the device Doppler chose.
-//   3. convert-doppler-to-linalg (assembles as tensor.concat), then named
-//      linalg ops other than
-//      linalg.fill are generalised (iree-compile rejects some, e.g.
-//      linalg.add).
+//   3. convert-doppler-to-linalg (assembles as tensor.concat; a conv or
+//      pool as a tensor.pad, an init and a named convolution or pooling,
+//      every op of it named and placed as its source), then named linalg
+//      ops other than linalg.fill are generalised (iree-compile rejects
+//      some, e.g. linalg.add; it takes a linalg.generic with sliding maps
+//      as the convolution it is, as fast as the named op).
 //   4. Moves: each doppler.transfer, and each tensor operand of a placed op
 //      that lives on another device, becomes
 //      "flow.tensor.transfer"(%x) {target = #hal.device.affinity<@__device_d>}

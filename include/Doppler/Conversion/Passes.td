@@ -97,6 +97,19 @@ def ConvertDopplerToLinalgPass : Pass<"convert-doppler-to-linalg"> {
     - `doppler.reshape` becomes `tensor.collapse_shape` or
       `tensor.expand_shape` where it merges or splits groups of dims, else a
       collapse to one dim and an expand from it (`[6, 4] -> [4, 6]`).
+    - `doppler.conv` becomes a `tensor.pad` of its input (zeros; only when
+      it pads), a zero-filled init and the named convolution of its layout:
+      `linalg.conv_1d_ncw_fcw` / `conv_2d_nchw_fchw` / `conv_3d_ncdhw_fcdhw`
+      (groups 1), `depthwise_conv_1d_ncw_cw` / `2d_nchw_chw` /
+      `3d_ncdhw_cdhw` (F == C == groups, the weight collapsed to
+      [C, K..]), `conv_2d_ngchw_gfchw` on expanded input, weight and
+      result (other groups, 2-d), else a `linalg.generic` with the same
+      expanded maps. `doppler.pool` becomes a `tensor.pad` (-inf for max,
+      zeros for avg), an init of -inf or 0, a `tensor.empty` window of the
+      kernel's shape and `linalg.pooling_ncw_{max,sum}` /
+      `pooling_nchw_{max,sum}` (3-d: a `linalg.generic`); an average is
+      then divided by the kernel's volume by one more `linalg.generic`.
+      `convert-linalg-to-doppler` gives back the same op.
     - `doppler.transfer` stays: it is the only way to say "move" in MLIR's
       upstream dialects (`doppler-translate --export-iree` turns it into
       IREE's `flow.tensor.transfer`).
@@ -181,6 +194,21 @@ def ConvertLinalgToDopplerPass
       `insert_slice`, `pad` (constant), `concat`, and `expand_shape` /
       `collapse_shape` / `tensor.reshape` (one `doppler.reshape` each,
       e.g. attention heads split or merged, unit dims added or dropped).
+    - Convolutions and pools, named (`conv_*`, `depthwise_conv_*`,
+      `pooling_*_{max,sum}`, NCHW or NHWC, grouped `ngchw`) or
+      `linalg.generic`, recognised from their maps (one input read at
+      `o * stride + k * dilation`) and bodies (`acc + x * w`,
+      `max(acc, x)`, `acc + x`): one `doppler.conv` / `doppler.pool`, with
+      identity-join einsums (transposes) and `doppler.reshape`s around it
+      where the layout is not channels first; strides and dilations map
+      1:1. A `tensor.pad` of 0 (-inf for a max pool) on the spatial dims
+      feeding the op becomes its padding (a pad of another value converts
+      as a pad); a sum pool whose only user divides it by the kernel's
+      volume becomes `doppler.pool avg`; another sum pool an average pool
+      scaled by the volume where that is exact (a power of two), else a
+      depthwise `doppler.conv` with a weight of ones. An init other than 0
+      (-inf) is combined by one more einsum (torch-mlir's bias in the
+      init).
 
     What cannot be converted stays as it is (it is placed and costed through
     the WorkOpInterface models of `registerLinalgWorkModels`). A remark on

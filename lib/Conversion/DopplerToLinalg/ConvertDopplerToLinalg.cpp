@@ -15,6 +15,7 @@
 #include "Doppler/Dialect/DopplerDialect.h"
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Dialect/DopplerTypes.h"
+#include "Lowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -31,33 +32,15 @@ namespace mlir::doppler {
 
 using namespace mlir;
 using namespace mlir::doppler;
+using namespace mlir::doppler::doppler_to_linalg;
 
-namespace {
-
-/// Copies the source op's placement onto every op created since `mark`
-/// (the ops a pattern made), so that placed programs stay placed.
-class PlacementCopier {
-public:
-  explicit PlacementCopier(Operation *source)
-      : device(source->getAttr(kDeviceAttr)) {}
-
-  template <typename OpT>
-  OpT operator()(OpT op) const {
-    if (device)
-      op->setAttr(kDeviceAttr, device);
-    return op;
-  }
-
-private:
-  Attribute device;
-};
-
-/// A float constant of `type` (the value rounded to the type).
-Value floatConstant(OpBuilder &builder, Location loc, FloatType type,
-                    double value) {
+Value doppler_to_linalg::floatConstant(OpBuilder &builder, Location loc,
+                                       FloatType type, double value) {
   return arith::ConstantOp::create(builder, loc, type,
                                    builder.getFloatAttr(type, value));
 }
+
+namespace {
 
 /// The identity of the aggregation in `type`; infinities for max and min.
 TypedAttr aggIdentityAttr(FloatType type, AggKind agg) {
@@ -513,13 +496,14 @@ void mlir::doppler::populateDopplerToLinalgPatterns(
       patterns.getContext());
   patterns.add<AssembleLowering>(patterns.getContext(),
                                  options.assembleWithConcat);
+  populateWindowLoweringPatterns(patterns);
 }
 
 void mlir::doppler::configureDopplerToLinalgTarget(ConversionTarget &target) {
   target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                          math::MathDialect, tensor::TensorDialect>();
   target.addIllegalOp<EinsumOp, FusedOp, SliceOp, AssembleOp, ReshapeOp,
-                      FillOp, EvictOp, ReloadOp, TaskOp>();
+                      FillOp, ConvOp, PoolOp, EvictOp, ReloadOp, TaskOp>();
   target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
 }
 

@@ -52,7 +52,24 @@ std::optional<double> linalg_to_doppler::constantFillValue(Value value) {
   DenseFPElementsAttr dense;
   if (matchPattern(value, m_Constant(&dense)) && dense.isSplat())
     return dense.getSplatValue<APFloat>().convertToDouble();
-  return std::nullopt;
+  // A parallel structured op whose body yields a constant, or the value of
+  // a scalar constant operand: a linalg.fill generalised
+  // (linalg-generalize-named-ops), whose converted form would be a fill.
+  auto op = value.getDefiningOp<linalg::LinalgOp>();
+  if (!op || op->getNumResults() != 1 || !op.hasPureTensorSemantics() ||
+      op.getNumParallelLoops() != op.getNumLoops() || !op.getBlock())
+    return std::nullopt;
+  Operation *yield = op.getBlock()->getTerminator();
+  if (yield->getNumOperands() != 1)
+    return std::nullopt;
+  Value yielded = yield->getOperand(0);
+  if (auto arg = dyn_cast<BlockArgument>(yielded)) {
+    if (arg.getOwner() != op.getBlock() ||
+        arg.getArgNumber() >= op.getNumDpsInputs())
+      return std::nullopt;
+    yielded = op.getDpsInputOperand(arg.getArgNumber())->get();
+  }
+  return scalarConstant(yielded);
 }
 
 JoinKind linalg_to_doppler::aggregationJoin(AggKind agg) {

@@ -29,7 +29,9 @@ inline constexpr unsigned kMaxLetters = 26;
 RankedTensorType staticFloatTensor(Type type);
 
 /// The constant every element of `value` holds when it is made by
-/// linalg.fill or doppler.fill of a constant, or is a splat arith.constant.
+/// linalg.fill or doppler.fill of a constant, is a splat arith.constant, or
+/// is made by a parallel structured op yielding a constant (a generalised
+/// linalg.fill).
 std::optional<double> constantFillValue(Value value);
 
 /// The value of a scalar float constant (arith.constant), if `value` is one.
@@ -87,6 +89,17 @@ std::string explainStructuredOp(Operation *op,
 void populateTensorOpPatterns(RewritePatternSet &patterns,
                               LinalgToDopplerCounters *counters);
 std::string explainTensorOp(Operation *op);
+
+/// Convolutions and pools, named or generic, into doppler.conv /
+/// doppler.pool (Windows.cpp). explainWindowOp: std::nullopt for an op that
+/// slides no window (every map a projected permutation), else why it would
+/// not convert (empty: it would).
+void populateWindowPatterns(RewritePatternSet &patterns,
+                            LinalgToDopplerCounters *counters);
+std::optional<std::string> explainWindowOp(Operation *op);
+/// Whether every user of the tensor.pad `pad` is a window op that converts
+/// with the pad as its padding (so the pad is left for them to fold).
+bool foldsIntoWindowOps(Operation *pad);
 
 } // namespace mlir::doppler::linalg_to_doppler
 

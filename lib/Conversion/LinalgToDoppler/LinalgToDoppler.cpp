@@ -14,6 +14,7 @@ void mlir::doppler::populateLinalgToDopplerPatterns(
     LinalgToDopplerCounters *counters) {
   linalg_to_doppler::populateStructuredOpPatterns(patterns, options, counters);
   linalg_to_doppler::populateTensorOpPatterns(patterns, counters);
+  linalg_to_doppler::populateWindowPatterns(patterns, counters);
 }
 
 bool mlir::doppler::isConversionCandidate(Operation *op) {
@@ -32,7 +33,11 @@ bool mlir::doppler::isComputeCandidate(Operation *op) {
 std::string
 mlir::doppler::explainUnconvertible(Operation *op,
                                     const LinalgToDopplerOptions &options) {
-  if (isa_and_nonnull<linalg::LinalgDialect>(op->getDialect()))
+  if (isa_and_nonnull<linalg::LinalgDialect>(op->getDialect())) {
+    if (std::optional<std::string> why =
+            linalg_to_doppler::explainWindowOp(op))
+      return *why;
     return linalg_to_doppler::explainStructuredOp(op, options);
+  }
   return linalg_to_doppler::explainTensorOp(op);
 }

@@ -126,6 +126,8 @@ std::string whyNotPad(tensor::PadOp op) {
       return "it has negative padding";
   if (!padValue(op))
     return "it does not pad with a constant";
+  if (foldsIntoWindowOps(op))
+    return "it is the padding of the convolutions or pools that read it";
   return "";
 }
 
