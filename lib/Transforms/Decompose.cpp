@@ -40,6 +40,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 
@@ -600,6 +601,11 @@ public:
                << "doppler-decompose: option 'devices' must be between 0 and "
                << kMaxParts << ", got " << devices.getValue();
       blockCount = devices ? int64_t(devices) : autoSystem->numDevices();
+      if (throughputWeight > 1 || std::isnan(double(throughputWeight)))
+        return emitError(UnknownLoc::get(context))
+               << "doppler-decompose: option 'throughput-weight' must be in "
+                  "[0, 1] (or negative: computed), got "
+               << throughputWeight.getValue();
     } else if (StringRef(text).getAsInteger(10, blockCount) || blockCount < 1 ||
                blockCount > kMaxParts) {
       return emitError(UnknownLoc::get(context))
@@ -647,7 +653,8 @@ public:
 
     if (autoParts) {
       decompose::AutoStatistics chosen =
-          decompose::choosePartitionsAuto(program, *autoSystem, blockCount);
+          decompose::choosePartitionsAuto(program, *autoSystem, blockCount,
+                                          throughputWeight);
       numAutoSplit += chosen.split;
       numAutoWhole += chosen.whole;
     }

@@ -79,8 +79,10 @@ Tiling wholeTiling(Type type) {
 
 class AutoChooser {
 public:
-  AutoChooser(const SystemDescription &system, int64_t devices)
+  AutoChooser(const SystemDescription &system, int64_t devices,
+              double weightOverride)
       : system(system), devices(std::max<int64_t>(devices, 1)),
+        weightOverride(weightOverride),
         // An empty kernel's cost: the launch overhead in cost units.
         launch(system.computeCost(0, 0, 0, "f32")) {}
 
@@ -117,6 +119,7 @@ private:
 
   const SystemDescription &system;
   int64_t devices;
+  double weightOverride;
   double launch;
   /// How far the program is throughput-bound: its work over the devices
   /// against its critical path, both with every op whole, capped at 1
@@ -459,7 +462,9 @@ void AutoChooser::weighThroughput(ArrayRef<Operation *> ops) {
     work += cost;
     path = std::max(path, start + cost);
   }
-  if (path > 0)
+  if (weightOverride >= 0)
+    throughputWeight = std::min(1.0, weightOverride);
+  else if (path > 0)
     throughputWeight = std::min(1.0, work / double(devices) / path);
 }
 
@@ -509,6 +514,6 @@ AutoStatistics AutoChooser::run(ArrayRef<Operation *> ops) {
 
 AutoStatistics mlir::doppler::decompose::choosePartitionsAuto(
     ArrayRef<Operation *> ops, const SystemDescription &system,
-    int64_t devices) {
-  return AutoChooser(system, devices).run(ops);
+    int64_t devices, double throughputWeight) {
+  return AutoChooser(system, devices, throughputWeight).run(ops);
 }

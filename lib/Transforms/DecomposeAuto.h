@@ -70,10 +70,12 @@ struct AutoStatistics {
 /// among them are followed, other ops ignored) that has no `doppler.parts`,
 /// for `devices` devices of `system`, and writes it as its `doppler.parts`
 /// (all ones for an op left whole). Ops with `doppler.parts` keep theirs.
+/// `throughputWeight` in [0, 1] replaces the weight w the program's own
+/// work and critical path give (a negative value keeps it).
 AutoStatistics
 choosePartitionsAuto(ArrayRef<Operation *> ops,
                      const ::doppler::placement::SystemDescription &system,
-                     int64_t devices);
+                     int64_t devices, double throughputWeight = -1);
 
 } // namespace mlir::doppler::decompose
 

@@ -82,7 +82,18 @@ void buildDopplerPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // then costed anew.
   pm.addPass(createDopplerAnnotateCostsPass(costs));
   bool decomposes = options.parts != "1";
-  if (decomposes) {
+  // Decomposition and placement searched together where the placement has
+  // a budget: candidate decompositions placed greedily, the best kept.
+  if (options.parts == "auto" && options.budgetEvaluations != 0 &&
+      options.devices >= 1 && options.devices <= 4096) {
+    DopplerDecomposeSearchPassOptions search;
+    search.system = options.system;
+    search.devices = options.devices;
+    search.policy = options.policy;
+    search.seed = options.seed;
+    pm.addPass(createDopplerDecomposeSearchPass(search));
+    pm.addPass(createCanonicalizerPass());
+  } else if (decomposes) {
     DopplerDecomposePassOptions decompose;
     decompose.parts = options.parts;
     decompose.system = options.system;

@@ -405,6 +405,10 @@ def DopplerDecomposePass : Pass<"doppler-decompose"> {
     Option<"devices", "devices", "int64_t", /*default=*/"0",
            "parts=auto: the most blocks an op gets (0: the system's device "
            "count)">,
+    Option<"throughputWeight", "throughput-weight", "double",
+           /*default=*/"-1.0",
+           "parts=auto: the weight w of the throughput term in [0, 1] (-1: "
+           "the program's work over D devices against its critical path)">,
     Option<"minPoints", "min-points", "int64_t", /*default=*/"0",
            "Einsums with fewer iteration-space points stay whole">,
   ];
@@ -430,6 +434,42 @@ def DopplerDecomposePass : Pass<"doppler-decompose"> {
               "parts=auto: ops given more than one block">,
     Statistic<"numAutoWhole", "auto-whole",
               "parts=auto: ops left whole">,
+  ];
+  let dependentDialects = ["::mlir::doppler::DopplerDialect"];
+}
+
+def DopplerDecomposeSearchPass
+    : Pass<"doppler-decompose-search", "::mlir::ModuleOp"> {
+  let summary = "Decompose each function the way that places best "
+                "(candidate decompositions judged by the simulator)";
+  let description = [{
+    Decomposition and placement searched together: for every function with
+    a body, each candidate decomposition runs on a copy of the function
+    through `doppler-decompose`, `canonicalize`, `doppler-fuse-elementwise`,
+    `doppler-annotate-costs`, a greedy `doppler-place` (the pass's policy,
+    no budget), `doppler-insert-transfers` and `doppler-simulate`; the
+    function is then decomposed (only decomposed: the pipeline places it
+    after) by the candidate with the lowest simulated makespan. The
+    candidates: `parts=auto` as it is, with the chain (w = 0) and the
+    throughput (w = 1) weighting, with at most D / 2 blocks per op, and
+    uniform `parts=D`. A remark lists every candidate's makespan. A copy
+    that fails to decompose or place is skipped; when every one fails, the
+    function is decomposed by `parts=auto` and the failure reported by the
+    passes after. `doppler-pipeline` runs this pass in place of
+    `doppler-decompose` when `parts=auto` and the placement has a budget
+    (`budget-evaluations` other than 0).
+  }];
+  let options = [
+    Option<"system", "system", "std::string", /*default=*/"\"h100x4\"",
+           "System preset or JSON file">,
+    Option<"devices", "devices", "int64_t", /*default=*/"4",
+           "Devices to place on">,
+    Option<"policy", "policy", "std::string", /*default=*/"\"doppler\"",
+           "Placement policy of the candidates' greedy placements">,
+    Option<"seed", "seed", "uint64_t", /*default=*/"0", "Seed">,
+  ];
+  let statistics = [
+    Statistic<"numCandidates", "candidates", "Candidate decompositions placed">,
   ];
   let dependentDialects = ["::mlir::doppler::DopplerDialect"];
 }
