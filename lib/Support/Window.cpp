@@ -184,6 +184,9 @@ poolResultShape(const std::vector<int64_t> &inputShape,
     return std::nullopt;
   std::vector<int64_t> result = {inputShape[0], inputShape[1]};
   result.insert(result.end(), out->begin(), out->end());
+  // Padding can make the result far larger than the input (as for a conv).
+  if (!checkSizes(result, "result", error))
+    return std::nullopt;
   return result;
 }
 

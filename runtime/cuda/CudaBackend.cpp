@@ -162,6 +162,15 @@ public:
                          limits);
         break;
       }
+      case TaskKind::Conv:
+        plan = planConvolution(graph.task(task.inputs[0]).shape,
+                               graph.task(task.inputs[1]).shape, task.groups,
+                               task.window, task.type, limits);
+        break;
+      case TaskKind::Pool:
+        plan = planPool(task.pool, graph.task(task.inputs[0]).shape,
+                        task.window, task.type, limits);
+        break;
       case TaskKind::Input:
       case TaskKind::Transfer:
       case TaskKind::Delay:
@@ -434,7 +443,9 @@ private:
     case TaskKind::Fused:
     case TaskKind::Slice:
     case TaskKind::Assemble:
-    case TaskKind::Fill: {
+    case TaskKind::Fill:
+    case TaskKind::Conv:
+    case TaskKind::Pool: {
       const std::optional<KernelPlan> &plan = prepared.plans[launch.id];
       if (!plan)
         return Status::failure("task was not prepared");
@@ -536,9 +547,14 @@ private:
         status = DOPPLER_CUDA_CHECK(launchFused(*fused, plan.type,
                                                 address(fused->out), inputs,
                                                 stream));
-      } else if (const auto *gemm = std::get_if<GemmStep>(&step))
+      } else if (const auto *gemm = std::get_if<GemmStep>(&step)) {
         status = runGemm(*gemm, plan.type, address(gemm->a), address(gemm->b),
                          address(gemm->c), worker);
+      } else if (const auto *window = std::get_if<WindowStep>(&step)) {
+        status = DOPPLER_CUDA_CHECK(launchWindow(
+            *window, plan.type, address(window->out), address(window->input),
+            window->hasWeight ? address(window->weight) : nullptr, stream));
+      }
       if (!status)
         return status.withContext(describeStep(step));
     }

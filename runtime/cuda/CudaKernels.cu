@@ -255,7 +255,46 @@ void enqueueCopyTyped(const CopyStep &step, void *dst, const void *src,
     copyKernel<Word, uint32_t><<<grid, block, 0, stream>>>(step.params, d, s);
 }
 
+/// A direct convolution or pool: one output element per thread.
+template <typename T, typename Index>
+__global__ void __launch_bounds__(kBlockSize)
+    windowKernel(const WindowParams p, T *__restrict__ out,
+                 const T *__restrict__ input, const T *__restrict__ weight) {
+  const Index count = static_cast<Index>(p.count);
+  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
+       i < count; i += stride)
+    windowElement<T, Index>(p, out, input, weight, i);
+}
+
+template <typename T>
+void enqueueWindowTyped(const WindowStep &step, void *out, const void *input,
+                        const void *weight, cudaStream_t stream) {
+  dim3 grid(step.launch.blocks), block(kBlockSize);
+  T *o = static_cast<T *>(out);
+  const T *in = static_cast<const T *>(input);
+  const T *w = static_cast<const T *>(weight);
+  if (step.wide)
+    windowKernel<T, uint64_t><<<grid, block, 0, stream>>>(step.params, o, in, w);
+  else
+    windowKernel<T, uint32_t><<<grid, block, 0, stream>>>(step.params, o, in, w);
+}
+
 } // namespace
+
+cudaError_t launchWindow(const WindowStep &step, ElementType type, void *out,
+                         const void *input, const void *weight,
+                         cudaStream_t stream) {
+  if (step.launch.blocks == 0 || step.params.count == 0)
+    return cudaSuccess;
+  if (type == ElementType::F64)
+    enqueueWindowTyped<double>(step, out, input, weight, stream);
+  else if (type == ElementType::F32)
+    enqueueWindowTyped<float>(step, out, input, weight, stream);
+  else
+    return cudaErrorInvalidValue;
+  return cudaGetLastError();
+}
 
 cudaError_t launchMap(const MapStep &step, ElementType type, void *out,
                       const void *in0, const void *in1, cudaStream_t stream) {

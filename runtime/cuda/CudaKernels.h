@@ -27,6 +27,10 @@ cudaError_t launchCopy(const CopyStep &step, void *dst, const void *src,
                        cudaStream_t stream);
 /// All-zero patterns become cudaMemsetAsync.
 cudaError_t launchFill(const FillStep &step, void *dst, cudaStream_t stream);
+/// A direct convolution or pool; `weight` is null for a pool.
+cudaError_t launchWindow(const WindowStep &step, ElementType type, void *out,
+                         const void *input, const void *weight,
+                         cudaStream_t stream);
 /// Keeps one thread of the GPU busy for `seconds` (delay tasks): stream
 /// order is kept, and other streams on the GPU keep running.
 cudaError_t launchDelay(double seconds, cudaStream_t stream);

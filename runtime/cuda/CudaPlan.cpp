@@ -781,6 +781,9 @@ std::string describeStep(const Step &step) {
              " step(s) over " +
              std::to_string(s.params ? s.params->count : 0) + " elements";
     }
+    std::string operator()(const WindowStep &s) const {
+      return describeWindowStep(s);
+    }
   };
   return std::visit(Describer(), step);
 }

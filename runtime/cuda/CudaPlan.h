@@ -16,6 +16,8 @@
 #include "doppler/runtime/Status.h"
 #include "doppler/runtime/Types.h"
 
+#include "Doppler/Support/Window.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -60,6 +62,17 @@ planAssemble(const std::vector<std::vector<int64_t>> &blockExtents,
              ElementType type, const DeviceLimits &limits);
 KernelPlan planFill(int64_t count, ElementType type, double value,
                     const DeviceLimits &limits);
+/// A convolution (TaskGraph::addConvolution; inputs 0 and 1 the input and
+/// the weight) as one direct WindowStep; f32 or f64 (CudaWindowPlan.cpp).
+Result<KernelPlan> planConvolution(const Shape &inputShape,
+                                   const Shape &weightShape, int64_t groups,
+                                   const WindowGeometry &geometry,
+                                   ElementType type,
+                                   const DeviceLimits &limits);
+/// Max or average pooling (TaskGraph::addPool) as one WindowStep.
+Result<KernelPlan> planPool(PoolKind kind, const Shape &inputShape,
+                            const WindowGeometry &geometry, ElementType type,
+                            const DeviceLimits &limits);
 
 /// Grid for `threads` threads of a grid-stride kernel: enough blocks to
 /// cover them, at most a few waves of full occupancy.
@@ -83,6 +96,7 @@ uint64_t deviceBlockSize(uint64_t bytes);
 
 /// A one-line description of a step, for messages.
 std::string describeStep(const Step &step);
+std::string describeWindowStep(const WindowStep &step);
 
 } // namespace doppler::runtime::cuda
 

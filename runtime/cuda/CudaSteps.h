@@ -10,6 +10,7 @@
 #define DOPPLER_RUNTIME_CUDA_CUDASTEPS_H
 
 #include "CudaKernelMath.h"
+#include "CudaWindowMath.h"
 
 #include "doppler/runtime/Types.h"
 
@@ -114,8 +115,18 @@ struct FusedStep {
   LaunchConfig launch;
 };
 
+/// A direct convolution or pool (CudaWindowMath.h): one thread per output
+/// element. `weight` is read by convolutions only.
+struct WindowStep {
+  WindowParams params;
+  BufferRef out, input, weight;
+  bool hasWeight = false;
+  bool wide = false; ///< 64-bit output index.
+  LaunchConfig launch;
+};
+
 using Step = std::variant<MapStep, ReduceStep, CopyStep, GemmStep, FillStep,
-                          FusedStep>;
+                          FusedStep, WindowStep>;
 
 } // namespace doppler::runtime::cuda
 

@@ -95,6 +95,36 @@ Result<std::vector<int64_t>> toVector(const int64_t *data, int32_t count,
   return std::vector<int64_t>(data, data + count);
 }
 
+/// A window geometry from C arrays of `count` entries each (`kernel` may
+/// be null: left empty).
+Result<WindowGeometry> toGeometry(const int64_t *kernel,
+                                  const int64_t *strides,
+                                  const int64_t *dilations,
+                                  const int64_t *paddingLow,
+                                  const int64_t *paddingHigh, int32_t count) {
+  WindowGeometry geometry;
+  struct Field {
+    const int64_t *data;
+    const char *name;
+    std::vector<int64_t> *values;
+  };
+  const Field fields[] = {{kernel, "kernel", &geometry.kernel},
+                          {strides, "strides", &geometry.strides},
+                          {dilations, "dilations", &geometry.dilations},
+                          {paddingLow, "padding (low)", &geometry.padLow},
+                          {paddingHigh, "padding (high)", &geometry.padHigh}};
+  for (const Field &field : fields) {
+    if (field.values == &geometry.kernel && !kernel)
+      continue;
+    Result<std::vector<int64_t>> values =
+        toVector(field.data, count, field.name);
+    if (!values)
+      return values.status();
+    *field.values = std::move(*values);
+  }
+  return geometry;
+}
+
 } // namespace
 
 extern "C" {
@@ -212,6 +242,46 @@ DopplerRtValue dopplerRtGraphAddReshape(DopplerRtGraph *graph, int32_t device,
     if (!dims)
       return dims.status();
     return g.addReshape(device, input, std::move(*dims));
+  });
+}
+
+DopplerRtValue dopplerRtGraphAddConvolution(
+    DopplerRtGraph *graph, int32_t device, DopplerRtValue input,
+    DopplerRtValue weight, int64_t groups, const int64_t *strides,
+    const int64_t *dilations, const int64_t *paddingLow,
+    const int64_t *paddingHigh, int32_t spatialDims) {
+  return buildValue(graph, [&](TaskGraph &g) -> Result<ValueId> {
+    Result<WindowGeometry> geometry =
+        toGeometry(nullptr, strides, dilations, paddingLow, paddingHigh,
+                   spatialDims);
+    if (!geometry)
+      return geometry.status().withContext("conv");
+    // The kernel: the weight's spatial extents (addConvolution fills it).
+    return g.addConvolution(device, input, weight, groups,
+                            std::move(*geometry));
+  });
+}
+
+DopplerRtValue dopplerRtGraphAddPool(DopplerRtGraph *graph, int32_t device,
+                                     const char *kind, DopplerRtValue input,
+                                     const int64_t *kernel,
+                                     const int64_t *strides,
+                                     const int64_t *dilations,
+                                     const int64_t *paddingLow,
+                                     const int64_t *paddingHigh,
+                                     int32_t spatialDims) {
+  return buildValue(graph, [&](TaskGraph &g) -> Result<ValueId> {
+    std::optional<PoolKind> poolKind =
+        kind ? parsePoolKind(kind) : std::nullopt;
+    if (!poolKind)
+      return Status::failure("pool: unknown kind '" +
+                             std::string(kind ? kind : "(null)") +
+                             "' (expected max or avg)");
+    Result<WindowGeometry> geometry = toGeometry(
+        kernel, strides, dilations, paddingLow, paddingHigh, spatialDims);
+    if (!geometry)
+      return geometry.status().withContext("pool");
+    return g.addPool(device, *poolKind, input, std::move(*geometry));
   });
 }
 

@@ -113,12 +113,36 @@ uint64_t automaticCacheBytes(int numDevices) {
   return std::max(share, kFloor);
 }
 
-/// Einsum and fused kernels of one graph, indexed by ValueId (empty for
-/// other tasks).
+/// Einsum, fused, conv and pool kernels of one graph, indexed by ValueId
+/// (empty for other tasks).
 struct CpuPreparedGraph : PreparedGraph {
   std::vector<std::optional<cpu::EinsumKernel>> kernels;
   std::vector<std::optional<cpu::FusedKernel>> fused;
+  std::vector<std::optional<cpu::ConvolutionKernel>> convs;
+  std::vector<std::optional<cpu::PoolKernel>> pools;
 };
+
+/// The conv or pool kernel of task `id` into `prepared`.
+Status prepareWindow(const TaskGraph &graph, ValueId id,
+                     CpuPreparedGraph &prepared) {
+  const Task &task = graph.task(id);
+  const Shape &inputShape = graph.task(task.inputs[0]).shape;
+  if (task.kind == TaskKind::Conv) {
+    Result<cpu::ConvolutionKernel> kernel = cpu::ConvolutionKernel::create(
+        inputShape, graph.task(task.inputs[1]).shape, task.groups,
+        task.window, task.type);
+    if (!kernel)
+      return kernel.status().withContext(graph.describe(id));
+    prepared.convs[id] = std::move(*kernel);
+    return Status();
+  }
+  Result<cpu::PoolKernel> kernel =
+      cpu::PoolKernel::create(task.pool, inputShape, task.window, task.type);
+  if (!kernel)
+    return kernel.status().withContext(graph.describe(id));
+  prepared.pools[id] = std::move(*kernel);
+  return Status();
+}
 
 class CpuBackend final : public Backend {
 public:
@@ -169,8 +193,15 @@ public:
     auto prepared = std::make_unique<CpuPreparedGraph>();
     prepared->kernels.resize(graph.size());
     prepared->fused.resize(graph.size());
+    prepared->convs.resize(graph.size());
+    prepared->pools.resize(graph.size());
     for (ValueId id = 0; id < graph.size(); ++id) {
       const Task &task = graph.task(id);
+      if (task.kind == TaskKind::Conv || task.kind == TaskKind::Pool) {
+        if (Status status = prepareWindow(graph, id, *prepared); !status)
+          return status;
+        continue;
+      }
       if (task.kind != TaskKind::Einsum && task.kind != TaskKind::Fused)
         continue;
       std::vector<Shape> shapes;
@@ -255,6 +286,24 @@ public:
       for (size_t i = 0; i < task.inputs.size(); ++i)
         inputs[i] = launch.inputs[i].data;
       kernel->run(inputs, launch.output.data);
+      return Status();
+    }
+    case TaskKind::Conv: {
+      auto *prepared = static_cast<CpuPreparedGraph *>(launch.prepared);
+      const std::optional<cpu::ConvolutionKernel> &kernel =
+          prepared->convs[launch.id];
+      if (!kernel)
+        return Status::failure("conv was not prepared");
+      kernel->run(launch.inputs[0].data, launch.inputs[1].data,
+                  launch.output.data);
+      return Status();
+    }
+    case TaskKind::Pool: {
+      auto *prepared = static_cast<CpuPreparedGraph *>(launch.prepared);
+      const std::optional<cpu::PoolKernel> &kernel = prepared->pools[launch.id];
+      if (!kernel)
+        return Status::failure("pool was not prepared");
+      kernel->run(launch.inputs[0].data, launch.output.data);
       return Status();
     }
     case TaskKind::Transfer:

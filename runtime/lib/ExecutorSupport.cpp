@@ -11,6 +11,7 @@
 
 #include "Doppler/Support/NumberFormat.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 #include <string>
@@ -111,6 +112,19 @@ double automaticTaskBound(const TaskGraph &graph, ValueId id) {
         }
     }
     work += iterations;
+  }
+  if (task.kind == TaskKind::Conv)
+    work += convolutionMultiplyAdds(graph.task(task.inputs[0]).shape,
+                                    graph.task(task.inputs[1]).shape,
+                                    task.groups, task.shape);
+  if (task.kind == TaskKind::Pool) {
+    // Each output reads at most min(kernel, input extent) taps per dim.
+    const Shape &in = graph.task(task.inputs[0]).shape;
+    double taps = 1;
+    for (size_t j = 0; j < task.window.kernel.size() && j + 2 < in.size(); ++j)
+      taps *= static_cast<double>(
+          std::max<int64_t>(1, std::min(task.window.kernel[j], in[j + 2])));
+    work += taps * static_cast<double>(numElements(task.shape));
   }
   double emulated = task.seconds > 0 ? task.seconds : 0;
   return kWatchdogFloorSeconds + work / kWatchdogPessimisticRate +

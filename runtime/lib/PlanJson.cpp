@@ -77,6 +77,22 @@ json taskToJson(const TaskGraph &graph, ValueId id,
     break;
   case TaskKind::Reshape:
     break; // "shape" (written for every task) is the new shape.
+  case TaskKind::Conv:
+    // The kernel is the weight's spatial extents.
+    entry["groups"] = task.groups;
+    entry["strides"] = task.window.strides;
+    entry["dilations"] = task.window.dilations;
+    entry["padding_low"] = task.window.padLow;
+    entry["padding_high"] = task.window.padHigh;
+    break;
+  case TaskKind::Pool:
+    entry["pool"] = std::string(poolKindName(task.pool));
+    entry["kernel"] = task.window.kernel;
+    entry["strides"] = task.window.strides;
+    entry["dilations"] = task.window.dilations;
+    entry["padding_low"] = task.window.padLow;
+    entry["padding_high"] = task.window.padHigh;
+    break;
   }
   if (task.priority != 0)
     entry["priority"] = task.priority;
@@ -144,7 +160,8 @@ std::optional<TaskKind> parseTaskKind(const std::string &name) {
   for (TaskKind kind :
        {TaskKind::Input, TaskKind::Einsum, TaskKind::Transfer, TaskKind::Fill,
         TaskKind::Slice, TaskKind::Assemble, TaskKind::Delay, TaskKind::Fused,
-        TaskKind::Evict, TaskKind::Reload, TaskKind::Reshape})
+        TaskKind::Evict, TaskKind::Reload, TaskKind::Reshape, TaskKind::Conv,
+        TaskKind::Pool})
     if (taskKindName(kind) == name)
       return kind;
   return std::nullopt;
@@ -360,6 +377,69 @@ Result<ValueId> buildReloadTask(const Reader &reader, const json &entry,
                                     std::move(after)));
 }
 
+/// The sliding rule of a conv or pool entry: strides, dilations,
+/// padding_low and padding_high (each an integer array), into `geometry`.
+Status readWindowFields(const Reader &reader, const json &entry,
+                        const std::string &where, WindowGeometry &geometry) {
+  struct Field {
+    const char *key;
+    std::vector<int64_t> *values;
+  };
+  const Field fields[] = {{"strides", &geometry.strides},
+                          {"dilations", &geometry.dilations},
+                          {"padding_low", &geometry.padLow},
+                          {"padding_high", &geometry.padHigh}};
+  for (const Field &field : fields) {
+    Result<const json *> value = reader.field(entry, where, field.key);
+    if (!value)
+      return value.status();
+    Result<std::vector<int64_t>> numbers =
+        reader.integers(**value, where + "." + field.key);
+    if (!numbers)
+      return numbers.status();
+    *field.values = std::move(*numbers);
+  }
+  return Status();
+}
+
+/// A conv task (inputs: the input and the weight): groups and the sliding
+/// rule; the kernel is the weight's spatial extents.
+Result<ValueId> buildConvTask(const Reader &reader, const json &entry,
+                              const std::string &where,
+                              const TaskHeader &header, Plan &plan) {
+  DOPPLER_READ(groups, integer, "groups");
+  WindowGeometry geometry;
+  if (Status status = readWindowFields(reader, entry, where, geometry);
+      !status)
+    return status;
+  // The kernel is left empty: the builder takes the weight's extents.
+  return named(reader, where,
+               plan.graph.addConvolution(header.device, header.inputs[0],
+                                         header.inputs[1], *groups,
+                                         std::move(geometry)));
+}
+
+/// A pool task (one input): pool ("max" or "avg"), kernel and the sliding
+/// rule.
+Result<ValueId> buildPoolTask(const Reader &reader, const json &entry,
+                              const std::string &where,
+                              const TaskHeader &header, Plan &plan) {
+  DOPPLER_READ(kindName, string, "pool");
+  std::optional<PoolKind> kind = parsePoolKind(*kindName);
+  if (!kind)
+    return reader.fail(where + ".pool", "unknown pool kind '" + *kindName +
+                                            "' (expected max or avg)");
+  DOPPLER_READ(kernel, integers, "kernel");
+  WindowGeometry geometry;
+  geometry.kernel = std::move(*kernel);
+  if (Status status = readWindowFields(reader, entry, where, geometry);
+      !status)
+    return status;
+  return named(reader, where,
+               plan.graph.addPool(header.device, *kind, header.inputs[0],
+                                  std::move(geometry)));
+}
+
 /// Adds the task `entry` describes through the TaskGraph builder of its
 /// kind, reading the kind's own fields. Errors name the task.
 Result<ValueId> buildTask(const Reader &reader, const json &entry,
@@ -418,6 +498,14 @@ Result<ValueId> buildTask(const Reader &reader, const json &entry,
     built = plan.graph.addReshape(dev, inputs[0], *shape);
     break;
   }
+  case TaskKind::Conv:
+    if (Status status = needInputs(2); !status)
+      return status;
+    return buildConvTask(reader, entry, where, header, plan);
+  case TaskKind::Pool:
+    if (Status status = needInputs(1); !status)
+      return status;
+    return buildPoolTask(reader, entry, where, header, plan);
   case TaskKind::Assemble:
     return buildAssembleTask(reader, entry, where, header, plan);
   case TaskKind::Delay:

@@ -54,6 +54,23 @@ Status checkEmulatedSeconds(double seconds, const char *what) {
   return Status();
 }
 
+/// A window op's element type: what the kernels run (f32, f64).
+Status checkWindowType(ElementType type, const char *what) {
+  if (type != ElementType::F32 && type != ElementType::F64)
+    return Status::failure(std::string(what) + ": element type " +
+                           std::string(elementTypeName(type)) +
+                           " is not supported (f32 or f64)");
+  return Status();
+}
+
+/// "3x3" for {3, 3}.
+std::string extentsText(const std::vector<int64_t> &values) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i)
+    text += (i ? "x" : "") + std::to_string(values[i]);
+  return text;
+}
+
 } // namespace
 
 std::string_view taskKindName(TaskKind kind) {
@@ -80,6 +97,10 @@ std::string_view taskKindName(TaskKind kind) {
     return "reload";
   case TaskKind::Reshape:
     return "reshape";
+  case TaskKind::Conv:
+    return "conv";
+  case TaskKind::Pool:
+    return "pool";
   }
   return "?";
 }
@@ -434,6 +455,74 @@ Result<ValueId> TaskGraph::addReshape(int device, ValueId input, Shape shape) {
   return add(std::move(task));
 }
 
+Result<ValueId> TaskGraph::addConvolution(int device, ValueId input,
+                                          ValueId weight, int64_t groups,
+                                          WindowGeometry geometry) {
+  const std::string context = "conv";
+  if (Status status = checkDevice(device); !status)
+    return status.withContext(context);
+  ElementType type = ElementType::F32;
+  Result<std::vector<Shape>> shapes =
+      operandShapes({input, weight}, device, context, type);
+  if (!shapes)
+    return shapes.status();
+  if (Status status = checkWindowType(type, "conv"); !status)
+    return status;
+  const Shape &weightShape = (*shapes)[1];
+  if (geometry.kernel.empty()) {
+    if (weightShape.size() != geometry.strides.size() + 2)
+      return Status::failure(
+          context + ": the weight " + shapeToString(weightShape) +
+          " must have rank " + std::to_string(geometry.strides.size() + 2) +
+          " (F, C/groups and one kernel extent per stride; " +
+          std::to_string(geometry.strides.size()) + " strides given)");
+    geometry.kernel.assign(weightShape.begin() + 2, weightShape.end());
+  }
+  std::string error;
+  std::optional<std::vector<int64_t>> shape = convolutionResultShape(
+      (*shapes)[0], weightShape, groups, geometry, &error);
+  if (!shape)
+    return Status::failure(context + ": " + error);
+  Task task;
+  task.kind = TaskKind::Conv;
+  task.device = device;
+  task.type = type;
+  task.shape = std::move(*shape);
+  task.inputs = {input, weight};
+  task.window = std::move(geometry);
+  task.groups = groups;
+  return add(std::move(task));
+}
+
+Result<ValueId> TaskGraph::addPool(int device, PoolKind kind, ValueId input,
+                                   WindowGeometry geometry) {
+  const std::string context = "pool " + std::string(poolKindName(kind));
+  if (kind != PoolKind::Max && kind != PoolKind::Avg)
+    return Status::failure("pool: unknown kind " +
+                           std::to_string(static_cast<uint32_t>(kind)));
+  if (Status status = checkDevice(device); !status)
+    return status.withContext(context);
+  if (Status status = checkOnDevice(input, device, 0); !status)
+    return status.withContext(context);
+  const Task &source = tasks_[input];
+  if (Status status = checkWindowType(source.type, "pool"); !status)
+    return status;
+  std::string error;
+  std::optional<std::vector<int64_t>> shape =
+      poolResultShape(source.shape, geometry, &error);
+  if (!shape)
+    return Status::failure(context + ": " + error);
+  Task task;
+  task.kind = TaskKind::Pool;
+  task.device = device;
+  task.type = source.type;
+  task.shape = std::move(*shape);
+  task.inputs = {input};
+  task.window = std::move(geometry);
+  task.pool = kind;
+  return add(std::move(task));
+}
+
 Result<ValueId>
 TaskGraph::addAssemble(int device,
                        std::vector<std::vector<int64_t>> blockExtents,
@@ -569,6 +658,16 @@ std::string TaskGraph::describe(ValueId value) const {
     break;
   case TaskKind::Reload:
     text += " host->" + std::to_string(task.device);
+    break;
+  case TaskKind::Conv:
+    text += " " + extentsText(task.window.kernel) + " stride " +
+            extentsText(task.window.strides) + " groups " +
+            std::to_string(task.groups);
+    break;
+  case TaskKind::Pool:
+    text += " " + std::string(poolKindName(task.pool)) + " " +
+            extentsText(task.window.kernel) + " stride " +
+            extentsText(task.window.strides);
     break;
   default:
     break;

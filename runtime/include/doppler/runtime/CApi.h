@@ -86,6 +86,28 @@ DopplerRtValue dopplerRtGraphAddSlice(DopplerRtGraph *graph, int32_t device,
 DopplerRtValue dopplerRtGraphAddReshape(DopplerRtGraph *graph, int32_t device,
                                         DopplerRtValue input,
                                         const int64_t *shape, int32_t rank);
+/* A convolution (channels first, Doppler/Support/Window.h) of `input`
+ * [N, C, S1..Sk] with `weight` [F, C/groups, K1..Kk], k = `spatialDims`
+ * (1 to 3): `strides`, `dilations`, `paddingLow` and `paddingHigh` have k
+ * entries each; the kernel is the weight's spatial extents. Result
+ * [N, F, O1..Ok]. */
+DopplerRtValue dopplerRtGraphAddConvolution(
+    DopplerRtGraph *graph, int32_t device, DopplerRtValue input,
+    DopplerRtValue weight, int64_t groups, const int64_t *strides,
+    const int64_t *dilations, const int64_t *paddingLow,
+    const int64_t *paddingHigh, int32_t spatialDims);
+/* Pooling of `input` [N, C, S1..Sk]: `kind` "max" (padding is -inf, NaN
+ * propagates) or "avg" (the window's sum over the kernel volume, padding
+ * included); `kernel`, `strides`, `dilations`, `paddingLow` and
+ * `paddingHigh` have k = `spatialDims` entries each. */
+DopplerRtValue dopplerRtGraphAddPool(DopplerRtGraph *graph, int32_t device,
+                                     const char *kind, DopplerRtValue input,
+                                     const int64_t *kernel,
+                                     const int64_t *strides,
+                                     const int64_t *dilations,
+                                     const int64_t *paddingLow,
+                                     const int64_t *paddingHigh,
+                                     int32_t spatialDims);
 /* `gridShape[d]` blocks along dimension d; `blockExtents` lists the extents
  * of dimension 0's grid coordinates, then dimension 1's, and so on
  * (sum of gridShape entries). `blocks` are in row-major grid order. */

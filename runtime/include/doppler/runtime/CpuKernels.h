@@ -4,7 +4,9 @@
 // runs them on each virtual device's worker thread. Exposed so that tests
 // and benchmarks can call them without an executor.
 //
-// Fused elementwise chains have their own kernel (FusedKernel, CpuFused.cpp).
+// Fused elementwise chains have their own kernel (FusedKernel, CpuFused.cpp),
+// convolutions and pooling theirs (ConvolutionKernel, PoolKernel,
+// CpuWindow.cpp).
 //
 // Einsums take one of two paths, chosen once when the kernel is built:
 //  - contraction: join mul + aggregation add over two inputs with at least
@@ -26,6 +28,7 @@
 #include "doppler/runtime/Types.h"
 
 #include "Doppler/Support/EinsumSpec.h"
+#include "Doppler/Support/Window.h"
 
 #include <memory>
 #include <optional>
@@ -91,6 +94,85 @@ private:
   explicit FusedKernel(std::shared_ptr<const FusedPlan> plan)
       : plan_(std::move(plan)) {}
   std::shared_ptr<const FusedPlan> plan_;
+};
+
+/// How a convolution is computed (ConvolutionKernel::create picks one when
+/// asked for Auto; the others are for tests and benchmarks).
+enum class ConvMethod : uint8_t {
+  Auto,
+  /// 1x1 kernel, stride 1, no padding: per batch element and group, one
+  /// GEMM straight on the input (no copy).
+  Gemm,
+  /// Per batch element and group, the input windows of a block of output
+  /// positions copied into columns (at most kIm2colBlockBytes of scratch
+  /// per thread, or one position's column when that is larger), then one
+  /// GEMM of the group's filters with them.
+  Im2col,
+  /// One input channel per output channel (C / groups == 1): register-
+  /// blocked AVX2+FMA loops over a copy of the channel padded along its
+  /// rows (unit stride along the last dim; CPUs with AVX2 and FMA).
+  Depthwise,
+  /// Loops over valid taps only (any shape; the fallback).
+  Direct,
+};
+std::string_view convMethodName(ConvMethod method);
+
+/// Scratch per thread of the im2col method's column blocks, by default:
+/// measured with doppler-bench-window on ResNet-18 layers
+/// (bench/WindowBench.cpp).
+constexpr uint64_t kIm2colBlockBytes = uint64_t(1) << 20;
+
+struct ConvOptions {
+  ConvMethod method = ConvMethod::Auto;
+  /// Im2col: bytes of columns per block (at least one position's column).
+  uint64_t im2colBlockBytes = kIm2colBlockBytes;
+};
+
+struct WindowPlan;
+
+/// A convolution (TaskGraph::addConvolution) bound to shapes, groups, a
+/// geometry and an element type (f32 or f64). Results equal
+/// convolutionReference up to the order of the sums (rounded to the
+/// element type).
+class ConvolutionKernel {
+public:
+  /// Fails on shapes convolutionResultShape refuses, on f16, and when
+  /// `options.method` cannot compute this convolution (Gemm on a kernel other than
+  /// 1x1 stride 1 unpadded, Depthwise on C / groups > 1 or a stride along
+  /// the last dim, Gemm and Im2col on sizes past BLAS's 32-bit integers).
+  static Result<ConvolutionKernel>
+  create(const Shape &inputShape, const Shape &weightShape, int64_t groups,
+         const WindowGeometry &geometry, ElementType type,
+         const ConvOptions &options = {});
+
+  /// Dense row-major buffers; the output must not overlap the inputs.
+  void run(const void *input, const void *weight, void *output) const;
+
+  const Shape &outputShape() const;
+  ConvMethod method() const;
+
+private:
+  explicit ConvolutionKernel(std::shared_ptr<const WindowPlan> plan)
+      : plan_(std::move(plan)) {}
+  std::shared_ptr<const WindowPlan> plan_;
+};
+
+/// Max or average pooling (TaskGraph::addPool) bound to a shape, a
+/// geometry and an element type (f32 or f64): direct loops over the valid
+/// taps of each window. Max equals poolReference exactly (NaN propagates);
+/// avg sums in the element type, in the reference's order.
+class PoolKernel {
+public:
+  static Result<PoolKernel> create(PoolKind kind, const Shape &inputShape,
+                                   const WindowGeometry &geometry,
+                                   ElementType type);
+  void run(const void *input, void *output) const;
+  const Shape &outputShape() const;
+
+private:
+  explicit PoolKernel(std::shared_ptr<const WindowPlan> plan)
+      : plan_(std::move(plan)) {}
+  std::shared_ptr<const WindowPlan> plan_;
 };
 
 /// Sets `count` elements of `out` to `value`.

@@ -36,6 +36,13 @@
 //      {"kind": "assemble", "inputs": [...], "block_extents": [[8, 8], [24]]},
 //      {"kind": "reshape", "inputs": [1], "shape": [4, 8] /* required: the
 //       new shape, same element count */},
+//      {"kind": "conv", "inputs": [x, w] /* [N, C, S..], [F, C/groups,
+//       K..] */, "groups": 1, "strides": [1, 1], "dilations": [1, 1],
+//       "padding_low": [1, 1], "padding_high": [1, 1] /* one entry per
+//       spatial dim; the kernel is the weight's spatial extents */},
+//      {"kind": "pool", "inputs": [x], "pool": "max" /* or "avg" */,
+//       "kernel": [3, 3], "strides": [2, 2], "dilations": [1, 1],
+//       "padding_low": [1, 1], "padding_high": [1, 1]},
 //      {"kind": "delay", "inputs": [...], "seconds": 1e-5},
 //      ... every task may carry "priority" (integer) and "label" (string)]}
 //

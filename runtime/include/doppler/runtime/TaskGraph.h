@@ -18,6 +18,12 @@
 // dependencies) without reading them, so they do not keep those buffers
 // alive.
 //
+// Sliding windows (Doppler/Support/Window.h, channels first): a conv task
+// reads an input [N, C, S1..Sk] and a weight [F, C/groups, K1..Kk] and
+// writes [N, F, O1..Ok]; a pool task reads [N, C, S1..Sk] and writes
+// [N, C, O1..Ok] (max: padding is -inf, NaN propagates; avg: the window's
+// sum over the kernel volume, padding included).
+//
 //===----------------------------------------------------------------------===//
 #ifndef DOPPLER_RUNTIME_TASKGRAPH_H
 #define DOPPLER_RUNTIME_TASKGRAPH_H
@@ -27,6 +33,7 @@
 
 #include "Doppler/Support/EinsumSpec.h"
 #include "Doppler/Support/JoinProgram.h"
+#include "Doppler/Support/Window.h"
 
 #include <cstdint>
 #include <map>
@@ -53,6 +60,8 @@ enum class TaskKind : uint8_t {
   Evict,    ///< Copy of a device value into host memory (copy worker).
   Reload,   ///< Copy of a host value back onto a device (copy worker).
   Reshape,  ///< The input's elements, in row-major order, in another shape.
+  Conv,     ///< A convolution of an input with a weight (Window.h).
+  Pool,     ///< Max or average pooling of an input (Window.h).
 };
 std::string_view taskKindName(TaskKind kind);
 
@@ -95,6 +104,14 @@ struct Task {
   /// Assemble: per dimension, the extent of the blocks at each grid
   /// coordinate; the grid shape is the sizes of these vectors.
   std::vector<std::vector<int64_t>> blockExtents;
+
+  /// Conv and pool: kernel extents, strides, dilations and padding (for a
+  /// conv the kernel is the weight's spatial extents).
+  WindowGeometry window;
+  /// Conv: channel groups (C and F split into this many).
+  int64_t groups = 1;
+  /// Pool: max or avg.
+  PoolKind pool = PoolKind::Max;
 
   /// Delay: busy time. Transfer: a fixed duration that replaces the
   /// backend's bandwidth model (negative: use the model).
@@ -171,6 +188,21 @@ public:
   /// element count): a copy of the buffer into the task's own.
   Result<ValueId> addReshape(int device, ValueId input, Shape shape);
 
+  /// A convolution of `input` [N, C, S1..Sk] with `weight` [F, C/groups,
+  /// K1..Kk] (k = 1..3), giving [N, F, O1..Ok] (Window.h). Both live on
+  /// `device` and share one element type, f32 or f64. `geometry.kernel` may
+  /// be left empty: it is then the weight's spatial extents; otherwise it
+  /// must equal them. Shapes and geometry are checked by
+  /// convolutionResultShape.
+  Result<ValueId> addConvolution(int device, ValueId input, ValueId weight,
+                                 int64_t groups, WindowGeometry geometry);
+
+  /// Max or average pooling of `input` [N, C, S1..Sk] (k = 1..3, f32 or
+  /// f64) over windows of `geometry.kernel`, giving [N, C, O1..Ok]; checked
+  /// by poolResultShape.
+  Result<ValueId> addPool(int device, PoolKind kind, ValueId input,
+                          WindowGeometry geometry);
+
   /// Concatenates `blocks` (row-major over the grid) into one tensor. The
   /// grid has blockExtents[d].size() blocks along dimension d, and the block
   /// at grid coordinate (g0, g1, ...) must have shape
@@ -211,8 +243,8 @@ public:
   /// One more than the largest device id used (0 for an empty graph).
   int numDevicesUsed() const { return numDevicesUsed_; }
   /// Short description for messages and traces: "einsum ij,jk->ik mul/add",
-  /// "fused bh,h->bh add(in0, in1); gelu(s0)", or the label when one was
-  /// set.
+  /// "fused bh,h->bh add(in0, in1); gelu(s0)", "conv 3x3 stride 1x1 groups
+  /// 1", "pool max 3x3 stride 2x2", or the label when one was set.
   std::string describe(ValueId value) const;
   /// Changes on every mutation; lets executors cache per-graph plans.
   uint64_t version() const { return version_; }
