@@ -503,8 +503,8 @@ FailureOr<HostTensor> evaluateOp(Operation *op,
         return op->emitOpError()
                << "is not supported by the interpreter (it runs "
                   "doppler.einsum, doppler.fused, doppler.slice, "
-                  "doppler.assemble, doppler.reshape, doppler.fill, "
-                  "doppler.transfer, "
+                  "doppler.assemble, doppler.reshape, doppler.conv, "
+                  "doppler.pool, doppler.fill, doppler.transfer, "
                   "doppler.evict, doppler.reload and func.return)";
       });
 }

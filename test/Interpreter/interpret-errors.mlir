@@ -1,6 +1,6 @@
 // Bad input gives "error: ..." and exit code 1, never a crash.
 // RUN: not doppler-interpret %s --function arith 2>&1 | FileCheck %s --check-prefix=ARITH
-// ARITH: interpret-errors.mlir:{{[0-9]+}}:8: error: 'arith.addf' op is not supported by the interpreter (it runs doppler.einsum, doppler.fused, doppler.slice, doppler.assemble, doppler.reshape, doppler.fill, doppler.transfer, doppler.evict, doppler.reload and func.return)
+// ARITH: interpret-errors.mlir:{{[0-9]+}}:8: error: 'arith.addf' op is not supported by the interpreter (it runs doppler.einsum, doppler.fused, doppler.slice, doppler.assemble, doppler.reshape, doppler.conv, doppler.pool, doppler.fill, doppler.transfer, doppler.evict, doppler.reload and func.return)
 // RUN: not doppler-interpret %s --function task 2>&1 | FileCheck %s --check-prefix=TASK
 // TASK: error: 'doppler.task' op is a cost-only op with opaque values; the interpreter cannot run it
 // RUN: not doppler-interpret %s --function dynamic 2>&1 | FileCheck %s --check-prefix=DYNAMIC

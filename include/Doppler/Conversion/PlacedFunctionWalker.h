@@ -5,7 +5,7 @@
 // `doppler-pipeline`) to the tasks of the runtime:
 //
 //   doppler.einsum / fused / slice /          ->  a task of the same kind on
-//     assemble / reshape / fill                   the op's device
+//     assemble / reshape / fill / conv / pool     the op's device
 //   doppler.transfer %x from <a> to <b>       ->  a transfer task to b
 //   doppler.evict %x from <a>                 ->  an evict task (a host value
 //                                                 written by a's copy worker)
@@ -110,6 +110,14 @@ public:
   virtual FailureOr<TaskRef> addReshape(ReshapeOp op, int device,
                                         TaskRef input, RankedTensorType result,
                                         std::string &error) = 0;
+  /// A convolution of inputs[0] with the weight inputs[1] (the op's
+  /// geometry and groups).
+  virtual FailureOr<TaskRef> addConv(ConvOp op, int device,
+                                     ArrayRef<TaskRef> inputs,
+                                     std::string &error) = 0;
+  /// Max or average pooling of `input` (the op's kind and geometry).
+  virtual FailureOr<TaskRef> addPool(PoolOp op, int device, TaskRef input,
+                                     std::string &error) = 0;
   virtual FailureOr<TaskRef> addFill(FillOp op, int device,
                                      RankedTensorType result,
                                      RuntimeElement element,

@@ -257,6 +257,39 @@ public:
                              e.constI32(builder, loc, result.getRank())}));
   }
 
+  FailureOr<TaskRef> addConv(ConvOp conv, int, ArrayRef<TaskRef> inputs,
+                             std::string &) override {
+    auto addConvolution = e.declare(
+        "dopplerRtGraphAddConvolution", e.i64,
+        {e.ptrType, e.i32, e.i64, e.i64, e.i64, e.ptrType, e.ptrType,
+         e.ptrType, e.ptrType, e.i32});
+    ::doppler::WindowGeometry g = conv.getGeometry();
+    return task(checkedCall(
+        addConvolution,
+        {graph, taskDevice, ids[inputs[0]], ids[inputs[1]],
+         e.constI64(builder, loc, conv.getGroups()),
+         e.int64s(builder, loc, g.strides), e.int64s(builder, loc, g.dilations),
+         e.int64s(builder, loc, g.padLow), e.int64s(builder, loc, g.padHigh),
+         e.constI32(builder, loc, g.spatialDims())}));
+  }
+
+  FailureOr<TaskRef> addPool(PoolOp pool, int, TaskRef input,
+                             std::string &) override {
+    auto addPool = e.declare("dopplerRtGraphAddPool", e.i64,
+                             {e.ptrType, e.i32, e.ptrType, e.i64, e.ptrType,
+                              e.ptrType, e.ptrType, e.ptrType, e.ptrType,
+                              e.i32});
+    ::doppler::WindowGeometry g = pool.getGeometry();
+    return task(checkedCall(
+        addPool,
+        {graph, taskDevice,
+         e.string(builder, loc, stringifyPoolKind(pool.getKind())), ids[input],
+         e.int64s(builder, loc, g.kernel), e.int64s(builder, loc, g.strides),
+         e.int64s(builder, loc, g.dilations), e.int64s(builder, loc, g.padLow),
+         e.int64s(builder, loc, g.padHigh),
+         e.constI32(builder, loc, g.spatialDims())}));
+  }
+
   FailureOr<TaskRef> addFill(FillOp fill, int, RankedTensorType result,
                              RuntimeElement element,
                              std::string &) override {

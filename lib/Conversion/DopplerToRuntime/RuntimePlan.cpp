@@ -129,6 +129,23 @@ public:
     return answer(plan.graph.addReshape(device, input, toShape(result)), error);
   }
 
+  FailureOr<TaskRef> addConv(ConvOp conv, int device, ArrayRef<TaskRef> inputs,
+                             std::string &error) override {
+    return answer(plan.graph.addConvolution(device, inputs[0], inputs[1],
+                                            conv.getGroups(),
+                                            conv.getGeometry()),
+                  error);
+  }
+
+  FailureOr<TaskRef> addPool(PoolOp pool, int device, TaskRef input,
+                             std::string &error) override {
+    ::doppler::PoolKind kind = pool.getKind() == PoolKind::Max
+                                   ? ::doppler::PoolKind::Max
+                                   : ::doppler::PoolKind::Avg;
+    return answer(
+        plan.graph.addPool(device, kind, input, pool.getGeometry()), error);
+  }
+
   FailureOr<TaskRef> addFill(FillOp fill, int device, RankedTensorType result,
                              RuntimeElement element,
                              std::string &error) override {

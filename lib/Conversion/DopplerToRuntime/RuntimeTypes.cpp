@@ -34,12 +34,13 @@ mlir::doppler::requireStaticTensor(Type type, Operation *op,
 FailureOr<int> mlir::doppler::getRuntimeDevice(Operation &op) {
   if (op.hasTrait<OpTrait::IsTerminator>())
     return op.emitOpError() << "is not supported by the runtime";
-  if (!isa<EinsumOp, FusedOp, SliceOp, AssembleOp, ReshapeOp, FillOp,
-           TransferOp, EvictOp, ReloadOp, TaskOp>(op))
+  if (!isa<EinsumOp, FusedOp, SliceOp, AssembleOp, ReshapeOp, ConvOp, PoolOp,
+           FillOp, TransferOp, EvictOp, ReloadOp, TaskOp>(op))
     return op.emitOpError()
            << "is not supported by the runtime (it runs doppler.einsum, "
               "doppler.fused, doppler.slice, doppler.assemble, "
-              "doppler.reshape, doppler.fill, doppler.transfer, "
+              "doppler.reshape, doppler.conv, doppler.pool, doppler.fill, "
+              "doppler.transfer, "
               "doppler.evict, doppler.reload, and doppler.task as a delay)";
   int64_t device = getDevice(&op);
   if (device < 0)
