@@ -706,6 +706,7 @@ class Importer:
             tree = collect(value)
         if not results:
             raise DopplerError("forward computes no tensor from its inputs or parameters")
+        b.prune(results)
         body = "\n".join(b.lines) + " " + " ".join(r.ssa for r in results) + " "
         # Arguments no op reads (a weight only used viewed otherwise) go;
         # user inputs stay, one per forward input.

@@ -139,8 +139,8 @@ def safe_softmax(ctx, input, dim, dtype=None):
     x = ctx.val(input)
     d = _dim(dim, x.rank)
     lowest = float(torch.finfo(ctx.dtype).min)
-    m = bld.elementwise("max", [bld.reduce(x, [d], True, "max"), bld.scalar(lowest)],
-                        bld.reduce(x, [d], True, "max").shape)
+    row_max = bld.reduce(x, [d], True, "max")
+    m = bld.elementwise("max", [row_max, bld.scalar(lowest)], row_max.shape)
     e = bld.unary(bld.elementwise("sub", [x, m], x.shape), "exp")
     tiny = 1e-30 if ctx.dtype != torch.float16 else 1e-7
     z = bld.unary(bld.reduce(e, [d], True, "add"), "shift", tiny)

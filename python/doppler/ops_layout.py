@@ -227,9 +227,7 @@ def squeeze(ctx, input, dim=None):
         axes = [j for j, e in enumerate(x.shape) if e == 1]
     else:
         axes = [j for j in _dims(dim, x.rank) if x.shape[j] == 1]
-    for j in reversed(axes):
-        x = ctx.builder.drop_dim(x, j)
-    return x
+    return ctx.builder.drop_dims(x, axes)
 
 
 @register(torch.transpose, torch.swapaxes, ".transpose", ".swapaxes", "aten.transpose")
@@ -278,10 +276,9 @@ def _expand_to(ctx, x, shape):
     if lead < 0:
         raise ctx.unsupported("expand to fewer dimensions")
     for j in range(x.rank):
-        if shape[lead + j] != x.shape[j]:
-            if x.shape[j] != 1:
-                raise ctx.unsupported(f"expand of extent {x.shape[j]} to {shape[lead + j]}")
-            x = ctx.builder.unitize(x, j)
+        if shape[lead + j] != x.shape[j] and x.shape[j] != 1:
+            raise ctx.unsupported(f"expand of extent {x.shape[j]} to {shape[lead + j]}")
+    x = ctx.builder.unitize(x, [j for j in range(x.rank) if shape[lead + j] != x.shape[j]])
     dims = [Bcast(e) for e in shape[:lead]]
     for j, d in enumerate(x.dims):
         dims.append(d if is_phys(d) else Bcast(shape[lead + j]))
@@ -477,9 +474,7 @@ def getitem(ctx, obj, index):
             j += 1
         else:
             raise ctx.unsupported(f"index of type {type(item).__name__}")
-    for d in reversed(drops):
-        x = bld.drop_dim(x, d)
-    return x
+    return bld.drop_dims(x, drops)
 
 
 

@@ -29,9 +29,8 @@ def _matmul(ctx, a, b, shape=None):
 
     def prepare(val, own_batch, tail):
         offset = nb - len(own_batch)
-        for j in range(len(own_batch)):
-            if val.shape[j] == 1 and batch_shape[offset + j] != 1:
-                val = bld.unitize(val, j)
+        val = bld.unitize(val, [j for j in range(len(own_batch))
+                                if val.shape[j] == 1 and batch_shape[offset + j] != 1])
         return val, "".join(batch[offset:]) + tail
 
     a_op = prepare(a, a_batch, n + k if a.rank >= 2 else k)
@@ -218,9 +217,8 @@ def einsum(ctx, equation, *operands):
     for val, t in zip(vals, terms):
         letters = "".join(mapping[c] for c in t)
         out_extent = dict(zip(rhs, ctx.shape))
-        for j, c in enumerate(t):
-            if val.shape[j] == 1 and out_extent.get(c, 1) != 1:
-                val = bld.unitize(val, j)
+        val = bld.unitize(val, [j for j, c in enumerate(t)
+                                if val.shape[j] == 1 and out_extent.get(c, 1) != 1])
         operands.append((val, letters))
     join = "mul" if len(vals) == 2 else "identity"
     return bld.einsum(operands, "".join(mapping[c] for c in rhs), ctx.shape, join, agg="add")

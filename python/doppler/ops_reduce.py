@@ -18,11 +18,9 @@ def _reduce(ctx, input, dim, keepdim, agg, mean=False, dtype=None):
     _check_dtype_arg(ctx, dtype)
     x = ctx.val(input)
     axes = _dims(dim, x.rank)
-    y = ctx.builder.reduce(x, axes, keepdim, agg)
     if mean:
-        count = math.prod(x.shape[j] for j in axes)
-        y = ctx.builder.unary(y, "scale", 1.0 / count)
-    return y
+        return ctx.builder.mean(x, axes, keepdim)
+    return ctx.builder.reduce(x, axes, keepdim, agg)
 
 
 @register(torch.sum, ".sum", "aten.sum")
@@ -77,7 +75,7 @@ def _var(ctx, input, dim, correction, keepdim):
     x = ctx.val(input)
     axes = _dims(dim, x.rank)
     count = math.prod(x.shape[j] for j in axes)
-    mu = bld.unary(bld.reduce(x, axes, True, "add"), "scale", 1.0 / count)
+    mu = bld.mean(x, axes, True)
     centred = bld.elementwise("sub", [x, mu], x.shape)
     ss = bld.reduce(centred, axes, keepdim, "add", join="square")
     if count - correction <= 0:
@@ -161,7 +159,7 @@ def _layer_norm(ctx, input, normalized_shape, weight, bias, eps):
     k = len(normalized_shape) if isinstance(normalized_shape, (list, tuple)) else 1
     axes = list(range(x.rank - k, x.rank))
     count = math.prod(x.shape[j] for j in axes)
-    mu = bld.unary(bld.reduce(x, axes, True, "add"), "scale", 1.0 / count)
+    mu = bld.mean(x, axes, True)
     centred = bld.elementwise("sub", [x, mu], x.shape)
     var = bld.unary(bld.reduce(centred, axes, True, "add", join="square"), "scale", 1.0 / count)
     inv = bld.unary(bld.unary(var, "shift", float(eps)), "rsqrt")
