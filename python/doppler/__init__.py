@@ -4,7 +4,8 @@
     text = doppler.export(model, (x,))            # doppler-dialect MLIR
     placement = doppler.place(model, (x,), devices=4, system="h100x4")
     print(placement.summary())                    # node -> device, makespan
-    result = doppler.run(model, (x,), devices=4, system="cpu4")
+    result = doppler.run(model, (x,), devices=4)  # placed for this host
+    doppler.host_system(4)                        # its calibrated description
     result.outputs, result.measured_makespan, result.predicted_makespan
 
 Pure Python over Doppler's tools (doppler-opt, doppler-run,
@@ -15,9 +16,10 @@ PATH. See python/README.md.
 from .api import Placement, RunResult, export, exported, place, run
 from .errors import DopplerError, ToolError, ToolNotFoundError, UnsupportedError
 from .ops import register
+from .host import host_system
 from .tools import find_tool
 
 __version__ = "0.1.0"
 
 __all__ = ["export", "exported", "place", "run", "Placement", "RunResult", "register",
-           "find_tool", "DopplerError", "UnsupportedError", "ToolError", "ToolNotFoundError"]
+           "find_tool", "host_system", "DopplerError", "UnsupportedError", "ToolError", "ToolNotFoundError"]

@@ -12,6 +12,7 @@ import torch
 from .errors import DopplerError
 from .frontend import import_module
 from .tools import run_tool
+from .host import resolve_system
 
 
 def export(module, example_inputs):
@@ -329,9 +330,14 @@ def read_outputs(path):
     return tensors
 
 
-def run(module, example_inputs, devices=4, system="cpu4", backend="cpu", policy="doppler",
+def run(module, example_inputs, devices=4, system="host", backend="cpu", policy="doppler",
         repeat=3, check=False, **pipeline_options):
     """Places `module` and runs it on Doppler's runtime (doppler-run) on `example_inputs`.
+
+    `system="host"` (the default) places for this machine: the description
+    doppler-calibrate measures of it for `devices` CPU devices, once, cached
+    (doppler.host); a preset name or a JSON file places for that system
+    instead (what-if placement).
 
     The inputs, parameters and buffers are fed to doppler-run (--arguments),
     the outputs read back (--write-outputs). check=True also compares the
@@ -343,9 +349,10 @@ def run(module, example_inputs, devices=4, system="cpu4", backend="cpu", policy=
                        **pipeline_options)
 
 
-def run_program(program, devices=4, system="cpu4", backend="cpu", policy="doppler", repeat=3,
+def run_program(program, devices=4, system="host", backend="cpu", policy="doppler", repeat=3,
                 check=False, **pipeline_options):
     """doppler.run on an imported Program (`doppler.exported(...)`)."""
+    system = resolve_system(system, devices, backend)
     placement = _place_program(program, devices, system, policy, pipeline_options)
     with tempfile.TemporaryDirectory(prefix="doppler-") as tmp:
         placed = os.path.join(tmp, "placed.mlir")

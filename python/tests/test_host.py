@@ -1,0 +1,55 @@
+"""doppler.run places for this host by default: system="host" is the
+description doppler-calibrate measures of the machine for the device
+count, made once and cached (doppler.host)."""
+
+import json
+import os
+
+import pytest
+import torch
+
+import doppler
+from doppler import host
+from conftest import needs_tools
+
+pytestmark = needs_tools
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("DOPPLER_CACHE_DIR", str(tmp_path))
+    return tmp_path
+
+
+def test_host_system_is_calibrated_once_and_cached(cache):
+    path = host.host_system(2)
+    assert os.path.dirname(path) == str(cache)
+    with open(path) as f:
+        description = json.load(f)
+    assert sum(device.get("count", 1) for device in description["devices"]) == 2
+    assert all(device["launch_overhead"] > 0 for device in description["devices"])
+    stamp = os.stat(path).st_mtime_ns
+    assert host.host_system(2) == path and os.stat(path).st_mtime_ns == stamp
+    # Another device count is another file; refresh measures anew.
+    assert host.host_system(1) != path
+    assert host.host_system(2, refresh=True) == path
+    assert sorted(os.listdir(cache)) == sorted(
+        os.path.basename(p) for p in (path, host.host_system(1)))
+
+
+def test_run_places_for_this_host_by_default(cache):
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU()).eval()
+    x = torch.randn(4, 16)
+    result = doppler.run(model, (x,), devices=2, repeat=1)
+    assert result.placement.system == host.host_system(2)
+    with torch.no_grad():
+        assert torch.allclose(result.outputs, model(x), rtol=1e-5, atol=1e-6)
+    # A preset is still a preset.
+    assert doppler.run(model, (x,), devices=2, system="cpu4", repeat=1).placement.system == "cpu4"
+
+
+def test_host_needs_the_cpu_backend_and_a_device():
+    with pytest.raises(ValueError, match="CPU"):
+        host.resolve_system("host", 2, backend="cuda")
+    with pytest.raises(ValueError, match="at least 1"):
+        host.host_system(0)
