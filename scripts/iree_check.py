@@ -323,7 +323,7 @@ def compare_with_reference(outputs, reference):
                      f"{theirs.shape}")
         norm = np.linalg.norm(theirs)
         diff = np.linalg.norm(ours - theirs)
-        worst = max(worst, diff / norm if norm > 0 else diff)
+        worst = max(worst, float(diff / norm if norm > 0 else diff))
     return worst
 
 

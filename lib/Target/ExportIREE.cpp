@@ -12,18 +12,20 @@
 //      loc("<kind>_<position>@d<device>"(<its old location>)), so that IREE's
 //      dispatches (their locations, with --mlir-print-debuginfo) name the
 //      Doppler ops they run and the device Doppler chose.
-//   3. convert-doppler-to-linalg (assembles as tensor.concat; a conv or
-//      pool as a tensor.pad, an init and a named convolution or pooling,
-//      every op of it named and placed as its source), then named linalg
-//      ops other than linalg.fill are generalised (iree-compile rejects
-//      some, e.g. linalg.add; it takes a linalg.generic with sliding maps
-//      as the convolution it is, as fast as the named op).
+//   3. convert-doppler-to-linalg (an assemble as a tensor.empty and one
+//      tensor.insert_slice per block; a conv or pool as a tensor.pad, an
+//      init and a named convolution or pooling, every op of it named and
+//      placed as its source), then named linalg ops other than linalg.fill
+//      are generalised (iree-compile rejects some, e.g. linalg.add; it
+//      takes a linalg.generic with sliding maps as the convolution it is,
+//      as fast as the named op).
 //   4. Moves: each doppler.transfer, and each tensor operand of a placed op
 //      that lives on another device, becomes
 //      "flow.tensor.transfer"(%x) {target = #hal.device.affinity<@__device_d>}
 //      (generic form: MLIR 22 has no flow dialect). Arguments live on the
 //      device of their first user, results on their producer's; both say so
-//      with iree.abi.affinity.
+//      with iree.abi.affinity. An assemble's tensor.empty is moved to the
+//      assemble's own device too (see isAssembleInit).
 //   5. Devices: one module global per device,
 //      "util.global"() {sym_name = "__device_i", sym_visibility = "private",
 //      type = !hal.device, initial_value = #hal.device.alias<"KIND"[i]>}.
@@ -179,6 +181,21 @@ LogicalResult generalizeNamedOps(ModuleOp module) {
   return success();
 }
 
+/// Whether `empty` is the tensor an assemble writes its blocks into (the
+/// destination of a tensor.insert_slice). The export moves it to the
+/// assemble's device: IREE 3.13 places an op without tensor operands where
+/// its consumers are, a flow.tensor.transfer counting on its target, so an
+/// assemble read only on another device had its empty tensor there and its
+/// copies on no single device, and iree-compile crashed (docs/IREE.md,
+/// "Assembles read on another device"). Moved, its only consumer is on the
+/// assemble's device.
+bool isAssembleInit(tensor::EmptyOp empty) {
+  return llvm::any_of(empty->getUses(), [](OpOperand &use) {
+    auto insert = dyn_cast<tensor::InsertSliceOp>(use.getOwner());
+    return insert && use.get() == insert.getDest();
+  });
+}
+
 /// Step 4 for one function: transfers and affinities. Returns the number of
 /// devices it uses (highest id + 1).
 int64_t insertTransfers(func::FuncOp function) {
@@ -234,6 +251,13 @@ int64_t insertTransfers(func::FuncOp function) {
   for (Operation &op : llvm::make_early_inc_range(body)) {
     int64_t device = placedDevice(&op);
     numDevices = std::max(numDevices, device + 1);
+    if (auto empty = dyn_cast<tensor::EmptyOp>(op);
+        empty && device >= 0 && isAssembleInit(empty)) {
+      builder.setInsertionPointAfter(&op);
+      Value pinned = transferTo(empty.getResult(), device, op.getLoc());
+      empty.getResult().replaceAllUsesExcept(pinned, pinned.getDefiningOp());
+      continue;
+    }
     builder.setInsertionPoint(&op);
     if (auto transfer = dyn_cast<TransferOp>(op)) {
       Value result =
@@ -325,7 +349,7 @@ LogicalResult mlir::doppler::exportIREE(ModuleOp module, llvm::raw_ostream &os,
   for (func::FuncOp function : functions)
     nameOps(function);
   DopplerToLinalgOptions conversion;
-  conversion.assembleWithConcat = true;
+  conversion.assembleWithConcat = false;
   if (failed(convertDopplerToLinalg(*clone, conversion)) ||
       failed(generalizeNamedOps(*clone)))
     return failure();

@@ -1,9 +1,9 @@
 // Every join and aggregation through IREE, against the reference interpreter
-// (placed on 2 devices by doppler-pipeline, exported, compiled, run).
+// (in 4 parts, placed on 2 devices by doppler-pipeline, exported, compiled, run).
 // REQUIRES: iree
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %iree_python %doppler_src/scripts/iree_check.py %s --devices 2 --tools %doppler_tools --summary %iree_summary \
-// RUN:   --iree %iree_bin --work-dir %t --pipeline "system=cpu4 policy=%doppler_policy" --min-honoured 0.85 --tolerance 1e-5 | FileCheck %s
+// RUN:   --iree %iree_bin --work-dir %t --pipeline "system=cpu4 policy=%doppler_policy parts=4" --min-honoured 0.85 --tolerance 1e-5 | FileCheck %s
 // CHECK: joins on 2 devices: max rel error {{.*}}; placement honoured for {{[0-9]+}}/{{[0-9]+}} einsums {{.*}}: ok
 
 func.func @joins(%x: tensor<8x16xf32>, %y: tensor<8x16xf32>, %v: tensor<16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8x8xf32>) {
