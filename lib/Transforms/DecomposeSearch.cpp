@@ -151,7 +151,7 @@ private:
       os << (i ? ", " : " ") << candidates[i].name << " "
          << llvm::format("%.6g", makespans[i])
          << (i == best ? " (chosen)" : "");
-    function.emitRemark() << line;
+    emitRemark(function.getLoc()) << line;
     OpPassManager pm(func::FuncOp::getOperationName());
     DopplerAnnotateCostsPassOptions costs;
     costs.system = system;
