@@ -1,4 +1,4 @@
-// assemble with assemble-with-concat (what --export-iree uses): nested
+// assemble with assemble-with-concat (a readable form; --export-iree writes a pinned tensor.empty and insert_slices instead, docs/IREE.md): nested
 // tensor.concat ops, the innermost grid dimension first.
 // RUN: doppler-opt %s --split-input-file --convert-doppler-to-linalg="assemble-with-concat=true" | FileCheck %s
 
