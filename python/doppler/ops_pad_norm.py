@@ -23,6 +23,7 @@ def _constant_pad(ctx, input, pad, value):
     value = float(value)
     if not math.isfinite(value):
         raise ctx.unsupported(f"padding with {value}")
+    source, amounts = x, [(0, 0)] * x.rank
     for k in range(len(pad) // 2):
         d = x.rank - 1 - k
         before, after = pad[2 * k], pad[2 * k + 1]
@@ -31,7 +32,12 @@ def _constant_pad(ctx, input, pad, value):
             if stop <= start:
                 raise ctx.unsupported(f"padding {tuple(pad)} crops dim {d} to nothing")
             x = bld.slice(x, d, start, stop - start)
+            source = None
         x = _pad(bld, x, d, max(before, 0), max(after, 0), value)
+        amounts[d] = (max(before, 0), max(after, 0))
+    if source is not None and x.ssa != source.ssa:
+        # A convolution of the result may take the padding as its own.
+        bld.pads[x.ssa] = (source, list(x.dims), amounts, value)
     return x
 
 

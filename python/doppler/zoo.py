@@ -6,6 +6,8 @@ through Doppler and compared with PyTorch eager.
     python -m doppler.zoo --table docs/zoo.md   # ... and written as Markdown
     python -m doppler.zoo --exported --table docs/zoo.md --append
     python -m doppler.zoo gpt2 resnet18 --exported
+    python -m doppler.zoo --interpret            # the reference interpreter, not run
+    python -m doppler.zoo --expand-windows       # convolutions and pooling as slices+einsums
 
 Nothing is downloaded: configurations are built in code, weights are
 random (torch.manual_seed(0)), transformers models have use_cache=False.
@@ -232,10 +234,41 @@ class Row:
         self.skipped = None
 
 
-def check(name, exported=False, traced=False, devices=4, system="cpu4", **run_options):
+def interpret(program, expected):
+    """The reference interpreter's outputs of `program` on its arguments
+    against torch's `expected` (doppler-run --compare-outputs, no placement
+    and no runtime): the largest ||out - ref|| / ||ref|| over the outputs."""
+    import json
+    import tempfile
+    from . import api
+    from .tools import run_tool
+    with tempfile.TemporaryDirectory(prefix="doppler-zoo-") as tmp:
+        source = os.path.join(tmp, "program.mlir")
+        arguments = os.path.join(tmp, "arguments.json")
+        outputs = os.path.join(tmp, "expected.json")
+        with open(source, "w") as f:
+            f.write(program.mlir)
+        api.write_arguments(program, arguments)
+        with open(outputs, "w") as f:
+            f.write('{"format": "doppler-outputs", "version": 1, "outputs": [')
+            for i, tensor in enumerate(leaves(expected)):
+                if i:
+                    f.write(", ")
+                api._write_tensor(f, tensor)
+            f.write("]}")
+        report = json.loads(run_tool("doppler-run", [
+            source, "--arguments", arguments, "--compare-outputs", outputs, "--json",
+            "--tolerance", "1e300"]))
+    return float(report["max_rel_error"])
+
+
+def check(name, exported=False, traced=False, devices=4, system="cpu4", interpreted=False,
+          **run_options):
     """Imports and runs zoo model `name` (as an ExportedProgram with
     exported=True, as torch.fx.symbolic_trace's GraphModule with
-    traced=True); returns (Row, expected, RunResult or None)."""
+    traced=True); returns (Row, expected, RunResult or None). With
+    interpreted=True the program is not placed or run: the reference
+    interpreter runs it (`interpret`; rel_error is then the L2 relative error)."""
     from . import api, sources
     library = MODELS[name][0]
     row = Row(name, library)
@@ -259,6 +292,10 @@ def check(name, exported=False, traced=False, devices=4, system="cpu4", **run_op
     row.import_s = time.perf_counter() - start
     row.ops = op_counts(program.mlir)
     start = time.perf_counter()
+    if interpreted:
+        row.rel_error = interpret(program, expected)
+        row.run_s = time.perf_counter() - start
+        return row, expected, None
     result = api.run_program(program, devices=devices, system=system, repeat=1, **run_options)
     row.run_s = time.perf_counter() - start
     row.rel_error = relative_error(result.outputs, expected)
@@ -317,9 +354,17 @@ def main(argv=None):
                         "(torch 1.x's path)")
     parser.add_argument("--append", action="store_true",
                         help="add the table to the --table file as a further section")
+    parser.add_argument("--interpret", action="store_true",
+                        help="check with the reference interpreter instead of placing and "
+                        "running (rel. error: ||out - ref|| / ||ref||)")
+    parser.add_argument("--expand-windows", action="store_true",
+                        help="convolutions and pooling as slices and einsums instead of "
+                        "doppler.conv / doppler.pool (sets DOPPLER_WINDOW_OPS=0)")
     parser.add_argument("--devices", type=int, default=4)
     parser.add_argument("--system", default="cpu4")
     args = parser.parse_args(argv)
+    if args.expand_windows:
+        os.environ["DOPPLER_WINDOW_OPS"] = "0"
     names = args.models or list(MODELS)
     unknown = [n for n in names if n not in MODELS]
     if unknown:
@@ -329,7 +374,8 @@ def main(argv=None):
     for name in names:
         try:
             row = check(name, exported=args.exported, traced=args.traced,
-                        devices=args.devices, system=args.system)[0]
+                        devices=args.devices, system=args.system,
+                        interpreted=args.interpret)[0]
         except DopplerError as e:  # a tool failed
             row = Row(name, MODELS[name][0])
             row.error = _short(e)

@@ -8,7 +8,6 @@ import re
 import pytest
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 import doppler
 from conftest import Fn, check_run, needs_tools
