@@ -104,6 +104,29 @@ WindowGeometry::outputSpatial(const std::vector<int64_t> &inputSpatial,
   return out;
 }
 
+namespace {
+
+/// [N, channels, O1 .. Ok] for an input [N, C, S1 .. Sk] checked by the
+/// caller, or nullopt with `*error` set when an output extent is empty or
+/// the result is out of the checked range (padding can make it far larger
+/// than the input).
+std::optional<std::vector<int64_t>>
+windowResult(const std::vector<int64_t> &inputShape, int64_t channels,
+             const WindowGeometry &geometry, std::string *error) {
+  std::vector<int64_t> spatial(inputShape.begin() + 2, inputShape.end());
+  std::optional<std::vector<int64_t>> out =
+      geometry.outputSpatial(spatial, error);
+  if (!out)
+    return std::nullopt;
+  std::vector<int64_t> result = {inputShape[0], channels};
+  result.insert(result.end(), out->begin(), out->end());
+  if (!checkSizes(result, "result", error))
+    return std::nullopt;
+  return result;
+}
+
+} // namespace
+
 std::optional<std::vector<int64_t>>
 convolutionResultShape(const std::vector<int64_t> &inputShape,
                        const std::vector<int64_t> &weightShape, int64_t groups,
@@ -151,16 +174,7 @@ convolutionResultShape(const std::vector<int64_t> &inputShape,
       return std::nullopt;
     }
   }
-  std::vector<int64_t> spatial(inputShape.begin() + 2, inputShape.end());
-  std::optional<std::vector<int64_t>> out =
-      geometry.outputSpatial(spatial, error);
-  if (!out)
-    return std::nullopt;
-  std::vector<int64_t> result = {inputShape[0], filters};
-  result.insert(result.end(), out->begin(), out->end());
-  if (!checkSizes(result, "result", error))
-    return std::nullopt;
-  return result;
+  return windowResult(inputShape, filters, geometry, error);
 }
 
 std::optional<std::vector<int64_t>>
@@ -177,17 +191,7 @@ poolResultShape(const std::vector<int64_t> &inputShape,
   }
   if (!checkSizes(inputShape, "input", error))
     return std::nullopt;
-  std::vector<int64_t> spatial(inputShape.begin() + 2, inputShape.end());
-  std::optional<std::vector<int64_t>> out =
-      geometry.outputSpatial(spatial, error);
-  if (!out)
-    return std::nullopt;
-  std::vector<int64_t> result = {inputShape[0], inputShape[1]};
-  result.insert(result.end(), out->begin(), out->end());
-  // Padding can make the result far larger than the input (as for a conv).
-  if (!checkSizes(result, "result", error))
-    return std::nullopt;
-  return result;
+  return windowResult(inputShape, inputShape[1], geometry, error);
 }
 
 std::string_view poolKindName(PoolKind kind) {
