@@ -24,8 +24,11 @@ planOperand(int input, const std::string &term, const std::string &other,
   operand.input = input;
   operand.term = term;
   operand.reducedTerm = term;
+  // An own index of extent 1 sums one element: nothing to reduce (a 1x1
+  // convolution's kernel indices), and no copy of the operand for it.
   for (char c : term)
-    if (!hasIndex(output, c) && !hasIndex(other, c))
+    if (!hasIndex(output, c) && !hasIndex(other, c) &&
+        extents[indices.find(c)] != 1)
       operand.ownOnly.push_back(c);
   if (operand.preReduce()) {
     operand.reducedTerm.clear();

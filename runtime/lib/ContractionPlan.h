@@ -72,9 +72,10 @@ std::optional<MatrixView> matrixView(int64_t rows, int64_t cols,
 struct GemmOperandPlan {
   int input = 0;    ///< Spec input providing it.
   std::string term; ///< That input's term.
-  /// Indices only this operand has: summed out first (the product
-  /// distributes over them) into a dense tensor of `reducedTerm`. Empty when
-  /// there are none; `reducedTerm` is then `term`.
+  /// Indices only this operand has, of extent over 1: summed out first
+  /// (the product distributes over them) into a dense tensor of
+  /// `reducedTerm`. Empty when there are none; `reducedTerm` is then `term`
+  /// (own indices of extent 1 stay in it: they sum one element).
   std::string ownOnly;
   std::string reducedTerm;
   /// Copy (after the reduction, if any) into a dense tensor of `canonical`

@@ -4,9 +4,8 @@
 #include "doppler/runtime/TaskGraph.h"
 
 #include "ContractionPlan.h"
+#include "CpuBlas.h"
 #include "CpuLoopNest.h"
-
-#include <cblas.h>
 
 #include <algorithm>
 #include <array>
@@ -199,30 +198,13 @@ const void *prepareGemmOperand(const GemmOperand &operand,
   return data;
 }
 
-CBLAS_TRANSPOSE blasTranspose(bool transposed) {
-  return transposed ? CblasTrans : CblasNoTrans;
-}
-
 template <typename T>
 void runGemmBatches(const GemmPlan &plan, const T *a, const T *b, T *c) {
-  const int m = static_cast<int>(plan.m), n = static_cast<int>(plan.n),
-            k = static_cast<int>(plan.k);
-  const int lda = static_cast<int>(plan.a.leadingDim),
-            ldb = static_cast<int>(plan.b.leadingDim),
-            ldc = static_cast<int>(plan.ldc);
-  for (int64_t i = 0; i < plan.batch; ++i) {
-    const T *aBatch = a + i * plan.a.batchStride;
-    const T *bBatch = b + i * plan.b.batchStride;
-    T *cBatch = c + i * plan.batchStrideC;
-    if constexpr (std::is_same_v<T, float>)
-      cblas_sgemm(CblasRowMajor, blasTranspose(plan.a.transposed),
-                  blasTranspose(plan.b.transposed), m, n, k, 1.0f, aBatch, lda,
-                  bBatch, ldb, 0.0f, cBatch, ldc);
-    else
-      cblas_dgemm(CblasRowMajor, blasTranspose(plan.a.transposed),
-                  blasTranspose(plan.b.transposed), m, n, k, 1.0, aBatch, lda,
-                  bBatch, ldb, 0.0, cBatch, ldc);
-  }
+  for (int64_t i = 0; i < plan.batch; ++i)
+    blasGemm<T>(plan.a.transposed, plan.b.transposed, plan.m, plan.n, plan.k,
+                T(1), a + i * plan.a.batchStride, plan.a.leadingDim,
+                b + i * plan.b.batchStride, plan.b.leadingDim, T(0),
+                c + i * plan.batchStrideC, plan.ldc);
 }
 
 void runGemm(const GemmPlan &plan, ElementType type, int64_t outElements,

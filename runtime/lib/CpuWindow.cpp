@@ -25,7 +25,7 @@
 
 #include "CpuWindow.h"
 
-#include <cblas.h>
+#include "CpuBlas.h"
 
 #include <algorithm>
 #include <array>
@@ -274,12 +274,7 @@ void poolDirect(const WindowPlan &p, const T *input, T *output) {
 template <typename T>
 void gemm(int64_t m, int64_t n, int64_t k, const T *a, int64_t lda, const T *b,
           int64_t ldb, T *c, int64_t ldc, T beta = 0) {
-  if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n),
-                int(k), 1.0f, a, int(lda), b, int(ldb), beta, c, int(ldc));
-  else
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n),
-                int(k), 1.0, a, int(lda), b, int(ldb), beta, c, int(ldc));
+  blasGemm<T>(false, false, m, n, k, T(1), a, lda, b, ldb, beta, c, ldc);
 }
 
 template <typename T>
