@@ -56,6 +56,63 @@ bool isGemm(EinsumOp einsum) {
          *einsum.getAggregation() == AggKind::Add;
 }
 
+using ::doppler::placement::KernelKind;
+
+/// The smaller output side, min(m, n), of the GEMM a two-input mul/add
+/// einsum runs as: m the output's indices only the first input has, n
+/// those only the second has (indices both have are the batch). 0 when the
+/// einsum is not such a contraction.
+double gemmSizeOf(EinsumOp einsum) {
+  ::doppler::EinsumSpec spec = einsum.getParsedSpec();
+  if (spec.numInputs() != 2)
+    return 0;
+  ::doppler::IndexSizes sizes = einsum.getIndexSizes();
+  double m = 1, n = 1;
+  for (char c : spec.output) {
+    bool inA = spec.inputs[0].find(c) != std::string::npos;
+    bool inB = spec.inputs[1].find(c) != std::string::npos;
+    if (inA && !inB)
+      m *= double(sizes.sizeOf(c));
+    else if (inB && !inA)
+      n *= double(sizes.sizeOf(c));
+  }
+  return std::min(m, n);
+}
+
+/// The same for a convolution's im2col GEMM: filters per group by output
+/// positions per image.
+double gemmSizeOf(ConvOp conv) {
+  auto result = cast<RankedTensorType>(conv.getType());
+  double positions = 1;
+  for (int64_t extent : result.getShape().drop_front(2))
+    positions *= double(extent);
+  double filters = double(result.getDimSize(1)) / double(conv.getGroups());
+  return std::min(filters, positions);
+}
+
+/// The kind of task `op` runs as, for the device's per-kind figures; none
+/// for an elementwise or reducing einsum (launch_overhead and the join
+/// rates price those) and for ops that are not tasks.
+std::optional<KernelKind> kernelKindOf(Operation &op) {
+  if (auto einsum = dyn_cast<EinsumOp>(op))
+    return isGemm(einsum) ? std::optional(KernelKind::Contraction)
+                          : std::nullopt;
+  if (isa<FusedOp>(op))
+    return KernelKind::Fused;
+  if (auto conv = dyn_cast<ConvOp>(op)) {
+    // One input channel per group runs the depthwise kernel (as the CPU
+    // runtime chooses it: runtime/lib/CpuWindow.cpp).
+    auto weight = cast<RankedTensorType>(conv.getWeight().getType());
+    return weight.getDimSize(1) == 1 ? KernelKind::Depthwise
+                                     : KernelKind::Conv;
+  }
+  if (isa<PoolOp>(op))
+    return KernelKind::Pool;
+  if (isa<SliceOp, AssembleOp, ReshapeOp, FillOp>(op))
+    return KernelKind::Copy;
+  return std::nullopt;
+}
+
 } // namespace
 
 double mlir::doppler::computeCostOf(Operation &op,
@@ -86,12 +143,23 @@ double mlir::doppler::computeCostOf(Operation &op,
       joins.push_back(step.join);
     return system.computeCost(
         0, flops, bytes, elementTypeName(&op), joins,
-        static_cast<double>(fused.getIndexSizes().iterationSpace()));
+        static_cast<double>(fused.getIndexSizes().iterationSpace()),
+        KernelKind::Fused);
   }
   if (einsum && !isGemm(einsum))
     return system.computeCost(
         0, flops, bytes, elementTypeName(&op), toSupport(einsum.getJoin()),
         static_cast<double>(einsum.getIndexSizes().iterationSpace()));
+  if (std::optional<KernelKind> kind = kernelKindOf(op)) {
+    double gemmSize = 0;
+    if (einsum)
+      gemmSize = gemmSizeOf(einsum);
+    else if (auto conv = dyn_cast<ConvOp>(op);
+             conv && *kind == KernelKind::Conv)
+      gemmSize = gemmSizeOf(conv);
+    return system.computeCost(0, flops, bytes, elementTypeName(&op), *kind,
+                              gemmSize);
+  }
   return system.computeCost(0, flops, bytes, elementTypeName(&op));
 }
 

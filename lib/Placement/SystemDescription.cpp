@@ -2,6 +2,8 @@
 
 #include "Doppler/Placement/SystemDescription.h"
 
+#include "KernelCostsJson.h"
+
 #include "Doppler/Support/ErrorString.h"
 #include "Doppler/Support/Limits.h"
 #include "Doppler/Support/ReadFile.h"
@@ -189,13 +191,14 @@ std::optional<FieldError> parseDevice(const json &entry,
                                         "memory_bytes",
                                         "memory_bandwidth",
                                         "launch_overhead",
-                                        "join_throughput"};
+                                        "join_throughput",
+                                        "kernels"};
     if (std::find(std::begin(known), std::end(known), it.key()) ==
         std::end(known))
       return fail(where + "." + it.key(),
                   "unknown field (expected name, count, peak_flops, "
                   "memory_bytes, memory_bandwidth, launch_overhead, "
-                  "join_throughput)");
+                  "join_throughput, kernels)");
   }
   device.name = entry.value("name", json("device")).is_string()
                     ? entry.value("name", std::string("device"))
@@ -260,6 +263,11 @@ std::optional<FieldError> parseDevice(const json &entry,
           it.value().get<double>();
     }
   }
+  if (entry.contains("kernels"))
+    if (auto error =
+            parseKernelCosts(entry["kernels"], where + ".kernels",
+                             device.kernels))
+      return fail(error->first, error->second);
   return std::nullopt;
 }
 
@@ -536,6 +544,19 @@ double SystemDescription::computeCost(DeviceId d, double flops,
 double SystemDescription::computeCost(DeviceId d, double flops,
                                       double bytesMoved,
                                       const std::string &elementType,
+                                      KernelKind kind,
+                                      double gemmSize) const {
+  const DeviceDescription &device = devices_[d];
+  double seconds = std::max(flops / device.flopsFor(kind, elementType,
+                                                    gemmSize),
+                            bytesMoved / device.memoryBandwidth) +
+                   device.overheadFor(kind);
+  return seconds * kCostUnitsPerSecond;
+}
+
+double SystemDescription::computeCost(DeviceId d, double flops,
+                                      double bytesMoved,
+                                      const std::string &elementType,
                                       JoinKind join,
                                       double joinApplications) const {
   return computeCost(d, flops, bytesMoved, elementType,
@@ -546,7 +567,8 @@ double SystemDescription::computeCost(DeviceId d, double flops,
                                       double bytesMoved,
                                       const std::string &elementType,
                                       const std::vector<JoinKind> &joins,
-                                      double points) const {
+                                      double points,
+                                      std::optional<KernelKind> kind) const {
   const DeviceDescription &device = devices_[d];
   // The listed joins' own FLOPs give way to their measured rates; the rest
   // (unlisted joins, an aggregation) still run at peak. Memory traffic
@@ -563,12 +585,13 @@ double SystemDescription::computeCost(DeviceId d, double flops,
       listedSeconds += points / throughput;
     }
   if (!anyListed)
-    return computeCost(d, flops, bytesMoved, elementType);
+    return kind ? computeCost(d, flops, bytesMoved, elementType, *kind)
+                : computeCost(d, flops, bytesMoved, elementType);
   double otherFlops = std::max(0.0, flops - listedFlops);
   double seconds = std::max(otherFlops / device.peakFor(elementType) +
                                 listedSeconds,
                             bytesMoved / device.memoryBandwidth) +
-                   device.launchOverhead;
+                   device.overheadFor(kind);
   return seconds * kCostUnitsPerSecond;
 }
 
@@ -626,6 +649,9 @@ std::string SystemDescription::toJson() const {
             device.joinThroughput[k];
     if (!throughputs.empty())
       entry["join_throughput"] = throughputs;
+    json kernels = kernelCostsJson(device.kernels);
+    if (!kernels.empty())
+      entry["kernels"] = kernels;
     devices.push_back(entry);
   }
   root["devices"] = devices;

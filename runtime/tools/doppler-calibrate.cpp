@@ -46,6 +46,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "ArgParser.h"
+#include "CalibrateBench.h"
+#include "CalibrateKernels.h"
 #include "RunSupport.h"
 
 #include "Doppler/Support/Limits.h"
@@ -69,6 +71,7 @@
 
 using namespace doppler;
 using namespace doppler::runtime;
+using namespace doppler::runtime::calibrate;
 
 namespace {
 
@@ -89,90 +92,6 @@ struct Options {
   int64_t seed = 0;
   bool json = false;
 };
-
-/// A graph under construction and the seeded host data of its inputs.
-class Bench {
-public:
-  explicit Bench(std::mt19937_64 &generator) : generator_(generator) {}
-
-  /// A seeded input in [low, high) on `device`.
-  ValueId input(int device, Shape shape, ElementType type = ElementType::F32,
-                double low = -1, double high = 1) {
-    ValueId id = *graph.addInput(device, shape, type);
-    int64_t count = numElements(shape);
-    std::uniform_real_distribution<double> uniform(low, high);
-    if (type == ElementType::F64) {
-      std::vector<double> &data = f64_.emplace_back(count);
-      for (double &value : data)
-        value = uniform(generator_);
-      inputs[id] = data.data();
-    } else {
-      std::vector<float> &data = f32_.emplace_back(count);
-      for (float &value : data)
-        value = static_cast<float>(uniform(generator_));
-      inputs[id] = data.data();
-    }
-    return id;
-  }
-
-  TaskGraph graph;
-  InputBindings inputs;
-
-private:
-  std::mt19937_64 &generator_;
-  // Deques: growing them never moves the buffers bound above.
-  std::deque<std::vector<float>> f32_;
-  std::deque<std::vector<double>> f64_;
-};
-
-/// `count` tasks made by `add`, independent of each other; the last one is
-/// kept as an output.
-Status addIndependent(Bench &bench, int count,
-                      const std::function<Result<ValueId>()> &add) {
-  ValueId last = -1;
-  for (int k = 0; k < count; ++k) {
-    Result<ValueId> task = add();
-    if (!task)
-      return task.status();
-    last = *task;
-  }
-  return bench.graph.markOutput(last);
-}
-
-/// Seconds a device spends on its share of `bench`: from its first task's
-/// start to its last task's end, averaged over the devices that ran tasks;
-/// the median of `repeat` runs after a warm-up. Unlike the makespan, this
-/// leaves out how late each worker woke up, which on a VM can be
-/// milliseconds and says nothing about the device's rate.
-Result<double> timeDevices(Executor &executor, Bench &bench, int repeat) {
-  std::vector<double> samples;
-  for (int run = 0; run <= repeat; ++run) {
-    Result<RunResult> result = executor.run(bench.graph, bench.inputs);
-    if (!result)
-      return result.status();
-    if (run == 0)
-      continue; // warm-up: page faults, kernel plans
-    std::map<int, std::pair<double, double>> spans;
-    for (ValueId id = 0; id < bench.graph.size(); ++id) {
-      const TaskTiming &timing = result->tasks[id];
-      if (!timing.ran || timing.worker != WorkerKind::Compute)
-        continue;
-      auto [it, fresh] =
-          spans.try_emplace(timing.device, timing.start, timing.end);
-      if (!fresh) {
-        it->second.first = std::min(it->second.first, timing.start);
-        it->second.second = std::max(it->second.second, timing.end);
-      }
-    }
-    double total = 0;
-    for (const auto &[device, span] : spans)
-      total += span.second - span.first;
-    samples.push_back(spans.empty() ? 0 : total / spans.size());
-  }
-  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
-                   samples.end());
-  return samples[samples.size() / 2];
-}
 
 /// Reads the command line into `options`; an exit code when the tool is
 /// done (--help) or the arguments are wrong.
@@ -239,11 +158,6 @@ std::optional<int> parseArguments(int argc, char **argv, Options &options) {
 /// not at the mercy of one task's timing.
 constexpr int kTasks = 8;
 
-double computeTime(double total, double overhead) {
-  // Never below a tenth of the total: guards the rates against noise.
-  return std::max(total - overhead, 0.1 * total);
-}
-
 /// What the calibration measured (the figures of the file comment).
 struct Figures {
   double overhead = 0;
@@ -252,6 +166,7 @@ struct Figures {
   std::vector<std::pair<JoinKind, double>> joinRates;
   double latency = 0;
   double linkBandwidth = 0;
+  std::vector<KernelFigure> kernels;
 };
 
 /// Times benches on the CPU backend's devices; each measure*() sets one
@@ -382,6 +297,18 @@ public:
     return Status();
   }
 
+  /// Per kind of task, its fixed cost and its kernel's own rate
+  /// (CalibrateKernels.h).
+  Status measureKernelCosts(Figures &figures) {
+    Result<std::vector<KernelFigure>> kernels =
+        measureKernels(executor_, generator_, busy_, repeat_, figures.peak[0],
+                       static_cast<double>(options_.gemmSize));
+    if (!kernels)
+      return kernels.status();
+    figures.kernels = std::move(*kernels);
+    return Status();
+  }
+
   /// Links, one transfer at a time on idle devices: latency from the end of
   /// a tiny producer on device 0 to the end of its copy on device 1 (the
   /// copy worker's wake-up and hand-off); bandwidth from the same for a
@@ -471,6 +398,15 @@ nlohmann::json describeSystem(const Options &options, const Figures &figures) {
   nlohmann::json throughputs = nlohmann::json::object();
   for (auto [join, rate] : figures.joinRates)
     throughputs[std::string(joinKindName(join))] = rate;
+  nlohmann::json kernels = nlohmann::json::object();
+  for (const KernelFigure &kernel : figures.kernels) {
+    nlohmann::json entry = {{"overhead", kernel.overhead}};
+    if (kernel.flops > 0)
+      entry["flops"] = kernel.flops;
+    if (kernel.halfSize > 0)
+      entry["half_size"] = kernel.halfSize;
+    kernels[kernel.kind] = entry;
+  }
   const double *peak = figures.peak;
   return {
       {"name", "calibrated-cpu"},
@@ -482,7 +418,8 @@ nlohmann::json describeSystem(const Options &options, const Figures &figures) {
          {"memory_bytes", memory},
          {"memory_bandwidth", figures.bandwidth},
          {"launch_overhead", figures.overhead},
-         {"join_throughput", throughputs}}}},
+         {"join_throughput", throughputs},
+         {"kernels", kernels}}}},
       {"links",
        {{"bandwidth", figures.linkBandwidth}, {"latency", figures.latency}}}};
 }
@@ -511,6 +448,17 @@ void printFigures(const Options &options, const Figures &figures, int busy,
   for (auto [join, rate] : figures.joinRates)
     std::cout << " " << joinKindName(join) << " "
               << formatSignificant(rate / 1e9, 3);
+  std::cout << "\n  tasks (us per task; kernel rate in GFLOP/s):";
+  for (const KernelFigure &kernel : figures.kernels) {
+    std::cout << " " << kernel.kind << " "
+              << formatSignificant(kernel.overhead * 1e6, 3);
+    if (kernel.flops > 0)
+      std::cout << " (" << formatSignificant(kernel.flops / 1e9, 3)
+                << (kernel.halfSize > 0
+                        ? ", half at " + formatSignificant(kernel.halfSize, 3)
+                        : std::string())
+                << ")";
+  }
   std::cout << "\n  link: latency "
             << formatSignificant(figures.latency * 1e6, 3) << " us, bandwidth "
             << formatSignificant(figures.linkBandwidth / 1e9, 4)
@@ -527,7 +475,7 @@ void printFigures(const Options &options, const Figures &figures, int busy,
 } // namespace
 
 namespace {
-int calibrate(int argc, char **argv) {
+int runCalibration(int argc, char **argv) {
   Options options;
   if (std::optional<int> exitCode = parseArguments(argc, argv, options))
     return *exitCode;
@@ -548,7 +496,7 @@ int calibrate(int argc, char **argv) {
   for (Status (Calibrator::*measure)(Figures &) :
        {&Calibrator::measureOverhead, &Calibrator::measureContractions,
         &Calibrator::measureBandwidth, &Calibrator::measureJoins,
-        &Calibrator::measureLinks})
+        &Calibrator::measureKernelCosts, &Calibrator::measureLinks})
     if (Status status = (calibrator.*measure)(figures); !status)
       return fail(status.message());
 
@@ -585,7 +533,7 @@ int main(int argc, char **argv) {
   // Many devices on a small host (a task graph, buffers and a worker stack
   // per device) can run out of address space: one error line, not an abort.
   try {
-    return calibrate(argc, argv);
+    return runCalibration(argc, argv);
   } catch (const std::bad_alloc &) {
     return fail("out of host memory (std::bad_alloc); use fewer devices or "
                 "smaller sizes");

@@ -15,6 +15,7 @@
 #ifndef DOPPLER_PLACEMENT_SYSTEMDESCRIPTION_H
 #define DOPPLER_PLACEMENT_SYSTEMDESCRIPTION_H
 
+#include "Doppler/Placement/KernelCosts.h"
 #include "Doppler/Placement/System.h"
 #include "Doppler/Support/EinsumSpec.h"
 
@@ -49,9 +50,32 @@ struct DeviceDescription {
   /// Peak FLOP/s for `elementType`, falling back to "default", then to the
   /// smallest listed figure.
   double peakFor(const std::string &elementType) const;
+  /// Per kind of task, its fixed time and its kernel's FLOP rate where
+  /// measured (KernelCosts.h); kinds not given keep launchOverhead and the
+  /// peak.
+  KernelCostTable kernels{};
+
   /// The join's throughput, or 0 when the device does not list it.
   double throughputOf(JoinKind join) const {
     return joinThroughput[static_cast<unsigned>(join)];
+  }
+  /// Seconds of fixed time per task of `kind` (launchOverhead when the
+  /// table does not give it; that too without a kind).
+  double overheadFor(std::optional<KernelKind> kind) const {
+    if (kind && kernels[static_cast<unsigned>(*kind)].hasOverhead())
+      return kernels[static_cast<unsigned>(*kind)].overhead;
+    return launchOverhead;
+  }
+  /// FLOP/s of `kind`'s kernel for `elementType` (the peak when the table
+  /// does not give it), for a GEMM whose smaller output side is `gemmSize`
+  /// (0: not a GEMM, or unknown; see KernelCost::halfSize).
+  double flopsFor(std::optional<KernelKind> kind,
+                  const std::string &elementType, double gemmSize = 0) const {
+    if (!kind)
+      return peakFor(elementType);
+    const KernelCost &cost = kernels[static_cast<unsigned>(*kind)];
+    return cost.rateAt(cost.hasFlops() ? cost.flops : peakFor(elementType),
+                       gemmSize);
   }
 };
 
@@ -120,6 +144,13 @@ public:
   /// bytes / memory bandwidth) + launch overhead.
   double computeCost(DeviceId d, double flops, double bytesMoved,
                      const std::string &elementType) const;
+  /// The same for a task of `kind`: the device's figures for that kind
+  /// (DeviceDescription::kernels) replace the peak and the launch overhead
+  /// where given; `gemmSize` is the smaller output side of the GEMM the
+  /// kind runs (0: none or unknown).
+  double computeCost(DeviceId d, double flops, double bytesMoved,
+                     const std::string &elementType, KernelKind kind,
+                     double gemmSize = 0) const;
   /// The same for a kernel that applies `join` `joinApplications` times,
   /// `flops` including joinFlops(join) for each application (as
   /// estimateEinsumWork counts them). Where the device lists a throughput
@@ -137,7 +168,8 @@ public:
   /// above.
   double computeCost(DeviceId d, double flops, double bytesMoved,
                      const std::string &elementType,
-                     const std::vector<JoinKind> &joins, double points) const;
+                     const std::vector<JoinKind> &joins, double points,
+                     std::optional<KernelKind> kind = std::nullopt) const;
   /// Time to move `bytes` from `from` to `to`, in cost units: latency +
   /// bytes / bandwidth. (The slowest link when from == to is meaningless;
   /// callers use it for "to any other device": see averageTransferCost.)

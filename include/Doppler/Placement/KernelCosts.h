@@ -1,0 +1,72 @@
+//===- KernelCosts.h - Per-kind task costs of a device ----------*- C++ -*-===//
+//
+// A roofline prices every task alike: max(FLOPs / peak, bytes / memory
+// bandwidth) plus one launch overhead. On a CPU the kinds of task differ
+// more than that (measured by doppler-calibrate on this project's VM: a
+// tiny contraction 0.52 us where a tiny elementwise task is 0.27 us, a
+// 3x3 convolution 58 GFLOP/s through im2col, a depthwise one 12 GFLOP/s,
+// a max pool 1.3 G window elements/s against a 77 GFLOP/s GEMM peak). A
+// device's "kernels" table gives, per kind, the fixed time of one task
+// (replacing launch_overhead) and the kind's own FLOP rate (replacing the
+// peak); a kind not listed keeps the roofline. docs/SystemDescription.md
+// has the JSON; the presets list none.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_PLACEMENT_KERNELCOSTS_H
+#define DOPPLER_PLACEMENT_KERNELCOSTS_H
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace doppler::placement {
+
+/// The kinds of task the cost model tells apart.
+enum class KernelKind : uint8_t {
+  Contraction, ///< a mul/add einsum (a GEMM)
+  Fused,       ///< a fused elementwise chain
+  Copy,        ///< slice, assemble, reshape, fill
+  Conv,        ///< a convolution with more than one input channel per group
+  Depthwise,   ///< a convolution with one input channel per group
+  Pool,        ///< max or average pooling
+};
+constexpr unsigned kNumKernelKinds = 6;
+
+/// "contraction", "fused", "copy", "conv", "depthwise", "pool".
+std::string_view kernelKindName(KernelKind kind);
+std::optional<KernelKind> parseKernelKind(std::string_view name);
+/// The names, comma-separated, for error messages.
+std::string kernelKindNames();
+
+struct KernelCost {
+  /// Seconds per task; negative: not given (launch_overhead applies).
+  double overhead = -1;
+  /// FLOP/s (as the work interface counts FLOPs); 0: not given (the peak
+  /// applies).
+  double flops = 0;
+  /// Hockney's half-performance length of a GEMM-based kind: a GEMM whose
+  /// smaller output side (min(m, n)) is s runs at rate * s / (s + halfSize)
+  /// (small GEMMs spend their time packing operands and on partial register
+  /// tiles). 0: not given (every size runs at the rate). A product with one
+  /// row or column is a matrix-vector product, bound by memory: no factor.
+  double halfSize = 0;
+
+  bool hasOverhead() const { return overhead >= 0; }
+  bool hasFlops() const { return flops > 0; }
+  bool empty() const { return !hasOverhead() && !hasFlops() && halfSize <= 0; }
+  /// The rate of a GEMM whose smaller output side is `size` (0: unknown),
+  /// given the kind's full rate `rate`.
+  double rateAt(double rate, double size) const {
+    if (halfSize <= 0 || size <= 1)
+      return rate;
+    return rate * size / (size + halfSize);
+  }
+};
+
+using KernelCostTable = std::array<KernelCost, kNumKernelKinds>;
+
+} // namespace doppler::placement
+
+#endif // DOPPLER_PLACEMENT_KERNELCOSTS_H

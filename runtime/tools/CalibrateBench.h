@@ -1,0 +1,116 @@
+//===- CalibrateBench.h - doppler-calibrate's timed task graphs -*- C++ -*-===//
+//
+// What doppler-calibrate's measurements share: a task graph under
+// construction with seeded inputs (Bench), independent tasks, the time a
+// device spends on its share of a graph, and a compute time net of the
+// per-task overhead. Header-only, internal to the tool.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_RUNTIME_TOOLS_CALIBRATEBENCH_H
+#define DOPPLER_RUNTIME_TOOLS_CALIBRATEBENCH_H
+
+#include "doppler/runtime/Executor.h"
+#include "doppler/runtime/TaskGraph.h"
+
+#include <algorithm>
+#include <deque>
+#include <functional>
+#include <map>
+#include <random>
+#include <vector>
+
+namespace doppler::runtime::calibrate {
+
+inline double computeTime(double total, double overhead) {
+  // Never below a tenth of the total: guards the rates against noise.
+  return std::max(total - overhead, 0.1 * total);
+}
+
+/// A graph under construction and the seeded host data of its inputs.
+class Bench {
+public:
+  explicit Bench(std::mt19937_64 &generator) : generator_(generator) {}
+
+  /// A seeded input in [low, high) on `device`.
+  ValueId input(int device, Shape shape, ElementType type = ElementType::F32,
+                double low = -1, double high = 1) {
+    ValueId id = *graph.addInput(device, shape, type);
+    int64_t count = numElements(shape);
+    std::uniform_real_distribution<double> uniform(low, high);
+    if (type == ElementType::F64) {
+      std::vector<double> &data = f64_.emplace_back(count);
+      for (double &value : data)
+        value = uniform(generator_);
+      inputs[id] = data.data();
+    } else {
+      std::vector<float> &data = f32_.emplace_back(count);
+      for (float &value : data)
+        value = static_cast<float>(uniform(generator_));
+      inputs[id] = data.data();
+    }
+    return id;
+  }
+
+  TaskGraph graph;
+  InputBindings inputs;
+
+private:
+  std::mt19937_64 &generator_;
+  // Deques: growing them never moves the buffers bound above.
+  std::deque<std::vector<float>> f32_;
+  std::deque<std::vector<double>> f64_;
+};
+
+/// `count` tasks made by `add`, independent of each other; the last one is
+/// kept as an output.
+inline Status addIndependent(Bench &bench, int count,
+                      const std::function<Result<ValueId>()> &add) {
+  ValueId last = -1;
+  for (int k = 0; k < count; ++k) {
+    Result<ValueId> task = add();
+    if (!task)
+      return task.status();
+    last = *task;
+  }
+  return bench.graph.markOutput(last);
+}
+
+/// Seconds a device spends on its share of `bench`: from its first task's
+/// start to its last task's end, averaged over the devices that ran tasks;
+/// the median of `repeat` runs after a warm-up. Unlike the makespan, this
+/// leaves out how late each worker woke up, which on a VM can be
+/// milliseconds and says nothing about the device's rate.
+inline Result<double> timeDevices(Executor &executor, Bench &bench,
+                                  int repeat) {
+  std::vector<double> samples;
+  for (int run = 0; run <= repeat; ++run) {
+    Result<RunResult> result = executor.run(bench.graph, bench.inputs);
+    if (!result)
+      return result.status();
+    if (run == 0)
+      continue; // warm-up: page faults, kernel plans
+    std::map<int, std::pair<double, double>> spans;
+    for (ValueId id = 0; id < bench.graph.size(); ++id) {
+      const TaskTiming &timing = result->tasks[id];
+      if (!timing.ran || timing.worker != WorkerKind::Compute)
+        continue;
+      auto [it, fresh] =
+          spans.try_emplace(timing.device, timing.start, timing.end);
+      if (!fresh) {
+        it->second.first = std::min(it->second.first, timing.start);
+        it->second.second = std::max(it->second.second, timing.end);
+      }
+    }
+    double total = 0;
+    for (const auto &[device, span] : spans)
+      total += span.second - span.first;
+    samples.push_back(spans.empty() ? 0 : total / spans.size());
+  }
+  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
+                   samples.end());
+  return samples[samples.size() / 2];
+}
+
+} // namespace doppler::runtime::calibrate
+
+#endif // DOPPLER_RUNTIME_TOOLS_CALIBRATEBENCH_H

@@ -1,0 +1,259 @@
+//===- CalibrateKernels.cpp - Per-kind task costs for doppler-calibrate ---===//
+
+#include "CalibrateKernels.h"
+
+#include "Doppler/Support/Window.h"
+
+namespace doppler::runtime::calibrate {
+namespace {
+
+/// Tasks per chain: enough that one late wake-up does not move the mean.
+constexpr int kChain = 100;
+/// Independent tasks per device for a rate.
+constexpr int kRateTasks = 8;
+
+WindowGeometry squareWindow(int64_t kernel, int64_t stride, int64_t pad) {
+  WindowGeometry geometry;
+  geometry.kernel = {kernel, kernel};
+  geometry.strides = {stride, stride};
+  geometry.dilations = {1, 1};
+  geometry.padLow = {pad, pad};
+  geometry.padHigh = {pad, pad};
+  return geometry;
+}
+
+/// Seconds per task of a chain of kChain tasks per busy device, each made
+/// by `next(bench, device, previous)` from the one before.
+using ChainStep = std::function<Result<ValueId>(Bench &, int, ValueId)>;
+
+class KernelCalibrator {
+public:
+  KernelCalibrator(Executor &executor, std::mt19937_64 &generator, int busy,
+                   int repeat)
+      : executor_(executor), generator_(generator), busy_(busy),
+        repeat_(repeat) {}
+
+  Result<double> chain(Shape start, const ChainStep &next) {
+    Bench bench(generator_);
+    for (int d = 0; d < busy_; ++d) {
+      ValueId last = bench.input(d, start);
+      for (int k = 0; k < kChain; ++k) {
+        Result<ValueId> task = next(bench, d, last);
+        if (!task)
+          return task.status();
+        last = *task;
+      }
+      if (Status status = bench.graph.markOutput(last); !status)
+        return status;
+    }
+    Result<double> time = timeDevices(executor_, bench, repeat_);
+    if (!time)
+      return time;
+    return *time / kChain;
+  }
+
+  /// Seconds per task of kRateTasks independent tasks per busy device.
+  Result<double>
+  independent(const std::function<Result<ValueId>(Bench &, int)> &add) {
+    Bench bench(generator_);
+    for (int d = 0; d < busy_; ++d)
+      if (Status status = addIndependent(bench, kRateTasks,
+                                         [&] { return add(bench, d); });
+          !status)
+        return status;
+    Result<double> time = timeDevices(executor_, bench, repeat_);
+    if (!time)
+      return time;
+    return *time / kRateTasks;
+  }
+
+  /// A convolution's overhead (tiny chain) and rate (`channels` x 16 x 16,
+  /// 3x3, padding 1): dense with groups = 1, depthwise with groups =
+  /// channels.
+  Result<KernelFigure> convolution(bool depthwise) {
+    const WindowGeometry geometry = squareWindow(3, 1, 1);
+    auto weightShape = [&](int64_t channels) -> Shape {
+      return {channels, depthwise ? 1 : channels, 3, 3};
+    };
+    auto conv = [&](Bench &bench, int d, ValueId input, ValueId weight,
+                    int64_t channels) {
+      return bench.graph.addConvolution(d, input, weight,
+                                        depthwise ? channels : 1, geometry);
+    };
+    KernelFigure figure;
+    figure.kind = depthwise ? "depthwise" : "conv";
+    std::vector<ValueId> tinyWeights(busy_);
+    Result<double> tiny = chain({1, 4, 4, 4}, [&](Bench &bench, int d,
+                                                  ValueId last) {
+      if (last < 0 || bench.graph.task(last).kind == TaskKind::Input)
+        tinyWeights[d] = bench.input(d, weightShape(4));
+      return conv(bench, d, last, tinyWeights[d], 4);
+    });
+    if (!tiny)
+      return tiny.status();
+    figure.overhead = *tiny;
+    // The rate on `channels` x `side` x `side` inputs (as many filters).
+    auto rateAt = [&](int64_t channels, int64_t side) -> Result<double> {
+      const Shape inputShape = {1, channels, side, side};
+      Result<double> time = independent([&](Bench &bench, int d) {
+        ValueId input = bench.input(d, inputShape);
+        ValueId weight = bench.input(d, weightShape(channels));
+        return conv(bench, d, input, weight, channels);
+      });
+      if (!time)
+        return time;
+      double flops = 2 * convolutionMultiplyAdds(inputShape,
+                                                 weightShape(channels),
+                                                 depthwise ? channels : 1,
+                                                 inputShape);
+      return flops / computeTime(*time, figure.overhead);
+    };
+    Result<double> wide = rateAt(depthwise ? 128 : 64, 16);
+    if (!wide)
+      return wide.status();
+    figure.flops = *wide;
+    if (depthwise)
+      return figure;
+    // GEMM sides min(64 filters, 256 positions) and min(256, 4).
+    Result<double> narrow = rateAt(256, 2);
+    if (!narrow)
+      return narrow.status();
+    double rInf = 0, half = 0;
+    if (fitHalfSize(64, *wide, 4, *narrow, rInf, half)) {
+      figure.flops = rInf;
+      figure.halfSize = half;
+    }
+    return figure;
+  }
+
+  Result<KernelFigure> pool() {
+    KernelFigure figure;
+    figure.kind = "pool";
+    Result<double> tiny =
+        chain({1, 4, 4, 4}, [&](Bench &bench, int d, ValueId last) {
+          return bench.graph.addPool(d, PoolKind::Max, last,
+                                     squareWindow(3, 1, 1));
+        });
+    if (!tiny)
+      return tiny.status();
+    figure.overhead = *tiny;
+    // Window elements of a 1x64x32x32 3x3 stride-2 pool: 64 * 16 * 16 * 9.
+    const double applications = 64.0 * 16 * 16 * 9;
+    Result<double> large = independent([&](Bench &bench, int d) {
+      return bench.graph.addPool(d, PoolKind::Max,
+                                 bench.input(d, {1, 64, 32, 32}),
+                                 squareWindow(3, 2, 1));
+    });
+    if (!large)
+      return large.status();
+    figure.flops = applications / computeTime(*large, figure.overhead);
+    return figure;
+  }
+
+  Result<KernelFigure> contraction(double peakF32, double peakSide) {
+    std::vector<ValueId> rights(busy_);
+    Result<double> tiny =
+        chain({16, 16}, [&](Bench &bench, int d, ValueId last) {
+          if (bench.graph.task(last).kind == TaskKind::Input)
+            rights[d] = bench.input(d, {16, 16}, ElementType::F32, -0.25,
+                                    0.25);
+          return bench.graph.addEinsum(d, "ij,jk->ik", JoinKind::Mul,
+                                       AggKind::Add, {last, rights[d]});
+        });
+    if (!tiny)
+      return tiny.status();
+    const double flops = 2.0 * 16 * 16 * 16;
+    KernelFigure figure{"contraction",
+                        computeTime(*tiny, peakF32 > 0 ? flops / peakF32 : 0),
+                        0, 0};
+    // 512 x 512 by 512 x 8: a GEMM side of 8 against the peak's.
+    Result<double> narrow = independent([&](Bench &bench, int d) {
+      ValueId a = bench.input(d, {512, 512});
+      ValueId b = bench.input(d, {512, 8});
+      return bench.graph.addEinsum(d, "ij,jk->ik", JoinKind::Mul, AggKind::Add,
+                                   {a, b});
+    });
+    if (!narrow)
+      return narrow.status();
+    double rate = 2.0 * 512 * 512 * 8 / computeTime(*narrow, figure.overhead);
+    double rInf = 0, half = 0;
+    if (fitHalfSize(peakSide, peakF32, 8, rate, rInf, half)) {
+      figure.flops = rInf;
+      figure.halfSize = half;
+    }
+    return figure;
+  }
+
+  Result<KernelFigure> fused() {
+    std::vector<std::pair<ValueId, ValueId>> operands(busy_);
+    Result<double> tiny =
+        chain({16}, [&](Bench &bench, int d, ValueId last) {
+          if (bench.graph.task(last).kind == TaskKind::Input)
+            operands[d] = {bench.input(d, {16}), bench.input(d, {16})};
+          return bench.graph.addFused(d, "i,i,i->i",
+                                      "mul(in0, in1); add(s0, in2)",
+                                      {last, operands[d].first,
+                                       operands[d].second});
+        });
+    if (!tiny)
+      return tiny.status();
+    return KernelFigure{"fused", *tiny, 0};
+  }
+
+  Result<KernelFigure> copy() {
+    Result<double> tiny =
+        chain({16}, [&](Bench &bench, int d, ValueId last) {
+          Shape shape = bench.graph.task(last).shape.size() == 1 ? Shape{4, 4}
+                                                                  : Shape{16};
+          return bench.graph.addReshape(d, last, shape);
+        });
+    if (!tiny)
+      return tiny.status();
+    return KernelFigure{"copy", *tiny, 0};
+  }
+
+private:
+  Executor &executor_;
+  std::mt19937_64 &generator_;
+  int busy_;
+  int repeat_;
+};
+
+} // namespace
+
+bool fitHalfSize(double side1, double rate1, double side2, double rate2,
+                 double &rInf, double &half) {
+  // 1 / rate = a + b / side, with a = 1 / rInf and b = half / rInf.
+  if (!(side1 > side2 && side2 > 0 && rate1 > 0 && rate2 > 0))
+    return false;
+  double b = (1 / rate2 - 1 / rate1) / (1 / side2 - 1 / side1);
+  double a = 1 / rate1 - b / side1;
+  if (!(b > 0 && a > 0))
+    return false;
+  rInf = 1 / a;
+  half = b / a;
+  return true;
+}
+
+Result<std::vector<KernelFigure>>
+measureKernels(Executor &executor, std::mt19937_64 &generator, int busy,
+               int repeat, double peakF32, double peakSide) {
+  KernelCalibrator calibrator(executor, generator, busy, repeat);
+  std::vector<KernelFigure> figures;
+  for (const std::function<Result<KernelFigure>()> &measure :
+       std::vector<std::function<Result<KernelFigure>()>>{
+           [&] { return calibrator.contraction(peakF32, peakSide); },
+           [&] { return calibrator.fused(); },
+           [&] { return calibrator.copy(); },
+           [&] { return calibrator.convolution(false); },
+           [&] { return calibrator.convolution(true); },
+           [&] { return calibrator.pool(); }}) {
+    Result<KernelFigure> figure = measure();
+    if (!figure)
+      return figure.status();
+    figures.push_back(*figure);
+  }
+  return figures;
+}
+
+} // namespace doppler::runtime::calibrate

@@ -1,0 +1,69 @@
+//===- CalibrateKernels.h - Per-kind task costs, measured -*- C++ -*-===//
+//
+// The figures of a system description's "kernels" object
+// (docs/SystemDescription.md): per kind of task the cost model tells apart,
+// the fixed time of one task (dispatch and hand-off included) and, for the
+// kinds whose kernels run at their own rate rather than at the GEMM peak,
+// that rate in FLOP/s (as the work interface counts FLOPs):
+//
+//   contraction  overhead: a chain of 16x16x16 mul/add contractions, less
+//                their FLOPs at the f32 peak; half_size: 512 x 512 by
+//                512 x 8 contractions against the peak (at --gemm-size);
+//   fused        overhead: a chain of 3-input fused tasks of 16 elements;
+//   copy         overhead: a chain of 16-element reshapes (slices,
+//                assembles and reshapes are one strided copy each);
+//   conv         overhead: a chain of 1x4x4x4 3x3 convolutions; rate and
+//                half_size: 1x64x16x16 3x3 (64 filters, padding 1)
+//                convolutions (GEMM side 64) and 1x256x2x2 ones with 256
+//                filters (side 4), a ResNet's early and late stages;
+//   depthwise    the same for one input channel per group: 1x4x4x4 and
+//                1x128x16x16 3x3 depthwise convolutions;
+//   pool         overhead: 1x4x4x4 3x3 max pools (stride 1, padding 1);
+//                rate: 1x64x32x32 3x3 stride 2 max pools, window elements
+//                per second.
+//
+// Chains (each task reads the one before) time what a dependent task costs
+// as doppler-run runs it, as launch_overhead does; rates time kTasks
+// independent tasks per device and subtract the kind's overhead.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_RUNTIME_TOOLS_CALIBRATEKERNELS_H
+#define DOPPLER_RUNTIME_TOOLS_CALIBRATEKERNELS_H
+
+#include "CalibrateBench.h"
+
+#include <string>
+#include <vector>
+
+namespace doppler::runtime::calibrate {
+
+struct KernelFigure {
+  std::string kind;
+  /// Seconds per task.
+  double overhead = 0;
+  /// FLOP/s of the kind's own kernel; 0 when it runs at the GEMM peak or is
+  /// bound by memory.
+  double flops = 0;
+  /// Hockney's half-performance length of its GEMM (0: none): see
+  /// Doppler/Placement/KernelCosts.h.
+  double halfSize = 0;
+};
+
+/// Fits rate(s) = rInf * s / (s + half) through two measured (side, rate)
+/// points, the larger side first; false (and nothing set) when the points
+/// do not fit it (the smaller side is not slower, or noise).
+bool fitHalfSize(double side1, double rate1, double side2, double rate2,
+                 double &rInf, double &half);
+
+/// Measures every kind of the file comment on `busy` devices at once, each
+/// figure the median of `repeat` runs; `peakF32` (FLOP/s) is the
+/// contractions' rate, measured on GEMMs of side `peakSide` (a tiny
+/// contraction's share of it is not overhead; it and a side-8 GEMM give the
+/// contraction's half size).
+Result<std::vector<KernelFigure>>
+measureKernels(Executor &executor, std::mt19937_64 &generator, int busy,
+               int repeat, double peakF32, double peakSide);
+
+} // namespace doppler::runtime::calibrate
+
+#endif // DOPPLER_RUNTIME_TOOLS_CALIBRATEKERNELS_H

@@ -1,0 +1,135 @@
+//===- KernelCostsTest.cpp - A device's per-kind task costs ---------------===//
+//
+// The "kernels" table of a system description (Doppler/Placement/
+// KernelCosts.h): parsing with errors that name the field, the JSON round
+// trip, and what the costs of each kind become.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Doppler/Placement/SystemDescription.h"
+
+#include <gtest/gtest.h>
+
+using namespace doppler::placement;
+
+namespace {
+
+std::string withKernels(const std::string &kernels) {
+  return R"({"devices": [{"name": "cpu", "count": 2,
+    "peak_flops": {"f32": 1e11}, "memory_bytes": 4e9,
+    "memory_bandwidth": 2e10, "launch_overhead": 3e-7,
+    "kernels": )" +
+         kernels + R"(}], "links": {"bandwidth": 1e10, "latency": 1e-5}})";
+}
+
+std::string jsonError(const std::string &text) {
+  std::string error;
+  EXPECT_FALSE(SystemDescription::parseJson(text, "sys.json", &error)) << text;
+  return error;
+}
+
+TEST(KernelCosts, KindsHaveNames) {
+  for (unsigned k = 0; k < kNumKernelKinds; ++k) {
+    auto kind = static_cast<KernelKind>(k);
+    EXPECT_EQ(parseKernelKind(kernelKindName(kind)), kind);
+  }
+  EXPECT_FALSE(parseKernelKind("gemm"));
+  EXPECT_EQ(kernelKindNames(),
+            "contraction, fused, copy, conv, depthwise, pool");
+}
+
+TEST(KernelCosts, RateFallsWithTheGemmSide) {
+  KernelCost cost;
+  cost.halfSize = 20;
+  EXPECT_DOUBLE_EQ(cost.rateAt(80e9, 0), 80e9);  // unknown side
+  EXPECT_DOUBLE_EQ(cost.rateAt(80e9, 1), 80e9);  // a matrix-vector product
+  EXPECT_DOUBLE_EQ(cost.rateAt(80e9, 20), 40e9); // half at half_size
+  EXPECT_DOUBLE_EQ(cost.rateAt(80e9, 60), 60e9);
+  cost.halfSize = 0;
+  EXPECT_DOUBLE_EQ(cost.rateAt(80e9, 4), 80e9);
+}
+
+TEST(KernelCosts, ParsedKindsPriceTheirTasks) {
+  std::string error;
+  auto system = SystemDescription::parseJson(
+      withKernels(R"({"conv": {"overhead": 2e-6, "flops": 5e10,
+                               "half_size": 10},
+                      "copy": {"overhead": 1e-7}})"),
+      "sys.json", &error);
+  ASSERT_TRUE(system) << error;
+  const DeviceDescription &cpu = system->device(1);
+  EXPECT_DOUBLE_EQ(cpu.overheadFor(KernelKind::Conv), 2e-6);
+  EXPECT_DOUBLE_EQ(cpu.overheadFor(KernelKind::Copy), 1e-7);
+  // Kinds not listed, and no kind, keep launch_overhead and the peak.
+  EXPECT_DOUBLE_EQ(cpu.overheadFor(KernelKind::Pool), 3e-7);
+  EXPECT_DOUBLE_EQ(cpu.overheadFor(std::nullopt), 3e-7);
+  EXPECT_DOUBLE_EQ(cpu.flopsFor(KernelKind::Pool, "f32"), 1e11);
+  EXPECT_DOUBLE_EQ(cpu.flopsFor(KernelKind::Conv, "f32", 10), 2.5e10);
+
+  // 1e6 FLOPs of a conv with GEMM side 10 (at 2.5e10 FLOP/s: 40 us) over
+  // 1e5 bytes (5 us): 40 + 2 us. Cost units are microseconds.
+  EXPECT_NEAR(system->computeCost(0, 1e6, 1e5, "f32", KernelKind::Conv, 10),
+              42.0, 1e-9);
+  // Without a kind: the roofline at the peak, 10 us + 0.3.
+  EXPECT_NEAR(system->computeCost(0, 1e6, 1e5, "f32"), 10.3, 1e-9);
+  // A kind without entries is the roofline exactly.
+  EXPECT_DOUBLE_EQ(
+      system->computeCost(0, 1e6, 1e5, "f32", KernelKind::Contraction, 8),
+      system->computeCost(0, 1e6, 1e5, "f32"));
+  // A fused task's joins are priced as before; its overhead is the kind's.
+  system = SystemDescription::parseJson(
+      withKernels(R"({"fused": {"overhead": 1e-6}})"), "sys.json", &error);
+  ASSERT_TRUE(system) << error;
+  const std::vector<doppler::JoinKind> joins = {doppler::JoinKind::Add};
+  EXPECT_NEAR(
+      system->computeCost(0, 1e6, 1e5, "f32", joins, 1e5, KernelKind::Fused) -
+          system->computeCost(0, 1e6, 1e5, "f32", joins, 1e5),
+      0.7, 1e-9);
+}
+
+TEST(KernelCosts, RoundTripsThroughJson) {
+  std::string error;
+  auto system = SystemDescription::parseJson(
+      withKernels(R"({"contraction": {"overhead": 5e-7, "flops": 8e10,
+                                      "half_size": 10.5},
+                      "pool": {"flops": 1.3e9}})"),
+      "sys.json", &error);
+  ASSERT_TRUE(system) << error;
+  auto again = SystemDescription::parseJson(system->toJson(), "again", &error);
+  ASSERT_TRUE(again) << error;
+  for (unsigned k = 0; k < kNumKernelKinds; ++k) {
+    const KernelCost &a = system->device(0).kernels[k];
+    const KernelCost &b = again->device(0).kernels[k];
+    EXPECT_EQ(a.overhead, b.overhead) << k;
+    EXPECT_EQ(a.flops, b.flops) << k;
+    EXPECT_EQ(a.halfSize, b.halfSize) << k;
+  }
+  EXPECT_DOUBLE_EQ(again->device(1).kernels[0].halfSize, 10.5);
+}
+
+TEST(KernelCosts, ErrorsNameTheField) {
+  EXPECT_EQ(jsonError(withKernels("[1]")),
+            "sys.json: devices[0].kernels: expected an object of task costs "
+            "by kind, e.g. {\"conv\": {\"overhead\": 1.8e-6, \"flops\": "
+            "5e10}}");
+  EXPECT_EQ(jsonError(withKernels(R"({"gemm": {}})")),
+            "sys.json: devices[0].kernels.gemm: unknown kind (known: "
+            "contraction, fused, copy, conv, depthwise, pool)");
+  EXPECT_EQ(jsonError(withKernels(R"({"conv": 3})")),
+            "sys.json: devices[0].kernels.conv: expected an object with "
+            "overhead (seconds per task), flops (FLOP/s) and/or half_size");
+  EXPECT_EQ(jsonError(withKernels(R"({"conv": {"overhead": -1}})")),
+            "sys.json: devices[0].kernels.conv.overhead: expected a "
+            "non-negative number of seconds");
+  EXPECT_EQ(jsonError(withKernels(R"({"pool": {"flops": 0}})")),
+            "sys.json: devices[0].kernels.pool.flops: expected a positive "
+            "number of FLOP/s");
+  EXPECT_EQ(jsonError(withKernels(R"({"conv": {"half_size": "big"}})")),
+            "sys.json: devices[0].kernels.conv.half_size: expected a "
+            "non-negative number (a GEMM side)");
+  EXPECT_EQ(jsonError(withKernels(R"({"conv": {"rate": 1}})")),
+            "sys.json: devices[0].kernels.conv.rate: unknown field (expected "
+            "overhead, flops, half_size)");
+}
+
+} // namespace
