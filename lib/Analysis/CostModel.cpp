@@ -79,13 +79,23 @@ double gemmSizeOf(EinsumOp einsum) {
   return std::min(m, n);
 }
 
-/// The same for a convolution's im2col GEMM: filters per group by output
-/// positions per image.
-double gemmSizeOf(ConvOp conv) {
-  auto result = cast<RankedTensorType>(conv.getType());
+/// Output positions per channel of a [N, C, O1..Ok] window op's result.
+double positionsPerChannel(Type resultType) {
   double positions = 1;
-  for (int64_t extent : result.getShape().drop_front(2))
+  auto shape = cast<RankedTensorType>(resultType).getShape();
+  for (int64_t extent : shape.drop_front(2))
     positions *= double(extent);
+  return positions;
+}
+
+/// The same for a convolution: for its im2col GEMM, the smaller of filters
+/// per group and output positions per image; for a depthwise one, the
+/// positions (its kernel loops channel by channel).
+double gemmSizeOf(ConvOp conv, KernelKind kind) {
+  double positions = positionsPerChannel(conv.getType());
+  if (kind == KernelKind::Depthwise)
+    return positions;
+  auto result = cast<RankedTensorType>(conv.getType());
   double filters = double(result.getDimSize(1)) / double(conv.getGroups());
   return std::min(filters, positions);
 }
@@ -151,12 +161,14 @@ double mlir::doppler::computeCostOf(Operation &op,
         0, flops, bytes, elementTypeName(&op), toSupport(einsum.getJoin()),
         static_cast<double>(einsum.getIndexSizes().iterationSpace()));
   if (std::optional<KernelKind> kind = kernelKindOf(op)) {
+    // The task's size for the kind's half-performance length.
     double gemmSize = 0;
     if (einsum)
       gemmSize = gemmSizeOf(einsum);
-    else if (auto conv = dyn_cast<ConvOp>(op);
-             conv && *kind == KernelKind::Conv)
-      gemmSize = gemmSizeOf(conv);
+    else if (auto conv = dyn_cast<ConvOp>(op))
+      gemmSize = gemmSizeOf(conv, *kind);
+    else if (auto pool = dyn_cast<PoolOp>(op))
+      gemmSize = positionsPerChannel(pool.getType());
     return system.computeCost(0, flops, bytes, elementTypeName(&op), *kind,
                               gemmSize);
   }

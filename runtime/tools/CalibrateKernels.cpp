@@ -112,14 +112,13 @@ public:
     if (!wide)
       return wide.status();
     figure.flops = *wide;
-    if (depthwise)
-      return figure;
-    // GEMM sides min(64 filters, 256 positions) and min(256, 4).
-    Result<double> narrow = rateAt(256, 2);
+    // Sizes: dense, the GEMM sides min(64 filters, 256 positions) and
+    // min(256, 4); depthwise, the positions per channel, 256 and 4.
+    Result<double> narrow = rateAt(depthwise ? 1024 : 256, 2);
     if (!narrow)
       return narrow.status();
     double rInf = 0, half = 0;
-    if (fitHalfSize(64, *wide, 4, *narrow, rInf, half)) {
+    if (fitHalfSize(depthwise ? 256 : 64, *wide, 4, *narrow, rInf, half)) {
       figure.flops = rInf;
       figure.halfSize = half;
     }
@@ -137,16 +136,32 @@ public:
     if (!tiny)
       return tiny.status();
     figure.overhead = *tiny;
-    // Window elements of a 1x64x32x32 3x3 stride-2 pool: 64 * 16 * 16 * 9.
-    const double applications = 64.0 * 16 * 16 * 9;
-    Result<double> large = independent([&](Bench &bench, int d) {
-      return bench.graph.addPool(d, PoolKind::Max,
-                                 bench.input(d, {1, 64, 32, 32}),
-                                 squareWindow(3, 2, 1));
-    });
-    if (!large)
-      return large.status();
-    figure.flops = applications / computeTime(*large, figure.overhead);
+    // Window elements per second of 3x3 stride-2 pools over `channels` x
+    // `side` x `side` inputs: channels * (side / 2)^2 * 9 each.
+    auto rateAt = [&](int64_t channels, int64_t side) -> Result<double> {
+      Result<double> time = independent([&](Bench &bench, int d) {
+        return bench.graph.addPool(d, PoolKind::Max,
+                                   bench.input(d, {1, channels, side, side}),
+                                   squareWindow(3, 2, 1));
+      });
+      if (!time)
+        return time;
+      double applications = double(channels) * (side / 2) * (side / 2) * 9;
+      return applications / computeTime(*time, figure.overhead);
+    };
+    // Output positions per channel 256 and 4.
+    Result<double> wide = rateAt(64, 32);
+    if (!wide)
+      return wide.status();
+    figure.flops = *wide;
+    Result<double> narrow = rateAt(1024, 4);
+    if (!narrow)
+      return narrow.status();
+    double rInf = 0, half = 0;
+    if (fitHalfSize(256, *wide, 4, *narrow, rInf, half)) {
+      figure.flops = rInf;
+      figure.halfSize = half;
+    }
     return figure;
   }
 

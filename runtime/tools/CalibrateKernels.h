@@ -16,11 +16,13 @@
 //                half_size: 1x64x16x16 3x3 (64 filters, padding 1)
 //                convolutions (GEMM side 64) and 1x256x2x2 ones with 256
 //                filters (side 4), a ResNet's early and late stages;
-//   depthwise    the same for one input channel per group: 1x4x4x4 and
-//                1x128x16x16 3x3 depthwise convolutions;
+//   depthwise    the same for one input channel per group: 1x4x4x4, then
+//                1x128x16x16 and 1x1024x2x2 3x3 depthwise convolutions
+//                (256 and 4 output positions per channel);
 //   pool         overhead: 1x4x4x4 3x3 max pools (stride 1, padding 1);
-//                rate: 1x64x32x32 3x3 stride 2 max pools, window elements
-//                per second.
+//                rate and half_size: 3x3 stride 2 max pools of 1x64x32x32
+//                and 1x1024x4x4 (256 and 4 positions per channel), window
+//                elements per second.
 //
 // Chains (each task reads the one before) time what a dependent task costs
 // as doppler-run runs it, as launch_overhead does; rates time kTasks

@@ -8,14 +8,15 @@
 //     + 0.5 = 9.0197;
 //   conv 1x16x8x8 by 32x16x3x3: 589824 FLOPs at 5e10 * 32 / (32 + 20)
 //     (side min(32 filters, 64 positions)) = 19.1693 us, + 2 = 21.1693;
-//   depthwise 1x32x8x8 by 32x1x3x3: 36864 FLOPs at 1e10 = 3.6864, + 1;
+//   depthwise 1x32x8x8 by 32x1x3x3: 36864 FLOPs at 1e10 * 64 / (64 + 64)
+//     (size: 64 output positions per channel) = 7.3728 us, + 1;
 //   pool 3x3 over 1x32x8x8: 18432 window elements at 1e9 = 18.432, + 1.5;
 //   reshape: 16384 bytes at 2e10 B/s = 0.8192, + 0.1;
 //   relu (an elementwise einsum: no kind): 0.8192 + launch 0.3.
 // CHECK-LABEL: func.func @kinds
 // CHECK: doppler.einsum "ij,jk->ik"{{.*}}doppler.compute_cost = 9.0196{{[0-9]+}}
 // CHECK: doppler.conv{{.*}}groups 1 {{.*}}doppler.compute_cost = 21.169{{[0-9]+}}
-// CHECK: doppler.conv{{.*}}groups 32 {{.*}}doppler.compute_cost = 4.6864{{[0-9]*}}
+// CHECK: doppler.conv{{.*}}groups 32 {{.*}}doppler.compute_cost = 8.3728{{[0-9]*}}
 // CHECK: doppler.pool{{.*}}doppler.compute_cost = 1.9932{{0*}}e+01
 // CHECK: doppler.reshape{{.*}}doppler.compute_cost = 9.192{{0*}}e-01
 // CHECK: doppler.einsum "ij->ij" join(relu){{.*}}doppler.compute_cost = 1.119{{[0-9]+}}

@@ -46,18 +46,21 @@ struct KernelCost {
   /// FLOP/s (as the work interface counts FLOPs); 0: not given (the peak
   /// applies).
   double flops = 0;
-  /// Hockney's half-performance length of a GEMM-based kind: a GEMM whose
-  /// smaller output side (min(m, n)) is s runs at rate * s / (s + halfSize)
-  /// (small GEMMs spend their time packing operands and on partial register
-  /// tiles). 0: not given (every size runs at the rate). A product with one
-  /// row or column is a matrix-vector product, bound by memory: no factor.
+  /// Hockney's half-performance length: a task of size s runs at rate * s /
+  /// (s + halfSize). For GEMM-based kinds (contraction, conv) s is the
+  /// GEMM's smaller output side min(m, n) (small GEMMs spend their time
+  /// packing operands and on partial register tiles; a product with one
+  /// row or column is a matrix-vector product, bound by memory: no
+  /// factor); for depthwise convolutions and pools, the output positions
+  /// per channel (their kernels loop channel by channel). 0: not given
+  /// (every size runs at the rate).
   double halfSize = 0;
 
   bool hasOverhead() const { return overhead >= 0; }
   bool hasFlops() const { return flops > 0; }
   bool empty() const { return !hasOverhead() && !hasFlops() && halfSize <= 0; }
-  /// The rate of a GEMM whose smaller output side is `size` (0: unknown),
-  /// given the kind's full rate `rate`.
+  /// The rate of a task of size `size` (0: unknown), given the kind's full
+  /// rate `rate`.
   double rateAt(double rate, double size) const {
     if (halfSize <= 0 || size <= 1)
       return rate;

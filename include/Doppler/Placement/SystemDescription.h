@@ -67,8 +67,8 @@ struct DeviceDescription {
     return launchOverhead;
   }
   /// FLOP/s of `kind`'s kernel for `elementType` (the peak when the table
-  /// does not give it), for a GEMM whose smaller output side is `gemmSize`
-  /// (0: not a GEMM, or unknown; see KernelCost::halfSize).
+  /// does not give it), for a task whose size (KernelCost::halfSize) is
+  /// `gemmSize` (0: unknown).
   double flopsFor(std::optional<KernelKind> kind,
                   const std::string &elementType, double gemmSize = 0) const {
     if (!kind)
@@ -146,8 +146,9 @@ public:
                      const std::string &elementType) const;
   /// The same for a task of `kind`: the device's figures for that kind
   /// (DeviceDescription::kernels) replace the peak and the launch overhead
-  /// where given; `gemmSize` is the smaller output side of the GEMM the
-  /// kind runs (0: none or unknown).
+  /// where given; `gemmSize` is the task's size (KernelCost::halfSize: a
+  /// GEMM's smaller output side, or a depthwise convolution's or a pool's
+  /// output positions per channel; 0: unknown).
   double computeCost(DeviceId d, double flops, double bytesMoved,
                      const std::string &elementType, KernelKind kind,
                      double gemmSize = 0) const;
