@@ -168,9 +168,20 @@ MODELS = collections.OrderedDict([
 ])
 
 
+def _entry(name):
+    """(library, builder) of a zoo model: one of MODELS, or of the
+    benchmarks' models at their real sizes (doppler.zoo_large.LARGE)."""
+    if name in MODELS:
+        return MODELS[name]
+    from .zoo_large import LARGE
+    if name in LARGE:
+        return LARGE[name]
+    raise KeyError(f"unknown zoo model {name!r}")
+
+
 def available(name):
     """Whether the library of model `name` is installed."""
-    library = MODELS[name][0]
+    library = _entry(name)[0]
     try:
         __import__(library)
         return True
@@ -179,9 +190,10 @@ def available(name):
 
 
 def build(name):
-    """(model in eval mode, example inputs) of zoo model `name`, seeded."""
+    """(model in eval mode, example inputs) of zoo model `name` (of MODELS
+    or of doppler.zoo_large.LARGE), seeded."""
     torch.manual_seed(0)
-    model, inputs = MODELS[name][1]()
+    model, inputs = _entry(name)[1]()
     return model.eval(), inputs
 
 

@@ -7,7 +7,7 @@
 // decomposed (not placed) by the best.
 
 // On a chain of two large GEMMs the cost-based decomposition places best.
-// CHECK: remark: decomposition search (greedy placements on 8 devices, simulated): auto {{[0-9.e+]+}} (chosen), auto (chain) {{[0-9.e+]+}}, auto (throughput) {{[0-9.e+]+}}, auto (D/2 blocks) {{[0-9.e+]+}}, parts=8 {{[0-9.e+]+}}{{$}}
+// CHECK: remark: decomposition search (greedy placements on 8 devices, simulated): auto {{[0-9.e+]+}} (chosen), auto (chain) {{[0-9.e+]+}}, auto (throughput) {{[0-9.e+]+}}, auto (D/2 blocks) {{[0-9.e+]+}}, parts=8 {{[0-9.e+]+}}, parts=2 {{[0-9.e+]+}}{{$}}
 // CHECK-LABEL: func.func @chain
 // CHECK-NOT: doppler.device
 // CHECK: doppler.einsum "ij,jk->ik"{{.*}}tensor<512x8192xf32>

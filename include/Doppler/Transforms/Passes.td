@@ -452,7 +452,8 @@ def DopplerDecomposeSearchPass
     after) by the candidate with the lowest simulated makespan. The
     candidates: `parts=auto` as it is, with the chain (w = 0) and the
     throughput (w = 1) weighting, with at most D / 2 blocks per op, and
-    uniform `parts=D`. A remark lists every candidate's makespan. A copy
+    uniform `parts=D` and (D >= 4) `parts=2`. A remark lists every
+    candidate's makespan. A copy
     that fails to decompose or place is skipped; when every one fails, the
     function is decomposed by `parts=auto` and the failure reported by the
     passes after. `doppler-pipeline` runs this pass in place of
