@@ -281,6 +281,13 @@ def print_table(rows, args, load):
               f"{fmt(ratio(r['doppler'], r['predicted']), '9.2f')}")
 
 
+def settle():
+    """A pause before each timed batch: the previous runner's threads (an
+    OpenMP team spin-waits after its last parallel region, inductor's
+    too) are asleep by then and take no core from the next one."""
+    time.sleep(0.05)
+
+
 def median_ms(samples):
     if isinstance(samples, str):
         return samples
@@ -318,11 +325,13 @@ def measure(args, names, tmp):
                         key = (name, count, mode)
                         if isinstance(samples[key], str):
                             continue
+                        settle()
                         got = workers[count].time(name, mode, args.repeat)
                         if isinstance(got, str):
                             samples[key] = got
                         else:
                             samples[key] += got
+                    settle()
                     report = doppler_run(prepared[name].placed[count], count,
                                          prepared[name].arguments, args.repeat)
                     samples[(name, count, "doppler")].append(report["measured_makespan_s"])
