@@ -1,0 +1,466 @@
+#!/usr/bin/env python3
+"""The model zoo through torch-mlir to linalg on tensors, then
+`convert-linalg-to-doppler`: what converts and what is left, per model.
+
+Each model of python/doppler/zoo.py (or the ones named) is built (random
+weights, small configuration, seed 0), exported with `torch.export`
+(non-strict), decomposed with torch-mlir's decomposition table and imported
+to MLIR's linalg on tensors by PyPI torch-mlir
+(`torch_mlir.fx.export_and_import(..., output_type="linalg-on-tensors")`),
+then run through `doppler-opt --convert-linalg-to-doppler=full=true,report=true`.
+Reported per model: the linalg and tensor ops that come in, the ops converted,
+the doppler ops that come out, what is left by name (and why), and times.
+
+    scripts/setup_torch_mlir.sh                      # once: build/torch-mlir-venv
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \\
+      build/torch-mlir-venv/bin/python scripts/zoo_linalg.py            # every model
+    build/torch-mlir-venv/bin/python scripts/zoo_linalg.py gpt2 bert    # some
+    build/torch-mlir-venv/bin/python scripts/zoo_linalg.py --table docs/zoo.md
+
+`--table FILE` writes (or replaces) the section "## The linalg route
+(torch-mlir)" of FILE; the same Markdown goes to stdout. The MLIR files land
+in --out (default build/zoo-linalg: NAME.linalg.mlir, NAME.doppler.mlir).
+
+How the MLIR gets from torch-mlir to doppler-opt: torch-mlir's wheel carries
+its own (newer) MLIR, so the module is printed in the generic op form (no
+custom assembly to disagree on) and doppler-opt (MLIR 22) reads it with
+--allow-unregistered-dialect (torch-mlir's `tm_tensor` ops, which doppler-opt
+does not register, stay as unregistered ops and are listed as left). The
+`cf.assert` bounds checks torch-mlir puts into gather bodies are erased
+before printing (runtime checks, no values; doppler-opt has no `cf`).
+Parameters are handed over as function arguments (as Doppler's frontend does:
+weights are placed like any value), buffers stay constants as torch-mlir
+freezes them; `--frozen` keeps the parameters as constants too (what
+`export_and_import(model, *args)` gives: large dense_resource blobs).
+
+Exit status: 0 when every model imported and converted with nothing left,
+1 otherwise (the table says what).
+"""
+
+import argparse
+import collections
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+SECTION = "## The linalg route (torch-mlir)"
+
+# Top-level ops counted as "coming in" (tensor.empty only gives shapes).
+_NOT_COUNTED = {"tensor.empty"}
+# Top-level ops that are neither compute nor left over after conversion.
+_STRUCTURAL = {"func.func", "func.return", "tensor.empty", "arith.constant", "builtin.module"}
+
+_OP_LINE = re.compile(r'^(\s*)(?:%[^=]+=\s*)?"([A-Za-z_][\w$]*\.[\w.$]+)"\(')
+_CUSTOM_OP = re.compile(r'^\s*(?:%[\w.$#:-]+(?:,\s*%[\w.$#:-]+)*\s*=\s*)?"?([a-z_]+\.[\w.]+)"?')
+
+
+# -- import ---------------------------------------------------------------------------
+
+
+def import_to_linalg(model, inputs, frozen=False):
+    """(generic-form MLIR text of linalg on tensors, seconds) of `model` on
+    `inputs` through torch-mlir's FX importer."""
+    import torch
+    from torch_mlir import fx
+
+    start = time.perf_counter()
+    # torch-mlir's import_frozen_program looks buffers up in the program's
+    # state_dict only; torch.export puts non-persistent buffers (Hugging
+    # Face's position_ids, token_type_ids, RoPE's inv_freq) in `constants`:
+    # "AssertionError: Could not find state mapping for buffer". Made
+    # persistent, they land in the state_dict (same values).
+    for submodule in model.modules():
+        submodule._non_persistent_buffers_set.clear()
+    if frozen:
+        program, arguments = model, tuple(inputs)
+    else:
+        names = [n for n, _ in model.named_parameters()]
+        params = dict(model.named_parameters())
+        count = len(inputs)
+
+        class Functional(torch.nn.Module):
+            """The model with its parameters as arguments after the inputs."""
+
+            def __init__(self):
+                super().__init__()
+                self.model = model
+
+            def forward(self, *args):
+                weights = dict(zip(names, args[count:]))
+                return torch.func.functional_call(self.model, weights, tuple(args[:count]),
+                                                  strict=False)
+
+        program = Functional()
+        arguments = tuple(inputs) + tuple(params[n].detach() for n in names)
+    with torch.no_grad():
+        module = fx.export_and_import(program, *arguments, output_type="linalg-on-tensors")
+    from torch_mlir import ir
+    asserts = []
+
+    def collect(op):
+        if op.name == "cf.assert":
+            asserts.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(collect)
+    for op in asserts:
+        op.erase()
+    text = module.operation.get_asm(print_generic_op_form=True, large_elements_limit=None)
+    return text, time.perf_counter() - start, len(asserts)
+
+
+# -- reading the IR -------------------------------------------------------------------
+
+
+def top_level_ops(text):
+    """The ops of the function bodies of a generic-form text: dicts with
+    line (1-based), name, body (names of the ops in its regions) and
+    signature (its `(operand types) -> result types`)."""
+    ops = []
+    lines = text.splitlines()
+    depth_indent = None
+    current = None
+    for number, line in enumerate(lines, 1):
+        match = _OP_LINE.match(line)
+        if match:
+            indent = len(match.group(1))
+            if depth_indent is None and match.group(2) not in ("builtin.module", "func.func"):
+                depth_indent = indent
+            if indent == depth_indent:
+                current = {"line": number, "name": match.group(2), "body": [],
+                           "signature": _signature(line)}
+                ops.append(current)
+                continue
+            if current is not None and indent > depth_indent:
+                current["body"].append(match.group(2))
+                continue
+        if current is not None and depth_indent is not None and \
+                line.startswith(" " * depth_indent + "})"):
+            current["signature"] = _signature(line)
+    return ops
+
+
+def _signature(line):
+    match = re.search(r'\)\s*:\s*(\(.*\)\s*->\s*.*)$', line)
+    return match.group(1) if match else ""
+
+
+def _result_types(signature):
+    return signature.split("->", 1)[1].strip() if "->" in signature else ""
+
+
+def _element_types(types):
+    return re.findall(r'tensor<(?:[\d?]+x)*([a-z]\w*)>', types)
+
+
+def what_it_is(op):
+    """A short description of a top-level op that convert-linalg-to-doppler
+    left: what it computes, from its body and its element types."""
+    name, body, sig = op["name"], op["body"], op["signature"]
+    results = _element_types(_result_types(sig))
+    operands = _element_types(sig.split("->", 1)[0])
+    if name.startswith("tm_tensor."):
+        return f"{name}: torch-mlir's TMTensor dialect, not linalg"
+    if not name.startswith(("linalg.", "tensor.")):
+        return f"{name}: not linalg"
+    types = f"{'/'.join(sorted(set(operands))) or '-'} -> {'/'.join(sorted(set(results)))}"
+    body = [b for b in body if b != "linalg.yield"]
+    integer = [b for b in body if b in _INTEGER_ARITH]
+    casts = [b for b in body if b in _CASTS]
+    if "tensor.extract" in body:
+        what = ("gather of floats (embedding, index_select)"
+                if results and results[0].startswith("f")
+                else "gather of integers (index arithmetic on position or mask tensors)")
+    elif "math.erf" in body:
+        what = "exact erf (erf GELU)"
+    elif "arith.cmpf" in body:
+        what = "float comparison into an i1 mask"
+    elif "arith.cmpi" in body:
+        what = "integer comparison into an i1 mask"
+    elif "arith.select" in body:
+        what = "select on an i1 mask (where)"
+    elif integer:
+        what = f"integer/boolean arithmetic ({', '.join(sorted(set(integer)))})"
+    elif "linalg.index" in body:
+        what = "iota / index arithmetic (linalg.index)"
+    elif casts:
+        what = f"element type cast at tensor level ({', '.join(sorted(set(casts)))})"
+    elif name == "linalg.fill":
+        what = "fill"
+    elif not body:
+        what = "copy or broadcast"
+    else:
+        what = f"body {', '.join(sorted(set(body)))}"
+    return f"{name}: {what}, {types}"
+
+
+_INTEGER_ARITH = {"arith.addi", "arith.subi", "arith.muli", "arith.divsi", "arith.divui",
+                  "arith.remsi", "arith.remui", "arith.andi", "arith.ori", "arith.xori",
+                  "arith.maxsi", "arith.minsi", "arith.shli", "arith.shrsi", "arith.shrui",
+                  "arith.floordivsi", "arith.ceildivsi"}
+_CASTS = {"arith.extf", "arith.truncf", "arith.sitofp", "arith.uitofp", "arith.fptosi",
+          "arith.fptoui", "arith.extui", "arith.extsi", "arith.trunci", "arith.index_cast",
+          "arith.bitcast"}
+
+
+def counts(ops, names=None, exclude=()):
+    c = collections.Counter(o["name"] for o in ops
+                            if (names is None or o["name"].startswith(names))
+                            and o["name"] not in exclude)
+    return c
+
+
+def custom_ops(text):
+    """Top-level op names of doppler-opt's (custom form) output."""
+    found = (_CUSTOM_OP.match(line) for line in text.splitlines())
+    return collections.Counter(m.group(1) for m in found if m)
+
+
+# -- one model ------------------------------------------------------------------------
+
+
+class Row:
+    def __init__(self, name):
+        self.name = name
+        self.linalg_in = collections.Counter()  # linalg/tensor ops coming in
+        self.converted = None                   # ops converted (doppler-opt's remark)
+        self.doppler_out = collections.Counter()
+        self.left = collections.Counter()       # "op: what it is" -> count
+        self.left_reasons = collections.Counter()  # doppler-opt's own reasons
+        self.other_left = collections.Counter()    # non-linalg ops left (unregistered, ...)
+        self.asserts = 0
+        self.import_s = None
+        self.convert_s = None
+        self.error = None
+
+
+def convert(row, text, out, doppler_opt):
+    linalg_path = os.path.join(out, row.name + ".linalg.mlir")
+    doppler_path = os.path.join(out, row.name + ".doppler.mlir")
+    with open(linalg_path, "w") as f:
+        f.write(text)
+    ops = top_level_ops(text)
+    row.linalg_in = counts(ops, ("linalg.", "tensor."), _NOT_COUNTED)
+    by_line = {o["line"]: o for o in ops}
+    start = time.perf_counter()
+    # report=true names the reason on each op left; full=true makes each an
+    # error (the status says whether anything was left). Run report first,
+    # as full=true writes no output.
+    done = subprocess.run([doppler_opt, linalg_path, "-o", doppler_path,
+                           "--allow-unregistered-dialect",
+                           "--convert-linalg-to-doppler=report=true"],
+                          capture_output=True, text=True)
+    full = subprocess.run([doppler_opt, linalg_path, "-o", os.devnull,
+                           "--allow-unregistered-dialect",
+                           "--convert-linalg-to-doppler=full=true"],
+                          capture_output=True, text=True)
+    row.convert_s = time.perf_counter() - start
+    if done.returncode != 0:
+        row.error = _first_error(done.stderr)
+        return
+    for line in done.stderr.splitlines():
+        match = re.match(r'.*?:(\d+):\d+: remark: left as is: (.*)', line)
+        if match:
+            op = by_line.get(int(match.group(1)))
+            what = what_it_is(op) if op else "?"
+            row.left[what] += 1
+            row.left_reasons[(what, match.group(2))] += 1
+        match = re.search(r'remark: converted (\d+) op\(s\)', line)
+        if match:
+            row.converted = (row.converted or 0) + int(match.group(1))
+    result = open(doppler_path).read()
+    out_ops = custom_ops(result)
+    row.doppler_out = collections.Counter({k: v for k, v in out_ops.items()
+                                           if k.startswith("doppler.")})
+    for name, count in out_ops.items():
+        if name.startswith(("doppler.", "linalg.", "tensor.")) or name in _STRUCTURAL:
+            continue
+        if name.startswith(("arith.", "math.")):
+            continue  # scalar constants and body ops of what is left
+        row.other_left[name] += count
+    for o in ops:
+        if o["name"] in row.other_left:
+            row.left[what_it_is(o)] += 1
+    if full.returncode == 0 and (row.left or row.other_left):
+        row.error = "full=true passed with ops left"
+
+
+def _first_error(stderr):
+    for line in stderr.splitlines():
+        if "error:" in line:
+            return line.split("error:", 1)[1].strip()[:200]
+    return stderr.strip()[:200]
+
+
+def check(name, out, doppler_opt, frozen=False):
+    from doppler import zoo
+    row = Row(name)
+    try:
+        model, inputs = zoo.build(name)
+        text, row.import_s, row.asserts = import_to_linalg(model, inputs, frozen=frozen)
+    except Exception as e:  # noqa: BLE001: the table says what failed
+        row.error = f"import: {type(e).__name__}: {str(e).splitlines()[0][:200]}"
+        return row
+    convert(row, text, out, doppler_opt)
+    return row
+
+
+# -- the table ------------------------------------------------------------------------
+
+
+def _short_name(name):
+    return name.split(".", 1)[1] if name.startswith(("linalg.", "doppler.")) else name
+
+
+def _counter_text(c):
+    total = sum(c.values())
+    if not total:
+        return "0"
+    return f"{total} ({', '.join(f'{_short_name(k)} {v}' for k, v in sorted(c.items()))})"
+
+
+def _left_total(row):
+    return sum(row.left.values())
+
+
+def table(rows):
+    lines = ["| model | linalg/tensor ops in | converted | doppler ops out | left | import s "
+             "| convert s |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if r.error and r.converted is None:
+            lines.append(f"| {r.name} | {_counter_text(r.linalg_in) if r.linalg_in else '-'} "
+                         f"| - | - | error: {r.error.replace('|', '/')} | "
+                         f"{_secs(r.import_s)} | {_secs(r.convert_s)} |")
+            continue
+        left = collections.Counter()
+        for what, count in r.left.items():
+            left[what.split(":", 1)[0]] += count
+        lines.append(f"| {r.name} | {_counter_text(r.linalg_in)} | {r.converted} | "
+                     f"{_counter_text(r.doppler_out)} | {_counter_text(left)} | "
+                     f"{_secs(r.import_s)} | {_secs(r.convert_s)} |")
+    return "\n".join(lines)
+
+
+def _secs(s):
+    return f"{s:.1f}" if s is not None else "-"
+
+
+def left_list(rows):
+    """What is left, per model, by what it is (and doppler-opt's reason)."""
+    lines = []
+    for r in rows:
+        if not r.left:
+            if not r.error:
+                lines.append(f"- **{r.name}**: nothing left.")
+            continue
+        lines.append(f"- **{r.name}** ({_left_total(r)} left):")
+        for what, count in sorted(r.left.items(), key=lambda kv: (-kv[1], kv[0])):
+            reasons = sorted({reason for (w, reason) in r.left_reasons if w == what})
+            why = f" (doppler-opt: {'; '.join(reasons)})" if reasons else ""
+            lines.append(f"  - {count} x {what}{why}")
+    return "\n".join(lines)
+
+
+def section(rows, total_s, versions, frozen):
+    left_models = [r.name for r in rows if r.left or r.error]
+    weights = "as constants (`--frozen`)" if frozen else \
+        "as function arguments (buffers stay torch-mlir's constants)"
+    return f"""{SECTION}
+
+Written by `scripts/zoo_linalg.py --table docs/zoo.md` (run with
+build/torch-mlir-venv's python, installed by `scripts/setup_torch_mlir.sh`):
+each model exported with `torch.export` (non-strict), decomposed with
+torch-mlir's table and imported to linalg on tensors by PyPI torch-mlir
+({versions}) with `torch_mlir.fx.export_and_import(...,
+output_type="linalg-on-tensors")`, parameters {weights}; printed in the
+generic op form (torch-mlir's MLIR is newer than doppler-opt's 22: the
+generic form has no custom syntax to disagree on, and
+`--allow-unregistered-dialect` lets torch-mlir's `tm_tensor` ops through as
+unregistered ops), torch-mlir's `cf.assert` bounds checks inside gather
+bodies erased; then `doppler-opt --convert-linalg-to-doppler=full=true`.
+*linalg/tensor ops in*: the function's linalg and tensor ops (not
+`tensor.empty`); *converted*: the ops convert-linalg-to-doppler replaced
+(fills and pads folded into their users included); *doppler ops out*: the
+doppler ops it made; *left*: the ops it left (full=true fails on each);
+*import*: export, decompositions, torch-mlir's lowering, printing;
+*convert*: doppler-opt, twice (report=true, full=true).
+
+{table(rows)}
+
+{platform.system().lower()}, {os.cpu_count()} CPUs (shared); these {len(rows)} models:
+{total_s:.0f} s. With something left: {', '.join(left_models) or 'none'}.
+
+### What is left, and why
+
+{left_list(rows)}
+"""
+
+
+def write_section(path, text):
+    """Writes `text` as the SECTION of `path` (replacing an earlier one)."""
+    old = open(path).read() if os.path.exists(path) else ""
+    start = old.find(SECTION)
+    if start < 0:
+        new = old.rstrip("\n") + "\n\n" + text if old else text
+    else:
+        end = old.find("\n## ", start + len(SECTION))
+        new = old[:start] + text + (old[end + 1:] if end >= 0 else "")
+        new = new.replace(text + "## ", text + "\n## ") if end >= 0 else new
+    with open(path, "w") as f:
+        f.write(new.rstrip("\n") + "\n")
+
+
+def main(argv=None):
+    from doppler import zoo
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("models", nargs="*", help=f"default: all ({', '.join(zoo.MODELS)})")
+    parser.add_argument("--out", default=os.path.join(ROOT, "build", "zoo-linalg"))
+    parser.add_argument("--doppler-opt",
+                        default=os.path.join(os.environ.get("DOPPLER_BUILD_DIR",
+                                                            os.path.join(ROOT, "build")),
+                                             "bin", "doppler-opt"))
+    parser.add_argument("--table", help="write the section into this Markdown file")
+    parser.add_argument("--frozen", action="store_true",
+                        help="parameters as constants (torch-mlir's default) instead of "
+                        "arguments")
+    args = parser.parse_args(argv)
+    names = args.models or list(zoo.MODELS)
+    unknown = [n for n in names if n not in zoo.MODELS]
+    if unknown:
+        parser.error(f"unknown model(s) {', '.join(unknown)}")
+    if not os.access(args.doppler_opt, os.X_OK):
+        parser.error(f"no doppler-opt at {args.doppler_opt}")
+    os.makedirs(args.out, exist_ok=True)
+    import importlib.metadata as md
+    import torch
+    versions = f"torch-mlir {md.version('torch-mlir')}, torch {torch.__version__.split('+')[0]}"
+    for lib in ("torchvision", "transformers"):
+        try:
+            versions += f", {lib} {md.version(lib)}"
+        except md.PackageNotFoundError:
+            pass
+    rows = []
+    start = time.perf_counter()
+    for name in names:
+        if not zoo.available(name):
+            print(f"{name}: skipped ({zoo.MODELS[name][0]} is not installed)", file=sys.stderr)
+            continue
+        row = check(name, args.out, args.doppler_opt, frozen=args.frozen)
+        rows.append(row)
+        print(table([row]).splitlines()[-1], file=sys.stderr, flush=True)
+    text = section(rows, time.perf_counter() - start, versions, args.frozen)
+    print(text)
+    if args.table:
+        write_section(args.table, text)
+    return 1 if any(r.error or r.left for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
