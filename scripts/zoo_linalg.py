@@ -112,7 +112,36 @@ def import_to_linalg(model, inputs, frozen=False):
     for op in asserts:
         op.erase()
     text = module.operation.get_asm(print_generic_op_form=True, large_elements_limit=None)
-    return text, time.perf_counter() - start, len(asserts)
+    # The model source line of each top-level op (torch-mlir keeps the FX
+    # node's stack as a callsite location), in the order they are printed.
+    sources = [source_of(str(op.location))
+               for func in module.body.operations if func.operation.name == "func.func"
+               for op in func.regions[0].blocks[0].operations]
+    return text, time.perf_counter() - start, len(asserts), sources
+
+
+_FRAME = re.compile(r'"([^"]+)":(\d+):\d+')
+
+
+def source_of(location):
+    """`file:line` of the innermost frame of an op's callsite location,
+    with the first frame in torchvision or transformers if that is another
+    one ("" without a location)."""
+    frames = [(f, int(n)) for f, n in _FRAME.findall(location)]
+    if not frames:
+        return ""
+
+    def short(frame):
+        path, line = frame
+        path = path.split("site-packages/", 1)[-1]
+        return f"{path}:{line}"
+
+    text = short(frames[0])
+    model = next((f for f in frames if "/transformers/" in f[0] or "/torchvision/" in f[0]),
+                 None)
+    if model and model != frames[0]:
+        text += f" (from {short(model)})"
+    return text
 
 
 # -- reading the IR -------------------------------------------------------------------
@@ -174,7 +203,7 @@ def what_it_is(op):
     integer = [b for b in body if b in _INTEGER_ARITH]
     casts = [b for b in body if b in _CASTS]
     if "tensor.extract" in body:
-        what = ("gather of floats (embedding, index_select)"
+        what = ("gather of floats (embedding, index_select, as_strided)"
                 if results and results[0].startswith("f")
                 else "gather of integers (index arithmetic on position or mask tensors)")
     elif "math.erf" in body:
@@ -234,18 +263,22 @@ class Row:
         self.left = collections.Counter()       # "op: what it is" -> count
         self.left_reasons = collections.Counter()  # doppler-opt's own reasons
         self.other_left = collections.Counter()    # non-linalg ops left (unregistered, ...)
+        self.left_sources = collections.defaultdict(collections.Counter)  # what -> source
         self.asserts = 0
         self.import_s = None
         self.convert_s = None
         self.error = None
 
 
-def convert(row, text, out, doppler_opt):
+def convert(row, text, out, doppler_opt, sources=None):
     linalg_path = os.path.join(out, row.name + ".linalg.mlir")
     doppler_path = os.path.join(out, row.name + ".doppler.mlir")
     with open(linalg_path, "w") as f:
         f.write(text)
     ops = top_level_ops(text)
+    if sources and len(sources) == len(ops):
+        for op, source in zip(ops, sources):
+            op["source"] = source
     row.linalg_in = counts(ops, ("linalg.", "tensor."), _NOT_COUNTED)
     by_line = {o["line"]: o for o in ops}
     start = time.perf_counter()
@@ -271,6 +304,8 @@ def convert(row, text, out, doppler_opt):
             what = what_it_is(op) if op else "?"
             row.left[what] += 1
             row.left_reasons[(what, match.group(2))] += 1
+            if op and op.get("source"):
+                row.left_sources[what][op["source"]] += 1
         match = re.search(r'remark: converted (\d+) op\(s\)', line)
         if match:
             row.converted = (row.converted or 0) + int(match.group(1))
@@ -287,6 +322,8 @@ def convert(row, text, out, doppler_opt):
     for o in ops:
         if o["name"] in row.other_left:
             row.left[what_it_is(o)] += 1
+            if o.get("source"):
+                row.left_sources[what_it_is(o)][o["source"]] += 1
     if full.returncode == 0 and (row.left or row.other_left):
         row.error = "full=true passed with ops left"
 
@@ -303,11 +340,12 @@ def check(name, out, doppler_opt, frozen=False):
     row = Row(name)
     try:
         model, inputs = zoo.build(name)
-        text, row.import_s, row.asserts = import_to_linalg(model, inputs, frozen=frozen)
+        text, row.import_s, row.asserts, sources = import_to_linalg(model, inputs,
+                                                                    frozen=frozen)
     except Exception as e:  # noqa: BLE001: the table says what failed
         row.error = f"import: {type(e).__name__}: {str(e).splitlines()[0][:200]}"
         return row
-    convert(row, text, out, doppler_opt)
+    convert(row, text, out, doppler_opt, sources)
     return row
 
 
@@ -363,8 +401,72 @@ def left_list(rows):
         for what, count in sorted(r.left.items(), key=lambda kv: (-kv[1], kv[0])):
             reasons = sorted({reason for (w, reason) in r.left_reasons if w == what})
             why = f" (doppler-opt: {'; '.join(reasons)})" if reasons else ""
+            sources = r.left_sources.get(what)
+            if sources:
+                shown = [s for s, _ in sources.most_common(2)]
+                more = f" and {len(sources) - 2} more" if len(sources) > 2 else ""
+                why += f"; at {'; '.join(shown)}{more}"
             lines.append(f"  - {count} x {what}{why}")
     return "\n".join(lines)
+
+
+# Where each kind of op left comes from in the zoo, and why it stays (the
+# first matching key of the op's description).
+WHY = [
+    ("tm_tensor.scan", "`aten.cumsum` (transformers' mask creation, RoBERTa's position ids "
+     "from input_ids) on i64: torch-mlir lowers it to its TMTensor dialect, not to linalg, "
+     "and integer tensors are not in the dialect"),
+    ("exact erf", "exact erf GELU (`nn.GELU()`, BERT's `gelu`): no erf join in the dialect; "
+     "`convert-linalg-to-doppler=erf-gelu-as-tanh=true` converts it as the tanh form "
+     "(differs by up to about 5e-4)"),
+    ("math.sin", "RoPE's `sin` of positions x inv_freq, computed in the graph: no sin join"),
+    ("math.cos", "RoPE's `cos`, the same: no cos join"),
+    ("(arith.extf), f32/f64", "LayerNorm: torch-mlir lowers `aten.var_mean` (LayerNorm's "
+     "decomposition) in f64, with an f32 -> f64 cast of the input and an f64 -> f32 cast of "
+     "the variance; the f64 ops between convert, the two casts do not (a doppler op keeps "
+     "one element type and there is no cast op)"),
+    ("(arith.truncf), f32/f64", "the f64 -> f32 cast of the same LayerNorm variance"),
+    ("gather of floats", "embedding lookups (`aten.embedding`: a gather of the table at "
+     "i64 ids) and, in torchvision's ConvNeXt, the `as_strided` view export leaves after "
+     "the adaptive average pool (torch-mlir lowers it to a gather): no gather op, and the "
+     "indices are integer tensors"),
+    ("float comparison into an i1 mask", "`_safe_softmax` of the attention decomposition "
+     "(`scores == -inf`, then `all` over the row, then `where`): i1 tensors are not in "
+     "the dialect"),
+    ("select on an i1 mask", "`where` on those masks (safe softmax; transformers' causal "
+     "and padding masks applied to scores): operand 0 is an i1 tensor"),
+    ("integer/boolean arithmetic (arith.andi)", "`all` of the safe softmax and `&` of "
+     "transformers' causal and padding masks, on i1 tensors"),
+    ("integer comparison", "transformers' masks (`create_causal_mask`: positions compared, "
+     "padding mask compared to 0) into i1 tensors"),
+    ("gather of integers", "transformers' masking utilities indexing i64 position and "
+     "padding-mask tensors"),
+    ("iota", "`arange` (positions) as an i64 tensor"),
+    ("(arith.sitofp)", "RoPE's i64 positions cast to f32"),
+    ("element type cast", "integer casts of positions and masks (i1 -> i64, i64 <-> i32)"),
+    ("integer/boolean arithmetic", "integer arithmetic on positions and masks"),
+    ("linalg.fill: fill", "i1 / i64 fills (initial values of `all`, positions)"),
+    ("copy or broadcast", "copies and broadcasts of i1 / i64 mask and position tensors"),
+]
+
+
+def why_over_the_zoo(rows):
+    """Each kind of op left, over every model: count, models and why."""
+    kinds = collections.OrderedDict()
+    for r in rows:
+        for what, count in r.left.items():
+            key = next((k for k, _ in WHY if k in what), None)
+            label = key or what
+            entry = kinds.setdefault(label, [0, [], None])
+            entry[0] += count
+            if r.name not in entry[1]:
+                entry[1].append(r.name)
+            entry[2] = dict(WHY).get(key, "not classified")
+    lines = []
+    for label, (count, models, why) in sorted(kinds.items(), key=lambda kv: -kv[1][0]):
+        lines.append(f"- {count} ops matching `{label}` in {len(models)} models "
+                     f"({', '.join(models)}): {why}.")
+    return "\n".join(lines) or "Nothing is left."
 
 
 def section(rows, total_s, versions, frozen):
@@ -377,43 +479,60 @@ Written by `scripts/zoo_linalg.py --table docs/zoo.md` (run with
 build/torch-mlir-venv's python, installed by `scripts/setup_torch_mlir.sh`):
 each model exported with `torch.export` (non-strict), decomposed with
 torch-mlir's table and imported to linalg on tensors by PyPI torch-mlir
-({versions}) with `torch_mlir.fx.export_and_import(...,
-output_type="linalg-on-tensors")`, parameters {weights}; printed in the
-generic op form (torch-mlir's MLIR is newer than doppler-opt's 22: the
-generic form has no custom syntax to disagree on, and
-`--allow-unregistered-dialect` lets torch-mlir's `tm_tensor` ops through as
-unregistered ops), torch-mlir's `cf.assert` bounds checks inside gather
-bodies erased; then `doppler-opt --convert-linalg-to-doppler=full=true`.
+with `torch_mlir.fx.export_and_import(..., output_type="linalg-on-tensors")`
+({versions}), parameters {weights}. Printed in the generic op form:
+torch-mlir's MLIR is newer than doppler-opt's 22 and the generic form has no
+custom syntax to disagree on; `--allow-unregistered-dialect` lets
+torch-mlir's `tm_tensor` ops through (doppler-opt does not register that
+dialect). torch-mlir's `cf.assert` bounds checks inside gather bodies are
+erased (no values; doppler-opt has no `cf`). Then `doppler-opt
+--convert-linalg-to-doppler=full=true` (and `report=true` for the reasons).
 *linalg/tensor ops in*: the function's linalg and tensor ops (not
 `tensor.empty`); *converted*: the ops convert-linalg-to-doppler replaced
-(fills and pads folded into their users included); *doppler ops out*: the
-doppler ops it made; *left*: the ops it left (full=true fails on each);
-*import*: export, decompositions, torch-mlir's lowering, printing;
-*convert*: doppler-opt, twice (report=true, full=true).
+(the fills and pads it folds into their users are not counted: in =
+converted + folded + left); *doppler ops out*: the doppler ops it made;
+*left*: the ops it left, by name (full=true fails on each), torch-mlir's
+non-linalg ops included; *import*: export, decompositions, torch-mlir's
+lowering, printing; *convert*: doppler-opt, twice.
 
 {table(rows)}
 
 {platform.system().lower()}, {os.cpu_count()} CPUs (shared); these {len(rows)} models:
 {total_s:.0f} s. With something left: {', '.join(left_models) or 'none'}.
 
+Set-up: `scripts/setup_torch_mlir.sh` (about 10 s: the 80 MB torch-mlir
+wheel, torch from build/torch-venv through a .pth file, no torch pinned),
+then `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 build/torch-mlir-venv/bin/python
+scripts/zoo_linalg.py --table docs/zoo.md`. Not in scripts/test.sh's
+set-up; python/tests/test_zoo_linalg.py runs ResNet-18 and GPT-2 through it
+(about 10 s) when the venv is there and is skipped otherwise.
+
 ### What is left, and why
+
+Over the zoo, by kind (where it comes from, why it stays):
+
+{why_over_the_zoo(rows)}
+
+Per model: count x op, what it computes, element types (operands -> result),
+doppler-opt's reason, and the model source lines torch-mlir's locations name.
 
 {left_list(rows)}
 """
 
 
 def write_section(path, text):
-    """Writes `text` as the SECTION of `path` (replacing an earlier one)."""
+    """Writes `text` as the SECTION of `path`, in place of an earlier one
+    (up to the next `## ` heading), or appended."""
     old = open(path).read() if os.path.exists(path) else ""
+    text = text.rstrip("\n") + "\n"
     start = old.find(SECTION)
     if start < 0:
-        new = old.rstrip("\n") + "\n\n" + text if old else text
+        new = old.rstrip("\n") + "\n\n" + text if old.strip() else text
     else:
         end = old.find("\n## ", start + len(SECTION))
-        new = old[:start] + text + (old[end + 1:] if end >= 0 else "")
-        new = new.replace(text + "## ", text + "\n## ") if end >= 0 else new
+        new = old[:start] + text + ("\n" + old[end + 1:] if end >= 0 else "")
     with open(path, "w") as f:
-        f.write(new.rstrip("\n") + "\n")
+        f.write(new)
 
 
 def main(argv=None):
