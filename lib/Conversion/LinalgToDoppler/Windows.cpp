@@ -36,6 +36,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::doppler;
@@ -335,12 +336,17 @@ struct WindowOpPattern : public OpInterfaceRewritePattern<linalg::LinalgOp> {
       if (!isa<EinsumOp>(division))
         countConverted(counters, division);
       // The divisor (a doppler.fill of the einsum form) may die with it.
-      SmallVector<Value> operands(division->getOperands());
+      // Its producers are collected before anything is erased (one of the
+      // division's operands is `op`'s own result) and each is erased once.
+      llvm::SetVector<Operation *> producers;
+      for (Value operand : division->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && def != op.getOperation() && def != plan.pad.getOperation())
+          producers.insert(def);
       rewriter.replaceOp(division, result);
       rewriter.eraseOp(op);
-      for (Value operand : operands)
-        if (Operation *def = operand.getDefiningOp();
-            def && isOpTriviallyDead(def))
+      for (Operation *def : producers)
+        if (isOpTriviallyDead(def))
           rewriter.eraseOp(def);
     } else {
       rewriter.replaceOp(op, result);
