@@ -228,7 +228,7 @@ class Prepared:
         source = os.path.join(tmp, f"{name}.mlir")
         with open(source, "w") as f:
             f.write(program.mlir)
-        self.arguments = os.path.join(tmp, f"{name}.args.json")
+        self.arguments = os.path.join(tmp, f"{name}.args.bin")
         api.write_arguments(program, self.arguments)
         self.placed = {}
         for count in counts:
@@ -238,7 +238,7 @@ class Prepared:
     def check(self, count, tmp, tolerance):
         """Relative error of Doppler's outputs on `count` devices."""
         from doppler import api, zoo
-        outputs = os.path.join(tmp, f"{self.name}.out.json")
+        outputs = os.path.join(tmp, f"{self.name}.out.bin")
         doppler_run(self.placed[count], count, self.arguments, 1, outputs)
         results = self.program.unflatten(api.read_outputs(outputs))
         error = zoo.relative_error(results, self.expected)

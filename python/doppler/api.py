@@ -5,6 +5,7 @@ import math
 import numbers
 import os
 import re
+import struct
 import tempfile
 
 import torch
@@ -283,8 +284,58 @@ def _tensor_json(tensor):
     return {"type": dtype, "shape": list(tensor.shape), "data": data}
 
 
+# The binary tensor file doppler-run reads and writes (runtime/lib/TensorFile.h):
+# magic, the header's length (8 bytes, little-endian), a JSON header naming
+# each tensor's type and shape, then the tensors' bytes in order.
+_MAGIC = b"DPLRTNS1"
+_BINARY_TYPES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
+                 torch.int32: "i32", torch.int64: "i64"}
+
+
+def _write_binary(tensors, path):
+    tensors = [t.detach().cpu().contiguous() for t in tensors]
+    for t in tensors:
+        if t.dtype not in _BINARY_TYPES:
+            raise DopplerError(f"cannot write a {t.dtype} tensor for doppler-run")
+    header = json.dumps({"format": "doppler-tensors", "version": 1,
+                         "tensors": [{"type": _BINARY_TYPES[t.dtype], "shape": list(t.shape)}
+                                     for t in tensors]}).encode()
+    with open(path, "wb") as f:
+        f.write(_MAGIC)
+        f.write(struct.pack("<Q", len(header)))
+        f.write(header)
+        for t in tensors:
+            f.write(t.numpy().tobytes())
+
+
+def _read_binary(data, path):
+    (length,) = struct.unpack_from("<Q", data, len(_MAGIC))
+    start = len(_MAGIC) + 8
+    header = json.loads(data[start:start + length])
+    names = {name: dtype for dtype, name in _BINARY_TYPES.items()}
+    offset = start + length
+    tensors = []
+    for entry in header["tensors"]:
+        dtype = names[entry["type"]]
+        count = math.prod(entry["shape"])
+        size = count * torch.empty((), dtype=dtype).element_size()
+        if offset + size > len(data):
+            raise DopplerError(f"{path}: truncated tensor file")
+        chunk = bytearray(data[offset:offset + size])
+        tensors.append(torch.frombuffer(chunk, dtype=dtype, count=count)
+                       .reshape(entry["shape"]) if count else
+                       torch.empty(entry["shape"], dtype=dtype))
+        offset += size
+    return tensors
+
+
 def write_arguments(program, path):
-    """Writes the program's argument values in doppler-run's --arguments format."""
+    """Writes the program's argument values in doppler-run's --arguments
+    format: the binary tensor file when `path` ends in ".bin" (what
+    doppler.run uses: a model's weights as raw bytes), JSON otherwise."""
+    if path.endswith(".bin"):
+        _write_binary([a.tensor for a in program.arguments], path)
+        return
     with open(path, "w") as f:
         f.write('{"format": "doppler-outputs", "version": 1, "outputs": [')
         for i, a in enumerate(program.arguments):
@@ -320,8 +371,12 @@ _TORCH_DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float1
 
 
 def read_outputs(path):
-    with open(path) as f:
-        root = json.load(f)
+    """The tensors of a doppler-run --write-outputs file (binary or JSON)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data.startswith(_MAGIC):
+        return _read_binary(data, path)
+    root = json.loads(data)
     tensors = []
     for entry in root["outputs"]:
         data = [float(v) for v in entry["data"]]
@@ -356,8 +411,8 @@ def run_program(program, devices=4, system="host", backend="cpu", policy="dopple
     placement = _place_program(program, devices, system, policy, pipeline_options)
     with tempfile.TemporaryDirectory(prefix="doppler-") as tmp:
         placed = os.path.join(tmp, "placed.mlir")
-        args = os.path.join(tmp, "arguments.json")
-        outs = os.path.join(tmp, "outputs.json")
+        args = os.path.join(tmp, "arguments.bin")
+        outs = os.path.join(tmp, "outputs.bin")
         with open(placed, "w") as f:
             f.write(placement.mlir)
         write_arguments(program, args)

@@ -1,6 +1,7 @@
 //===- HostTensors.cpp - Seeded arguments, checksums and output files ----===//
 
 #include "JsonReader.h"
+#include "TensorFile.h"
 
 #include "Doppler/Support/CheckedSize.h"
 
@@ -190,6 +191,8 @@ Result<std::vector<HostTensor>> collectResults(const Plan &plan,
 
 Status saveOutputs(const std::vector<HostTensor> &outputs,
                    const std::string &path) {
+  if (detail::wantsBinaryTensorFile(path))
+    return detail::writeBinaryTensors(outputs, path);
   json list = json::array();
   for (const HostTensor &tensor : outputs) {
     json data = json::array();
@@ -223,6 +226,8 @@ Result<std::vector<HostTensor>> loadOutputs(const std::string &path) {
   Result<std::string> text = detail::readFile(path);
   if (!text)
     return text.status();
+  if (detail::isBinaryTensorFile(*text))
+    return detail::parseBinaryTensors(*text, path);
   try {
     Result<json> root = detail::parseJson(*text, path);
     if (!root)

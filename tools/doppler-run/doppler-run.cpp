@@ -163,7 +163,9 @@ cl::opt<std::string> exportPlan("export-plan",
                                 cl::cat(category));
 cl::opt<std::string> writeOutputs("write-outputs",
                                   cl::desc("Write the outputs of the median "
-                                           "run as JSON"),
+                                           "run: a binary tensor file when "
+                                           "the name ends in .bin, else "
+                                           "JSON"),
                                   cl::value_desc("file"), cl::init(""),
                                   cl::cat(category));
 cl::opt<bool> breakdown(
@@ -173,8 +175,9 @@ cl::opt<bool> breakdown(
     cl::init(false), cl::cat(category));
 cl::opt<std::string> argumentsFile(
     "arguments",
-    cl::desc("Run on the arguments in FILE instead of seeded ones: JSON in "
-             "the format --write-outputs writes, one entry per function "
+    cl::desc("Run on the arguments in FILE instead of seeded ones: a file "
+             "in the format --write-outputs writes (JSON, or the binary "
+             "tensor file that a .bin name gets), one entry per function "
              "argument, in order (also what --check and --compare-outputs "
              "give the interpreter)"),
     cl::value_desc("file"), cl::init(""), cl::cat(category));
