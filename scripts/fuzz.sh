@@ -4,7 +4,7 @@
 #   scripts/fuzz.sh TARGET SECONDS [libFuzzer args...]
 #       TARGET: mlir, graph, system, plan, model, or all (each in turn)
 #   scripts/fuzz.sh smoke [SECONDS]
-#       the graph, system and plan targets, SECONDS each (default 20): what
+#       the graph, system and plan targets, SECONDS each (default 10): what
 #       CI (scripts/test.sh) runs; the model and mlir targets' builds are
 #       too heavy for it (LibTorch, MLIR)
 # Each run starts from a copy of fuzz/corpus/TARGET (build-fuzz/corpus/TARGET
@@ -29,7 +29,7 @@ usage() {
 }
 (( $# >= 1 )) || usage
 case $1 in
-  smoke) targets=("${smoke_targets[@]}"); seconds=${2:-20}; shift $(( $# >= 2 ? 2 : 1 )) ;;
+  smoke) targets=("${smoke_targets[@]}"); seconds=${2:-10}; shift $(( $# >= 2 ? 2 : 1 )) ;;
   all) targets=("${all_targets[@]}"); seconds=${2:-}; shift 2 || usage ;;
   mlir|graph|system|plan|model) targets=("$1"); seconds=${2:-}; shift 2 || usage ;;
   *) usage ;;

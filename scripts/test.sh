@@ -108,7 +108,7 @@ if [[ ${DOPPLER_SKIP_SANITIZE:-} != 1 ]]; then
 fi
 
 # A short libFuzzer run of the MLIR-free parsers (scripts/fuzz.sh smoke: the
-# graph, system and plan targets, 20 s each, after a clang-22 ASan+UBSan
+# graph, system and plan targets, 10 s each, after a clang-22 ASan+UBSan
 # build in build-fuzz/ of about 1-2 minutes from scratch on 2 cores). Each
 # target counts as one test; a crash fails it. The corpora themselves are
 # replayed by check-doppler (test/Fuzz). Without clang-22 it counts as one

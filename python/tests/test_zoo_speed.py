@@ -1,6 +1,6 @@
 """bench/zoo_speed.py (real models on Doppler's CPU runtime against
-PyTorch eager and torch.compile) runs end to end: a --quick run on two zoo
-models writes one row per model with positive eager and Doppler times, a
+PyTorch eager and torch.compile) runs end to end: a --quick run on a zoo
+model writes its row with positive eager and Doppler times, a
 prediction, and outputs that matched PyTorch (the script fails otherwise).
 The timings themselves depend on the machine and are not checked. Needs
 torch.export (torch 2.x) and the models' libraries."""
@@ -24,7 +24,8 @@ SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "b
 
 
 def test_quick_run_writes_rows(tmp_path):
-    models = [name for name in ("convnext", "gpt2") if zoo.available(name)]
+    # One model keeps the suite short: the first whose library is here.
+    models = [name for name in ("convnext", "gpt2") if zoo.available(name)][:1]
     if not models:
         pytest.skip("neither torchvision nor transformers is installed")
     out = tmp_path / "rows.json"
