@@ -453,4 +453,68 @@ def Doppler_TaskOp : Doppler_Op<"task", [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Gather: integer indices into a table
+//===----------------------------------------------------------------------===//
+
+defvar Doppler_IndexTensor = RankedTensorOf<[I32, I64]>;
+defvar Doppler_GatherTableTensor = RankedTensorOf<[AnyFloat, I32, I64]>;
+
+def Doppler_GatherOp : Doppler_Op<"gather", [
+    Pure, DeclareOpInterfaceMethods<Doppler_WorkOpInterface>]> {
+  let summary = "slices of a table picked by integer indices along one axis";
+  let description = [{
+    `numpy.take(table, indices, axis)`: for every element of `indices` (an
+    i32 or i64 tensor of any rank), the slice of `table` at that position
+    along `axis`. The result's shape is `table.shape[:axis] + indices.shape
+    + table.shape[axis + 1:]`, its element type the table's:
+
+    `result[p, i, q] = table[p, indices[i], q]` (p: the dims before `axis`,
+    i: the indices' dims, q: the dims after it).
+
+    An embedding lookup is a gather along axis 0 of the weight;
+    `torch.index_select(x, dim, idx)` is one along `dim` with 1-d indices.
+    An index outside `[0, table.shape[axis])` (negative ones included) is
+    an error where the gather runs (the interpreter, the runtime task),
+    never a wrapped read.
+
+    ```mlir
+    // An embedding: 2x8 token ids into a 1000x64 table.
+    %e = doppler.gather %w[%ids] axis 0
+        : tensor<1000x64xf32>, tensor<2x8xi64> -> tensor<2x8x64xf32>
+    // index_select along dim 1.
+    %s = doppler.gather %x[%idx] axis 1
+        : tensor<4x10x3xf32>, tensor<5xi32> -> tensor<4x5x3xf32>
+    ```
+
+    Costed as a copy: no FLOPs, the gathered slices and the indices read,
+    the result written. `doppler-decompose` splits it along the indices'
+    leading dim (each block gathers from the whole table) or keeps it
+    whole.
+
+    Rules the verifier enforces: static shapes; the table has rank at least
+    1 and `0 <= axis < rank(table)`; the indices are i32 or i64 (the ODS
+    type constraint) and the table f16/f32/f64/i32/i64; the result has the
+    table's element type and the shape above. Integer tensors are accepted
+    only here (the table and indices of a gather, a gather's result when
+    its table is integer), by the layout ops (slice, assemble, reshape,
+    transfer), and as function arguments and results: einsum, fused, conv,
+    pool and fill take floating-point tensors only.
+  }];
+  let arguments = (ins Doppler_GatherTableTensor:$table,
+                   Doppler_IndexTensor:$indices, I64Attr:$axis);
+  let results = (outs Doppler_GatherTableTensor:$result);
+  let assemblyFormat = [{
+    $table `[` $indices `]` `axis` $axis attr-dict `:`
+    type($table) `,` type($indices) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// table[:axis] + indices + table[axis + 1:]; `axis` must be in range.
+    static ::llvm::SmallVector<int64_t>
+    inferResultShape(::llvm::ArrayRef<int64_t> table,
+                     ::llvm::ArrayRef<int64_t> indices, int64_t axis);
+  }];
+}
+
 #endif // DOPPLER_DIALECT_DOPPLEROPS_TD

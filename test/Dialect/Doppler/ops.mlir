@@ -105,3 +105,13 @@ func.func @windows(%x: tensor<2x3x9x9xf32>, %w: tensor<6x1x3x3xf32>,
       : tensor<1x2x4x4x4xf16> -> tensor<1x2x2x2x2xf16>
   return %c, %d, %p, %a : tensor<2x6x4x4xf32>, tensor<1x8x3xf64>, tensor<2x3x5x5xf32>, tensor<1x2x2x2x2xf16>
 }
+
+// CHECK-LABEL: func.func @gather
+// CHECK: doppler.gather %{{.*}}[%{{.*}}] axis 0 : tensor<100x8xf32>, tensor<2x5xi64> -> tensor<2x5x8xf32>
+// CHECK: doppler.gather %{{.*}}[%{{.*}}] axis 1 : tensor<4x10x3xf32>, tensor<6xi32> -> tensor<4x6x3xf32>
+func.func @gather(%w: tensor<100x8xf32>, %ids: tensor<2x5xi64>, %x: tensor<4x10x3xf32>, %j: tensor<6xi32>)
+    -> (tensor<2x5x8xf32>, tensor<4x6x3xf32>) {
+  %0 = doppler.gather %w[%ids] axis 0 : tensor<100x8xf32>, tensor<2x5xi64> -> tensor<2x5x8xf32>
+  %1 = doppler.gather %x[%j] axis 1 : tensor<4x10x3xf32>, tensor<6xi32> -> tensor<4x6x3xf32>
+  return %0, %1 : tensor<2x5x8xf32>, tensor<4x6x3xf32>
+}
