@@ -19,6 +19,7 @@
 
 #include "CudaKernels.h"
 #include "CudaResources.h"
+#include "doppler/runtime/CpuKernels.h"
 #include "Doppler/Support/Limits.h"
 
 #include <algorithm>
@@ -177,6 +178,7 @@ public:
       case TaskKind::Evict:
       case TaskKind::Reload:
       case TaskKind::Reshape:
+      case TaskKind::Gather: // enqueueGather, no kernel plan
         continue;
       }
       if (!plan)
@@ -472,6 +474,8 @@ private:
             launch.output.data, launch.inputs[0].data, launch.output.bytes,
             cudaMemcpyDeviceToDevice, worker.stream));
       return Status();
+    case TaskKind::Gather:
+      return enqueueGather(launch, worker);
     case TaskKind::Delay:
       DOPPLER_CUDA_TRY(launchDelay(task.seconds, worker.stream));
       return Status();
@@ -558,6 +562,44 @@ private:
       if (!status)
         return status.withContext(describeStep(step));
     }
+    return Status();
+  }
+
+  /// A gather: the indices are copied to the host and checked first (one
+  /// stream synchronisation per gather), so an out-of-range index fails
+  /// the task with cpu::checkGatherIndices's message, then one kernel
+  /// copies the rows (CudaGather.cu).
+  Status enqueueGather(const TaskLaunch &launch, Worker &worker) {
+    const Task &task = *launch.task;
+    const Task &table = launch.graph->task(task.inputs[0]);
+    const Task &indices = launch.graph->task(task.inputs[1]);
+    std::vector<unsigned char> host(launch.inputs[1].bytes);
+    if (!host.empty()) {
+      DOPPLER_CUDA_TRY(cudaMemcpyAsync(host.data(), launch.inputs[1].data,
+                                       host.size(), cudaMemcpyDeviceToHost,
+                                       worker.stream));
+      DOPPLER_CUDA_TRY(cudaStreamSynchronize(worker.stream));
+    }
+    int64_t count = numElements(indices.shape);
+    if (Status status = cpu::checkGatherIndices(
+            host.data(), indices.type, count, table.shape, task.axis);
+        !status)
+      return status;
+    GatherLaunch gather;
+    gather.count = static_cast<uint64_t>(count);
+    gather.extent = static_cast<uint64_t>(table.shape[task.axis]);
+    uint64_t inner = 1;
+    for (size_t d = 0; d < table.shape.size(); ++d) {
+      if (static_cast<int64_t>(d) < task.axis)
+        gather.outer *= static_cast<uint64_t>(table.shape[d]);
+      else if (static_cast<int64_t>(d) > task.axis)
+        inner *= static_cast<uint64_t>(table.shape[d]);
+    }
+    gather.rowBytes = inner * elementSize(task.type);
+    gather.indices64 = indices.type == ElementType::I64;
+    DOPPLER_CUDA_TRY(launchGather(gather, launch.output.data,
+                                  launch.inputs[0].data, launch.inputs[1].data,
+                                  worker.stream));
     return Status();
   }
 

@@ -31,6 +31,17 @@ cudaError_t launchFill(const FillStep &step, void *dst, cudaStream_t stream);
 cudaError_t launchWindow(const WindowStep &step, ElementType type, void *out,
                          const void *input, const void *weight,
                          cudaStream_t stream);
+/// A gather's geometry (TaskGraph::addGather): `outer` = prod(table[:axis]),
+/// `extent` = table[axis], `count` indices, rows of `rowBytes` bytes.
+struct GatherLaunch {
+  uint64_t outer = 1, extent = 0, count = 0, rowBytes = 0;
+  bool indices64 = true;
+};
+/// out[p, i, :] = table[p, indices[i], :] (CudaGather.cu); a row whose
+/// index is out of range is zero-filled (the backend checks them first).
+cudaError_t launchGather(const GatherLaunch &gather, void *out,
+                         const void *table, const void *indices,
+                         cudaStream_t stream);
 /// Keeps one thread of the GPU busy for `seconds` (delay tasks): stream
 /// order is kept, and other streams on the GPU keep running.
 cudaError_t launchDelay(double seconds, cudaStream_t stream);

@@ -736,6 +736,14 @@ KernelPlan planFill(int64_t count, ElementType type, double value,
   case ElementType::F16:
     step.pattern = floatToHalf(static_cast<float>(value));
     break;
+  case ElementType::I32:
+    step.pattern = static_cast<uint32_t>(static_cast<int32_t>(value));
+    break;
+  case ElementType::I64: {
+    int64_t i = static_cast<int64_t>(value);
+    std::memcpy(&step.pattern, &i, sizeof(step.pattern));
+    break;
+  }
   }
   step.launch = gridFor(count, limits);
   if (count > 0)

@@ -82,6 +82,10 @@ Result<ElementType> toElementType(int32_t code) {
     return ElementType::F64;
   case DOPPLER_RT_F16:
     return ElementType::F16;
+  case DOPPLER_RT_I32:
+    return ElementType::I32;
+  case DOPPLER_RT_I64:
+    return ElementType::I64;
   default:
     break;
   }
@@ -242,6 +246,14 @@ DopplerRtValue dopplerRtGraphAddReshape(DopplerRtGraph *graph, int32_t device,
     if (!dims)
       return dims.status();
     return g.addReshape(device, input, std::move(*dims));
+  });
+}
+
+DopplerRtValue dopplerRtGraphAddGather(DopplerRtGraph *graph, int32_t device,
+                                       DopplerRtValue table,
+                                       DopplerRtValue indices, int64_t axis) {
+  return buildValue(graph, [&](TaskGraph &g) {
+    return g.addGather(device, table, indices, axis);
   });
 }
 
@@ -460,7 +472,7 @@ int32_t dopplerRtGraphRunSeeded(DopplerRtGraph *graph, int32_t numDevices,
     if (!backend)
       return failWith(backend.status());
     Executor executor(std::move(*backend));
-    Result<HostArguments> arguments = makeSeededArguments(plan.arguments, seed);
+    Result<HostArguments> arguments = makeSeededArguments(plan, seed);
     if (!arguments)
       return failWith(arguments.status());
     Result<RunResult> run =

@@ -306,6 +306,14 @@ public:
       kernel->run(launch.inputs[0].data, launch.output.data);
       return Status();
     }
+    case TaskKind::Gather: {
+      const Task &indices = launch.graph->task(task.inputs[1]);
+      return cpu::gather(launch.inputs[0].data,
+                         launch.graph->task(task.inputs[0]).shape,
+                         launch.inputs[1].data, indices.type,
+                         numElements(indices.shape), task.axis,
+                         launch.output.data, task.type);
+    }
     case TaskKind::Transfer:
       return transfer(launch);
     case TaskKind::Reshape:

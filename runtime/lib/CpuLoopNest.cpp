@@ -304,6 +304,14 @@ void fillTyped(void *out, ElementType type, int64_t count, double value) {
     std::fill_n(static_cast<uint16_t *>(out), count,
                 floatToHalf(static_cast<float>(value)));
     return;
+  case ElementType::I32:
+    std::fill_n(static_cast<int32_t *>(out), count,
+                static_cast<int32_t>(value));
+    return;
+  case ElementType::I64:
+    std::fill_n(static_cast<int64_t *>(out), count,
+                static_cast<int64_t>(value));
+    return;
   }
 }
 

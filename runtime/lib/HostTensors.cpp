@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -59,8 +60,26 @@ uint16_t doubleToHalf(double value) {
                                       (static_cast<int>(mantissa) - 1024));
 }
 
+int64_t seededIndexBound(const TaskGraph &graph) {
+  int64_t bound = 0;
+  for (ValueId id = 0; id < graph.size(); ++id) {
+    const Task &task = graph.task(id);
+    if (task.kind != TaskKind::Gather)
+      continue;
+    int64_t extent = graph.task(task.inputs[0]).shape[task.axis];
+    bound = bound == 0 ? extent : std::min(bound, extent);
+  }
+  return std::max<int64_t>(bound, 1);
+}
+
+Result<HostArguments> makeSeededArguments(const Plan &plan, uint64_t seed) {
+  return makeSeededArguments(plan.arguments, seed,
+                             seededIndexBound(plan.graph));
+}
+
 Result<HostArguments>
-makeSeededArguments(const std::vector<PlanArgument> &arguments, uint64_t seed) {
+makeSeededArguments(const std::vector<PlanArgument> &arguments, uint64_t seed,
+                    int64_t indexBound) {
   // Must match mlir::doppler::makeRandomInputs (lib/Interpreter): one
   // generator for all arguments, in order; 53 bits -> [0, 1) -> [-1, 1).
   std::mt19937_64 generator(seed);
@@ -94,7 +113,18 @@ makeSeededArguments(const std::vector<PlanArgument> &arguments, uint64_t seed) {
     for (int64_t i = 0; i < count; ++i) {
       double unit = static_cast<double>(generator() >> 11) * 0x1.0p-53;
       double value = 2.0 * unit - 1.0;
+      auto index = static_cast<int64_t>(unit * static_cast<double>(indexBound));
       switch (arg.type) {
+      case ElementType::I32: {
+        auto narrow = static_cast<int32_t>(index);
+        std::memcpy(bytes.data() + i * sizeof(int32_t), &narrow,
+                    sizeof(int32_t));
+        break;
+      }
+      case ElementType::I64:
+        std::memcpy(bytes.data() + i * sizeof(int64_t), &index,
+                    sizeof(int64_t));
+        break;
       case ElementType::F32: {
         float rounded = static_cast<float>(value);
         std::memcpy(bytes.data() + i * sizeof(float), &rounded, sizeof(float));
@@ -136,6 +166,18 @@ double elementAt(const HostTensor &tensor, int64_t i) {
     std::memcpy(&bits, tensor.bytes.data() + i * sizeof(uint16_t),
                 sizeof(bits));
     return halfToFloat(bits);
+  }
+  case ElementType::I32: {
+    int32_t value;
+    std::memcpy(&value, tensor.bytes.data() + i * sizeof(int32_t),
+                sizeof(value));
+    return value;
+  }
+  case ElementType::I64: {
+    int64_t value;
+    std::memcpy(&value, tensor.bytes.data() + i * sizeof(int64_t),
+                sizeof(value));
+    return static_cast<double>(value);
   }
   }
   return 0;
@@ -197,7 +239,15 @@ Status saveOutputs(const std::vector<HostTensor> &outputs,
   for (const HostTensor &tensor : outputs) {
     json data = json::array();
     int64_t count = numElements(tensor.shape);
-    for (int64_t i = 0; i < count; ++i) {
+    for (int64_t i = 0; i < count && tensor.type == ElementType::I64; ++i) {
+      int64_t value; // exact, beyond 2^53 too
+      std::memcpy(&value, tensor.bytes.data() + i * sizeof(value),
+                  sizeof(value));
+      data.push_back(value);
+    }
+    for (int64_t i = 0; i < count && tensor.type == ElementType::I32; ++i)
+      data.push_back(static_cast<int64_t>(elementAt(tensor, i)));
+    for (int64_t i = 0; i < count && !isIntegerType(tensor.type); ++i) {
       double value = elementAt(tensor, i);
       // JSON has no NaN or infinity.
       if (std::isfinite(value))
@@ -270,6 +320,25 @@ Result<std::vector<HostTensor>> loadOutputs(const std::string &path) {
       tensor.bytes.resize(byteSize(tensor.shape, tensor.type));
       for (int64_t k = 0; k < count; ++k) {
         const json &item = (**data)[k];
+        unsigned char *dst = tensor.bytes.data();
+        if (isIntegerType(tensor.type)) {
+          // Integers are read exactly (an i64 beyond 2^53 included).
+          if (!item.is_number_integer())
+            return reader.fail(where + ".data[" + std::to_string(k) + "]",
+                               "expected an integer");
+          auto wide = item.get<int64_t>();
+          if (tensor.type == ElementType::I64) {
+            std::memcpy(dst + k * sizeof(int64_t), &wide, sizeof(wide));
+            continue;
+          }
+          if (wide < INT32_MIN || wide > INT32_MAX)
+            return reader.fail(where + ".data[" + std::to_string(k) + "]",
+                               "integer " + std::to_string(wide) +
+                                   " does not fit in i32");
+          auto narrow = static_cast<int32_t>(wide);
+          std::memcpy(dst + k * sizeof(int32_t), &narrow, sizeof(narrow));
+          continue;
+        }
         double value;
         if (item.is_number()) {
           value = item.get<double>();
@@ -281,7 +350,6 @@ Result<std::vector<HostTensor>> loadOutputs(const std::string &path) {
           return reader.fail(where + ".data[" + std::to_string(k) + "]",
                              "expected a number");
         }
-        unsigned char *dst = tensor.bytes.data();
         if (tensor.type == ElementType::F32) {
           float f = static_cast<float>(value);
           std::memcpy(dst + k * sizeof(float), &f, sizeof(f));

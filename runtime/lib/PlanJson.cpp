@@ -93,6 +93,9 @@ json taskToJson(const TaskGraph &graph, ValueId id,
     entry["padding_low"] = task.window.padLow;
     entry["padding_high"] = task.window.padHigh;
     break;
+  case TaskKind::Gather:
+    entry["axis"] = task.axis;
+    break;
   }
   if (task.priority != 0)
     entry["priority"] = task.priority;
@@ -161,7 +164,7 @@ std::optional<TaskKind> parseTaskKind(const std::string &name) {
        {TaskKind::Input, TaskKind::Einsum, TaskKind::Transfer, TaskKind::Fill,
         TaskKind::Slice, TaskKind::Assemble, TaskKind::Delay, TaskKind::Fused,
         TaskKind::Evict, TaskKind::Reload, TaskKind::Reshape, TaskKind::Conv,
-        TaskKind::Pool})
+        TaskKind::Pool, TaskKind::Gather})
     if (taskKindName(kind) == name)
       return kind;
   return std::nullopt;
@@ -506,6 +509,13 @@ Result<ValueId> buildTask(const Reader &reader, const json &entry,
     if (Status status = needInputs(1); !status)
       return status;
     return buildPoolTask(reader, entry, where, header, plan);
+  case TaskKind::Gather: {
+    if (Status status = needInputs(2); !status)
+      return status;
+    DOPPLER_READ(axis, integer, "axis");
+    built = plan.graph.addGather(dev, inputs[0], inputs[1], *axis);
+    break;
+  }
   case TaskKind::Assemble:
     return buildAssembleTask(reader, entry, where, header, plan);
   case TaskKind::Delay:

@@ -101,6 +101,8 @@ std::string_view taskKindName(TaskKind kind) {
     return "conv";
   case TaskKind::Pool:
     return "pool";
+  case TaskKind::Gather:
+    return "gather";
   }
   return "?";
 }
@@ -221,6 +223,11 @@ Result<ValueId> TaskGraph::addEinsum(int device, std::string_view specText,
       operandShapes(inputs, device, context, type);
   if (!shapes)
     return shapes.status();
+  if (isIntegerType(type))
+    return Status::failure(context + ": operands of element type " +
+                           std::string(elementTypeName(type)) +
+                           "; einsums take floating-point tensors only "
+                           "(integers are gather indices)");
   Result<EinsumSignature> signature =
       checkRuntimeEinsum(*spec, join, aggregation, scalar, *shapes);
   if (!signature)
@@ -281,6 +288,11 @@ Result<ValueId> TaskGraph::addFused(int device, std::string_view specText,
       operandShapes(inputs, device, context, type);
   if (!shapes)
     return shapes.status();
+  if (isIntegerType(type))
+    return Status::failure(context + ": operands of element type " +
+                           std::string(elementTypeName(type)) +
+                           "; fused ops take floating-point tensors only "
+                           "(integers are gather indices)");
   JoinProgram program;
   std::optional<EinsumSignature> signature =
       checkFusedSignature(*spec, programText, *shapes, &program, &error);
@@ -453,6 +465,41 @@ Result<ValueId> TaskGraph::addReshape(int device, ValueId input, Shape shape) {
   task.shape = std::move(shape);
   task.inputs = {input};
   return add(std::move(task));
+}
+
+Result<ValueId> TaskGraph::addGather(int device, ValueId table,
+                                     ValueId indices, int64_t axis) {
+  const std::string context = "gather";
+  if (Status status = checkDevice(device); !status)
+    return status.withContext(context);
+  if (Status status = checkOnDevice(table, device, 0); !status)
+    return status.withContext(context);
+  if (Status status = checkOnDevice(indices, device, 1); !status)
+    return status.withContext(context);
+  const Task &source = tasks_[table];
+  const Task &index = tasks_[indices];
+  if (!isIntegerType(index.type))
+    return Status::failure(context + ": indices %" + std::to_string(indices) +
+                           " have element type " +
+                           std::string(elementTypeName(index.type)) +
+                           "; they must be i32 or i64");
+  int64_t rank = static_cast<int64_t>(source.shape.size());
+  if (axis < 0 || axis >= rank)
+    return Status::failure(context + ": axis " + std::to_string(axis) +
+                           " is outside [0, " + std::to_string(rank) +
+                           ") for the table " + shapeToString(source.shape));
+  Shape shape(source.shape.begin(), source.shape.begin() + axis);
+  shape.insert(shape.end(), index.shape.begin(), index.shape.end());
+  shape.insert(shape.end(), source.shape.begin() + axis + 1,
+               source.shape.end());
+  Task task;
+  task.kind = TaskKind::Gather;
+  task.device = device;
+  task.type = source.type;
+  task.shape = std::move(shape);
+  task.inputs = {table, indices};
+  task.axis = axis;
+  return add(std::move(task)); // add() checks the result's size.
 }
 
 Result<ValueId> TaskGraph::addConvolution(int device, ValueId input,
@@ -668,6 +715,9 @@ std::string TaskGraph::describe(ValueId value) const {
     text += " " + std::string(poolKindName(task.pool)) + " " +
             extentsText(task.window.kernel) + " stride " +
             extentsText(task.window.strides);
+    break;
+  case TaskKind::Gather:
+    text += " axis " + std::to_string(task.axis);
     break;
   default:
     break;

@@ -14,6 +14,10 @@ unsigned elementSize(ElementType type) {
     return 8;
   case ElementType::F16:
     return 2;
+  case ElementType::I32:
+    return 4;
+  case ElementType::I64:
+    return 8;
   }
   return 4;
 }
@@ -26,13 +30,18 @@ std::string_view elementTypeName(ElementType type) {
     return "f64";
   case ElementType::F16:
     return "f16";
+  case ElementType::I32:
+    return "i32";
+  case ElementType::I64:
+    return "i64";
   }
   return "?";
 }
 
 std::optional<ElementType> parseElementType(std::string_view name) {
   for (ElementType type :
-       {ElementType::F32, ElementType::F64, ElementType::F16})
+       {ElementType::F32, ElementType::F64, ElementType::F16, ElementType::I32,
+        ElementType::I64})
     if (elementTypeName(type) == name)
       return type;
   return std::nullopt;

@@ -195,7 +195,7 @@ int main(int argc, char **argv) {
   Executor executor(std::move(*created), options);
 
   Result<HostArguments> arguments =
-      makeSeededArguments(plan->arguments, static_cast<uint64_t>(opts.seed));
+      makeSeededArguments(*plan, static_cast<uint64_t>(opts.seed));
   if (!arguments)
     return fail(arguments.message());
   Result<Measurement> measured =

@@ -43,6 +43,8 @@ enum {
   DOPPLER_RT_F32 = 0,
   DOPPLER_RT_F64 = 1,
   DOPPLER_RT_F16 = 2,
+  DOPPLER_RT_I32 = 3,
+  DOPPLER_RT_I64 = 4,
 };
 
 /*===-- Graphs
@@ -108,6 +110,12 @@ DopplerRtValue dopplerRtGraphAddPool(DopplerRtGraph *graph, int32_t device,
                                      const int64_t *paddingLow,
                                      const int64_t *paddingHigh,
                                      int32_t spatialDims);
+/* `table` [P.., V, Q..] gathered along `axis` (V's position) at `indices`
+ * (an i32 or i64 value of shape I..): [P.., I.., Q..]. An index outside
+ * [0, V) fails the run with an error naming the task. */
+DopplerRtValue dopplerRtGraphAddGather(DopplerRtGraph *graph, int32_t device,
+                                       DopplerRtValue table,
+                                       DopplerRtValue indices, int64_t axis);
 /* `gridShape[d]` blocks along dimension d; `blockExtents` lists the extents
  * of dimension 0's grid coordinates, then dimension 1's, and so on
  * (sum of gridShape entries). `blocks` are in row-major grid order. */

@@ -196,6 +196,22 @@ void assemble(const std::vector<const void *> &blocks,
               const std::vector<std::vector<int64_t>> &blockExtents, void *out,
               ElementType type);
 
+/// out[p, i, q] = table[p, indices[i], q] for the table of shape
+/// `tableShape` [P.., V, Q..] (V at `axis`) and `indexCount` indices of
+/// `indexType` (i32 or i64); `out` is [P.., I.., Q..] of `type`. Fails,
+/// naming the first index outside [0, V) and its position, before writing
+/// anything (CpuGather.cpp).
+Status gather(const void *table, const Shape &tableShape, const void *indices,
+              ElementType indexType, int64_t indexCount, int64_t axis,
+              void *out, ElementType type);
+
+/// Ok when all `indexCount` indices (i32 or i64, host memory) are in
+/// [0, tableShape[axis]); else the gather's error naming the first bad
+/// index and its position (also used by the CUDA backend on a host copy).
+Status checkGatherIndices(const void *indices, ElementType indexType,
+                          int64_t indexCount, const Shape &tableShape,
+                          int64_t axis);
+
 /// Limits OpenBLAS to one thread per call: every virtual device is one
 /// worker, so parallelism comes from devices, not from inside a GEMM.
 void useSingleThreadedBlas();

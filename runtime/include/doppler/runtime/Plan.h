@@ -43,6 +43,9 @@
 //      {"kind": "pool", "inputs": [x], "pool": "max" /* or "avg" */,
 //       "kernel": [3, 3], "strides": [2, 2], "dilations": [1, 1],
 //       "padding_low": [1, 1], "padding_high": [1, 1]},
+//      {"kind": "gather", "inputs": [table, indices] /* indices i32 or
+//       i64 */, "axis": 0 /* result: table[:axis] + indices +
+//       table[axis+1:] */},
 //      {"kind": "delay", "inputs": [...], "seconds": 1e-5},
 //      ... every task may carry "priority" (integer) and "label" (string)]}
 //
@@ -118,8 +121,18 @@ struct HostArguments {
   std::vector<std::vector<unsigned char>> buffers;
 };
 /// Fails (instead of throwing std::bad_alloc) when the host cannot hold them.
+/// Float elements are uniform in [-1, 1); integer (i32/i64) elements are
+/// floor(u * indexBound) for the same uniform u in [0, 1), so that seeded
+/// gather indices are in range (indexBound: seededIndexBound).
 Result<HostArguments>
-makeSeededArguments(const std::vector<PlanArgument> &arguments, uint64_t seed);
+makeSeededArguments(const std::vector<PlanArgument> &arguments, uint64_t seed,
+                    int64_t indexBound = 1);
+/// The same, with the index bound of the plan's graph.
+Result<HostArguments> makeSeededArguments(const Plan &plan, uint64_t seed);
+/// The smallest extent a gather task of `graph` indexes (its table's extent
+/// along its axis), at least 1; 1 when there is none. The interpreter's
+/// seeded integer arguments use the same bound (over doppler.gather ops).
+int64_t seededIndexBound(const TaskGraph &graph);
 /// Binds every graph input of `plan` to its argument's buffer.
 InputBindings bindArguments(const Plan &plan, const HostArguments &arguments);
 
@@ -130,7 +143,8 @@ struct Checksum {
   double l2 = 0;
 };
 Checksum checksum(const HostTensor &tensor);
-/// Element `i` of `tensor` as a double (f16 / f32 / f64).
+/// Element `i` of `tensor` as a double (f16 / f32 / f64 / i32 / i64; an i64
+/// beyond 2^53 is rounded).
 double elementAt(const HostTensor &tensor, int64_t i);
 /// "f32[16x32]".
 std::string tensorTypeString(ElementType type, const Shape &shape);

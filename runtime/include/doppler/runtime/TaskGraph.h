@@ -24,6 +24,13 @@
 // [N, C, O1..Ok] (max: padding is -inf, NaN propagates; avg: the window's
 // sum over the kernel volume, padding included).
 //
+// Integers: i32/i64 values are moved (slice, assemble, reshape, transfer,
+// evict, reload) and read as a gather's indices; no arithmetic task
+// (einsum, fused, conv, pool) takes them. A gather task reads a table and
+// an i32/i64 index tensor and writes table.shape[:axis] + indices.shape +
+// table.shape[axis+1:]; an index outside [0, table.shape[axis]) fails the
+// task (an error naming it), it is never read.
+//
 //===----------------------------------------------------------------------===//
 #ifndef DOPPLER_RUNTIME_TASKGRAPH_H
 #define DOPPLER_RUNTIME_TASKGRAPH_H
@@ -62,6 +69,7 @@ enum class TaskKind : uint8_t {
   Reshape,  ///< The input's elements, in row-major order, in another shape.
   Conv,     ///< A convolution of an input with a weight (Window.h).
   Pool,     ///< Max or average pooling of an input (Window.h).
+  Gather,   ///< Slices of a table picked by integer indices along one axis.
 };
 std::string_view taskKindName(TaskKind kind);
 
@@ -112,6 +120,9 @@ struct Task {
   int64_t groups = 1;
   /// Pool: max or avg.
   PoolKind pool = PoolKind::Max;
+
+  /// Gather: the table's axis the indices pick along.
+  int64_t axis = 0;
 
   /// Delay: busy time. Transfer: a fixed duration that replaces the
   /// backend's bandwidth model (negative: use the model).
@@ -202,6 +213,13 @@ public:
   /// by poolResultShape.
   Result<ValueId> addPool(int device, PoolKind kind, ValueId input,
                           WindowGeometry geometry);
+
+  /// `table` [P.., V, Q..] gathered along `axis` (the position of V) at
+  /// `indices` (i32 or i64, any shape I..): [P.., I.., Q..]. Both live on
+  /// `device`; the table may have any element type. Indices are checked
+  /// against V when the task runs.
+  Result<ValueId> addGather(int device, ValueId table, ValueId indices,
+                            int64_t axis);
 
   /// Concatenates `blocks` (row-major over the grid) into one tensor. The
   /// grid has blockExtents[d].size() blocks along dimension d, and the block

@@ -16,7 +16,15 @@ namespace doppler::runtime {
 
 /// Element types a buffer may hold. F16 is IEEE binary16 (storage only on
 /// the CPU backend: fill, slice, assemble and transfer, but no einsum).
-enum class ElementType : uint8_t { F32, F64, F16 };
+/// I32 and I64 are signed integers: gather indices (and gathered tables),
+/// moved by slice, assemble, reshape, transfer, evict and reload; no
+/// arithmetic task (einsum, fused, conv, pool, fill) takes them.
+enum class ElementType : uint8_t { F32, F64, F16, I32, I64 };
+
+/// Whether `type` is I32 or I64.
+inline bool isIntegerType(ElementType type) {
+  return type == ElementType::I32 || type == ElementType::I64;
+}
 
 unsigned elementSize(ElementType type);
 std::string_view elementTypeName(ElementType type);
