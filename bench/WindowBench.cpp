@@ -73,6 +73,12 @@ std::vector<Workload> workloads() {
        square(1, 2, 0)},
       {"convnext-dw", {1, 96, 56, 56}, {96, 1, 7, 7}, 96, PoolKind::Max,
        square(7, 1, 3)},
+      // MobileNetV2's and EfficientNet-B0's strided depthwise layers at
+      // 224x224 (phased rows against the direct loops).
+      {"mobilenet-dw-s2", {1, 96, 112, 112}, {96, 1, 3, 3}, 96,
+       PoolKind::Max, square(3, 2, 1)},
+      {"effnet-dw5-s2", {1, 144, 56, 56}, {144, 1, 5, 5}, 144, PoolKind::Max,
+       square(5, 2, 2)},
       {"resnet-pool", {1, 64, 112, 112}, {}, 1, PoolKind::Max,
        square(3, 2, 1)},
       {"resnet-3x3-f64", {1, 64, 56, 56}, {64, 64, 3, 3}, 1, PoolKind::Max,

@@ -61,7 +61,9 @@ using ::doppler::placement::KernelKind;
 /// The smaller output side, min(m, n), of the GEMM a two-input mul/add
 /// einsum runs as: m the output's indices only the first input has, n
 /// those only the second has (indices both have are the batch). 0 when the
-/// einsum is not such a contraction.
+/// einsum is not such a contraction, or when it is a matrix-vector product
+/// (a side of 1: the runtime calls ?gemv, bound by memory, with no
+/// small-GEMM factor).
 double gemmSizeOf(EinsumOp einsum) {
   ::doppler::EinsumSpec spec = einsum.getParsedSpec();
   if (spec.numInputs() != 2)
@@ -76,7 +78,7 @@ double gemmSizeOf(EinsumOp einsum) {
     else if (inB && !inA)
       n *= double(sizes.sizeOf(c));
   }
-  return std::min(m, n);
+  return std::min(m, n) > 1 ? std::min(m, n) : 0;
 }
 
 /// Output positions per channel of a [N, C, O1..Ok] window op's result.
@@ -97,7 +99,8 @@ double gemmSizeOf(ConvOp conv, KernelKind kind) {
     return positions;
   auto result = cast<RankedTensorType>(conv.getType());
   double filters = double(result.getDimSize(1)) / double(conv.getGroups());
-  return std::min(filters, positions);
+  double side = std::min(filters, positions);
+  return side > 1 ? side : 0; // a matrix-vector product: no factor
 }
 
 /// The kind of task `op` runs as, for the device's per-kind figures; none

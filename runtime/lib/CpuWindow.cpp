@@ -14,8 +14,8 @@
 //  - Im2col: blocks of output positions; each block's windows are copied
 //    into columns (row r = (c, kd, kh, kw), the weight's own order), then
 //    Y_g[:, block] = W_g [F/G x C/G*K] Col [C/G*K x block] (ldc = P).
-//  - Depthwise: C/G == 1 and unit stride along the last dim: AVX2 loops
-//    over padded copies of the channels (CpuDepthwise.cpp).
+//  - Depthwise: C/G == 1: AVX2 loops over padded copies of the channels
+//    (split into phases along the last dim when strided; CpuDepthwise.cpp).
 //  - Direct: per output row, the row accumulated in memory over valid
 //    taps (c, kd, kh, then kw over its valid range).
 // Pooling is Direct's loop with max (NaN propagates) or a sum divided by
@@ -447,8 +447,6 @@ std::string methodProblem(const WindowPlan &p, ConvMethod method) {
   case ConvMethod::Depthwise: {
     if (p.perGroupIn != 1)
       return "needs one input channel per group";
-    if (p.stride[2] != 1)
-      return "needs stride 1 along the last spatial dim";
     if (!depthwiseAvailable())
       return "needs a CPU with AVX2 and FMA";
     double planeBytes = static_cast<double>(p.in[0] * p.in[1]) *
@@ -487,6 +485,12 @@ ConvMethod chooseMethod(const WindowPlan &p) {
 /// rows and kernel rows it reads (forEachValidRow's visits).
 void listDepthwiseRows(WindowPlan &p) {
   const int64_t kernelArea = p.kernel[1] * p.kernel[2];
+  p.columnOffsets.clear();
+  for (int64_t kw = 0; kw < p.kernel[2]; ++kw) {
+    const int64_t column = kw * p.dilation[2];
+    p.columnOffsets.push_back(column % p.stride[2] * p.phaseWidth +
+                              column / p.stride[2]);
+  }
   p.rowTapStart.assign(1, 0);
   for (int64_t od = 0; od < p.out[0]; ++od)
     for (int64_t oh = 0; oh < p.out[1]; ++oh) {
@@ -528,8 +532,12 @@ ConvolutionKernel::create(const Shape &inputShape, const Shape &weightShape,
   plan->perGroupIn = weightShape[1];
   plan->perGroupOut = plan->filters / groups;
   plan->columnRows = plan->perGroupIn * plan->kernelVolume;
-  plan->paddedWidth =
-      plan->out[2] + (plan->kernel[2] - 1) * plan->dilation[2];
+  // A padded row holds every column the taps read, as `stride` phases
+  // (CpuWindow.h): tap kw of output o reads column o * s + kw * dilation,
+  // i.e. column o + kw * dilation / s of phase kw * dilation % s.
+  plan->phaseWidth = plan->out[2] + (plan->kernel[2] - 1) *
+                                        plan->dilation[2] / plan->stride[2];
+  plan->paddedWidth = plan->stride[2] * plan->phaseWidth;
   const int64_t columnBytes =
       std::max<int64_t>(1, plan->columnRows) * elementSize(type);
   plan->blockPositions = std::clamp<int64_t>(

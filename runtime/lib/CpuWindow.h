@@ -55,10 +55,15 @@ struct WindowPlan {
   /// Im2col: rows of the column matrix (C/G * kernel volume) and output
   /// positions per block.
   int64_t columnRows = 0, blockPositions = 0;
-  /// Depthwise: width of a padded row (every column the taps read); per
-  /// output row r (od * O_h + oh), its valid (kd, kh) rows
-  /// rowTaps[rowTapStart[r] .. rowTapStart[r + 1]).
-  int64_t paddedWidth = 0;
+  /// Depthwise: width of a padded row (every column the taps read; with a
+  /// stride s > 1 along the last dim, the row is stored as s phases of
+  /// phaseWidth columns each, phase ph holding padded columns ph, ph + s,
+  /// ...); per output row r (od * O_h + oh), its valid (kd, kh) rows
+  /// rowTaps[rowTapStart[r] .. rowTapStart[r + 1]); per tap kw along the
+  /// last dim, the offset of the column output 0 reads in such a row
+  /// (columnOffsets: kw * dilation with stride 1).
+  int64_t paddedWidth = 0, phaseWidth = 0;
+  std::vector<int64_t> columnOffsets;
   std::vector<DepthwiseTap> rowTaps;
   std::vector<int64_t> rowTapStart;
 

@@ -12,7 +12,12 @@
 //     (size: 64 output positions per channel) = 7.3728 us, + 1;
 //   pool 3x3 over 1x32x8x8: 18432 window elements at 1e9 = 18.432, + 1.5;
 //   reshape: 16384 bytes at 2e10 B/s = 0.8192, + 0.1;
-//   relu (an elementwise einsum: no kind): 0.8192 + launch 0.3.
+//   relu (an elementwise einsum: no kind): 0.8192 + launch 0.3;
+//   matrix-vector 64x256 by 256x1: no small-GEMM factor, memory-bound:
+//     66816 bytes at 2e10 = 3.3408 us (its 32768 FLOPs would take 3.6045
+//     with the factor at side 1), + 0.5 = 3.8408;
+//   depthwise on 1x1 output planes, 1x32x1x1 by 32x1x3x3 padded: 576 FLOPs
+//     at 1e10 * 1 / (1 + 64) = 3.744 us, + 1 = 4.744.
 // CHECK-LABEL: func.func @kinds
 // CHECK: doppler.einsum "ij,jk->ik"{{.*}}doppler.compute_cost = 9.0196{{[0-9]+}}
 // CHECK: doppler.conv{{.*}}groups 1 {{.*}}doppler.compute_cost = 21.169{{[0-9]+}}
@@ -20,18 +25,23 @@
 // CHECK: doppler.pool{{.*}}doppler.compute_cost = 1.9932{{0*}}e+01
 // CHECK: doppler.reshape{{.*}}doppler.compute_cost = 9.192{{0*}}e-01
 // CHECK: doppler.einsum "ij->ij" join(relu){{.*}}doppler.compute_cost = 1.119{{[0-9]+}}
+// CHECK: doppler.einsum "ij,jk->ik"{{.*}}doppler.compute_cost = 3.840{{79+}}
+// CHECK: doppler.conv{{.*}}groups 32 {{.*}}doppler.compute_cost = 4.744{{0*}}
 // Without the table (the cpu4 preset) the same ops cost the roofline plus
 // one launch overhead each, whatever their kind: the conv's 589824 FLOPs at
 // 96 GFLOP/s + 2 us.
 // ROOFLINE: doppler.conv{{.*}}groups 1 {{.*}}doppler.compute_cost = 8.144
 func.func @kinds(%a: tensor<64x256xf32>, %b: tensor<256x16xf32>,
                  %x: tensor<1x16x8x8xf32>, %w: tensor<32x16x3x3xf32>,
-                 %dw: tensor<32x1x3x3xf32>) -> (tensor<64x16xf32>, tensor<32x64xf32>, tensor<1x32x8x8xf32>) {
+                 %dw: tensor<32x1x3x3xf32>, %v: tensor<256x1xf32>,
+                 %x1: tensor<1x32x1x1xf32>) -> (tensor<64x16xf32>, tensor<32x64xf32>, tensor<1x32x8x8xf32>, tensor<64x1xf32>, tensor<1x32x1x1xf32>) {
   %c = doppler.einsum "ij,jk->ik" join(mul) agg(add) (%a, %b) : (tensor<64x256xf32>, tensor<256x16xf32>) -> tensor<64x16xf32>
   %y = doppler.conv %x, %w strides [1, 1] dilations [1, 1] padding [1, 1, 1, 1] groups 1 : (tensor<1x16x8x8xf32>, tensor<32x16x3x3xf32>) -> tensor<1x32x8x8xf32>
   %d = doppler.conv %y, %dw strides [1, 1] dilations [1, 1] padding [1, 1, 1, 1] groups 32 : (tensor<1x32x8x8xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x8x8xf32>
   %p = doppler.pool max %d kernel [3, 3] strides [1, 1] dilations [1, 1] padding [1, 1, 1, 1] : tensor<1x32x8x8xf32> -> tensor<1x32x8x8xf32>
   %r = doppler.reshape %p : tensor<1x32x8x8xf32> -> tensor<32x64xf32>
   %e = doppler.einsum "ij->ij" join(relu) (%r) : (tensor<32x64xf32>) -> tensor<32x64xf32>
-  return %c, %e, %d : tensor<64x16xf32>, tensor<32x64xf32>, tensor<1x32x8x8xf32>
+  %mv = doppler.einsum "ij,jk->ik" join(mul) agg(add) (%a, %v) : (tensor<64x256xf32>, tensor<256x1xf32>) -> tensor<64x1xf32>
+  %d1 = doppler.conv %x1, %dw strides [1, 1] dilations [1, 1] padding [1, 1, 1, 1] groups 32 : (tensor<1x32x1x1xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x1x1xf32>
+  return %c, %e, %d, %mv, %d1 : tensor<64x16xf32>, tensor<32x64xf32>, tensor<1x32x8x8xf32>, tensor<64x1xf32>, tensor<1x32x1x1xf32>
 }

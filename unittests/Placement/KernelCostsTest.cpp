@@ -41,8 +41,8 @@ TEST(KernelCosts, KindsHaveNames) {
 TEST(KernelCosts, RateFallsWithTheGemmSide) {
   KernelCost cost;
   cost.halfSize = 20;
-  EXPECT_DOUBLE_EQ(cost.rateAt(80e9, 0), 80e9);  // unknown side
-  EXPECT_DOUBLE_EQ(cost.rateAt(80e9, 1), 80e9);  // a matrix-vector product
+  EXPECT_DOUBLE_EQ(cost.rateAt(80e9, 0), 80e9);  // unknown side, or exempt
+  EXPECT_DOUBLE_EQ(cost.rateAt(80e9, 1), 80e9 / 21); // one position
   EXPECT_DOUBLE_EQ(cost.rateAt(80e9, 20), 40e9); // half at half_size
   EXPECT_DOUBLE_EQ(cost.rateAt(80e9, 60), 60e9);
   cost.halfSize = 0;

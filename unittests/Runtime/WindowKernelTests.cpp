@@ -78,6 +78,21 @@ std::vector<ConvCase> convCases() {
        geometry({7, 7}, {1, 1}, {1, 1}, {3, 3}, {3, 3})},
       {"2d-depthwise-strided", {1, 4, 11, 11}, {4, 1, 3, 3}, 4,
        geometry({3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1})},
+      // Strided depthwise rows are stored as phases: strides 2 and 3,
+      // dilated taps whose offsets cross phases, rows wider than one
+      // register block (8 vectors), asymmetric padding, a multiplier.
+      {"1d-depthwise-stride-3-dilated", {2, 3, 50}, {3, 1, 5}, 3,
+       geometry({5}, {3}, {2}, {4}, {1})},
+      {"2d-depthwise-5x5-stride-2-wide", {1, 2, 13, 150}, {4, 1, 5, 5}, 2,
+       geometry({5, 5}, {2, 2}, {1, 1}, {2, 1}, {1, 2})},
+      {"2d-depthwise-7x7-stride-2", {1, 3, 9, 23}, {3, 1, 7, 7}, 3,
+       geometry({7, 7}, {2, 2}, {1, 1}, {3, 3}, {3, 3})},
+      {"2d-depthwise-3x3-stride-2-odd-width", {1, 3, 7, 67}, {3, 1, 3, 3}, 3,
+       geometry({3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1})},
+      {"2d-depthwise-stride-2-unpadded", {1, 2, 6, 40}, {2, 1, 3, 3}, 2,
+       geometry({3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0})},
+      {"3d-depthwise-strided", {1, 2, 5, 6, 17}, {2, 1, 3, 3, 3}, 2,
+       geometry({3, 3, 3}, {2, 1, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 0})},
       {"2d-pointwise", {2, 8, 5, 7}, {6, 8, 1, 1}, 1,
        geometry({1, 1}, {1, 1}, {1, 1}, {0, 0}, {0, 0})},
       {"2d-pointwise-grouped", {1, 8, 4, 9}, {6, 4, 1, 1}, 2,
@@ -212,9 +227,12 @@ TEST(WindowKernels, AutomaticChoiceOfMethod) {
   EXPECT_EQ(chosen(find("2d-asymmetric")), "im2col");
   EXPECT_EQ(chosen(find("2d-pointwise")), "gemm");
   EXPECT_EQ(chosen(find("2d-1x1-stride-2")), "im2col");
-  EXPECT_EQ(chosen(find("2d-depthwise-strided")), "direct");
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     EXPECT_EQ(chosen(find("2d-depthwise")), "depthwise");
+    EXPECT_EQ(chosen(find("2d-depthwise-strided")), "depthwise");
+    EXPECT_EQ(chosen(find("2d-depthwise-5x5-stride-2-wide")), "depthwise");
+  } else {
+    EXPECT_EQ(chosen(find("2d-depthwise-strided")), "direct");
   }
 }
 

@@ -50,19 +50,20 @@ struct KernelCost {
   /// (s + halfSize). For GEMM-based kinds (contraction, conv) s is the
   /// GEMM's smaller output side min(m, n) (small GEMMs spend their time
   /// packing operands and on partial register tiles; a product with one
-  /// row or column is a matrix-vector product, bound by memory: no
-  /// factor); for depthwise convolutions and pools, the output positions
-  /// per channel (their kernels loop channel by channel). 0: not given
-  /// (every size runs at the rate).
+  /// row or column is a matrix-vector product, bound by memory: the cost
+  /// model passes s = 0, no factor); for depthwise convolutions and pools,
+  /// the output positions per channel (their kernels loop channel by
+  /// channel; one position is the slowest). 0: not given (every size runs
+  /// at the rate).
   double halfSize = 0;
 
   bool hasOverhead() const { return overhead >= 0; }
   bool hasFlops() const { return flops > 0; }
   bool empty() const { return !hasOverhead() && !hasFlops() && halfSize <= 0; }
-  /// The rate of a task of size `size` (0: unknown), given the kind's full
-  /// rate `rate`.
+  /// The rate of a task of size `size` (0: unknown or exempt), given the
+  /// kind's full rate `rate`.
   double rateAt(double rate, double size) const {
-    if (halfSize <= 0 || size <= 1)
+    if (halfSize <= 0 || size <= 0)
       return rate;
     return rate * size / (size + halfSize);
   }
