@@ -36,6 +36,12 @@ namespace doppler::runtime {
 
 using detail::cpuRelax;
 
+namespace {
+/// How long a compute worker woken at the start of a run spins for its
+/// first task (ExecutorImpl.h: runEpoch) before parking again.
+constexpr std::chrono::microseconds kStartSpin{1000};
+} // namespace
+
 Executor::Impl::Impl(std::unique_ptr<Backend> backendIn,
                    ExecutorOptions optionsIn)
   : backend(std::move(backendIn)), options(std::move(optionsIn)) {
@@ -89,10 +95,18 @@ void Executor::Impl::workerLoop(ReadyQueue &queue, int device, WorkerKind kind,
     ++startedWorkers;
   }
   workerStarted.notify_all();
+  uint64_t seenEpoch = runEpoch.load(std::memory_order_acquire);
   while (true) {
-    if (idleSpin.count() > 0 &&
+    Clock::duration spin = idleSpin;
+    if (uint64_t epoch = runEpoch.load(std::memory_order_acquire);
+        epoch != seenEpoch) {
+      seenEpoch = epoch; // once per run: the spin stays bounded
+      if (kind == WorkerKind::Compute)
+        spin = std::max<Clock::duration>(spin, kStartSpin);
+    }
+    if (spin.count() > 0 &&
         queue.queued.load(std::memory_order_acquire) == 0) {
-      Clock::time_point deadline = Clock::now() + idleSpin;
+      Clock::time_point deadline = Clock::now() + spin;
       // Yield between polls: when workers outnumber cores, the thread that
       // will produce our next task may need this core.
       while (queue.queued.load(std::memory_order_acquire) == 0 &&
@@ -100,19 +114,29 @@ void Executor::Impl::workerLoop(ReadyQueue &queue, int device, WorkerKind kind,
              Clock::now() < deadline) {
         cpuRelax();
         std::this_thread::yield();
+        // A long upload bumps the epoch as it goes: keep spinning.
+        if (uint64_t epoch = runEpoch.load(std::memory_order_acquire);
+            epoch != seenEpoch && kind == WorkerKind::Compute) {
+          seenEpoch = epoch;
+          deadline = Clock::now() + kStartSpin;
+        }
       }
     }
     ValueId id;
     RunState *run;
     {
       std::unique_lock<std::mutex> lock(queue.mutex);
-      while (queue.empty() && !shutdown.load(std::memory_order_relaxed)) {
+      while (queue.empty() && !shutdown.load(std::memory_order_relaxed) &&
+             runEpoch.load(std::memory_order_acquire) == seenEpoch) {
         ++queue.sleepers;
         queue.wakeUp.wait(lock);
         --queue.sleepers;
       }
-      if (queue.empty())
-        return; // Shutting down.
+      if (queue.empty()) {
+        if (shutdown.load(std::memory_order_relaxed))
+          return; // Shutting down.
+        continue; // A run is starting: spin for its first tasks.
+      }
       run = current;
       int64_t before = queue.runnable();
       id = queue.pop();
@@ -349,7 +373,14 @@ Status Executor::Impl::uploadInputs(RunState &run,
                                     const InputBindings &inputs) {
   // Graph inputs are available from the start: upload those anyone reads.
   const TaskGraph &graph = run.graph;
+  Clock::time_point bumped = Clock::now();
   for (ValueId id = 0; id < graph.size(); ++id) {
+    // Workers spinning for the first tasks (runEpoch) keep spinning through
+    // a long upload (a large model's weights take milliseconds).
+    if (Clock::now() - bumped > kStartSpin / 4) {
+      runEpoch.fetch_add(1, std::memory_order_acq_rel);
+      bumped = Clock::now();
+    }
     run.pendingReaders[id].store(
         static_cast<int32_t>(graph.consumers(id).size()));
     const Task &task = graph.task(id);
@@ -478,6 +509,14 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
     }
 
   startQueues(graph);
+  // Parked compute workers wake now, while the inputs upload, and spin for
+  // the first tasks.
+  runEpoch.fetch_add(1, std::memory_order_acq_rel);
+  for (auto &queue : computeQueues) {
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    if (queue->sleepers > 0)
+      queue->wakeUp.notify_all();
+  }
 
   // Every buffer still allocated goes back however run() returns: an
   // error, success (after the outputs were copied back) or an exception
