@@ -187,6 +187,7 @@ Simulator::Simulator(const Graph &graph, const System &system,
   stalled_.resize(numDevices);
   grantDue_.resize(numDevices);
   linkFreeAt_.resize(static_cast<size_t>(numDevices) * numDevices);
+  nicFreeAt_.resize(system_.numNics());
   lastSenderTo_.resize(numDevices);
   lastArrivalTo_.resize(numDevices);
   if (options_.trackMemory) {

@@ -1,9 +1,10 @@
 //===- SimulatorExtended.cpp - The simulator's extended engine ------------===//
 //
 // A plainer event loop than the reference engines, for the extended modes:
-// memory tracking and limits, link contention, byte-based transfer times and
-// device speeds. The same events (METHOD section 2) in the same order; an
-// ExtendedRun holds one run's flags, clock and event handlers.
+// memory tracking and limits, link (and, between nodes, NIC) contention,
+// byte-based transfer times and device speeds. The same events (METHOD
+// section 2) in the same order; an ExtendedRun holds one run's flags, clock
+// and event handlers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +34,9 @@ struct Simulator::ExtendedRun {
                      ? nullptr
                      : sim.options_.priorities.data()),
         deferGrants(priority != nullptr),
-        byteModel(sim.options_.transferModel == TransferModel::LinkBandwidth) {}
+        byteModel(sim.options_.transferModel == TransferModel::LinkBandwidth),
+        nicContention(sim.options_.linkContention &&
+                      sim.system_.hasNetwork()) {}
 
   /// Clears the per-run state and the schedule; sets every node's duration.
   void reset();
@@ -87,6 +90,14 @@ struct Simulator::ExtendedRun {
   /// accounted for, so the live bytes are those over [now, next event).
   void samplePeaks();
   double transferTime(int32_t e, DeviceId from, DeviceId to) const;
+  /// The NIC of `node` that is free soonest (the lowest number among
+  /// equals), as an index into nicFreeAt_.
+  size_t soonestNic(int32_t node) const;
+  /// With linkContention: when edge e's transfer from `from` to `to`
+  /// starts, given that it is requested now; reserves what carries it (the
+  /// link, or a NIC on each side between nodes) until `arrival`.
+  double reserveTransfer(int32_t e, DeviceId from, DeviceId to,
+                         double &arrival);
   void process(uint32_t event);
   /// InputsReady: `v` joins its device's FIFO.
   void enqueueReady(NodeId v);
@@ -109,6 +120,8 @@ struct Simulator::ExtendedRun {
   const bool deferGrants;
   bool anyGrantDue = false;
   const bool byteModel;
+  /// linkContention on a System with nodes: cross-node transfers hold NICs.
+  const bool nicContention;
 
   uint64_t created = 0; // creation order of future events
   size_t nowBegin = 0, nowEnd = 0;
@@ -132,6 +145,7 @@ void Simulator::ExtendedRun::reset() {
   std::fill(sim.stalled_.begin(), sim.stalled_.end(), 0);
   std::fill(sim.grantDue_.begin(), sim.grantDue_.end(), 0);
   std::fill(sim.linkFreeAt_.begin(), sim.linkFreeAt_.end(), 0.0);
+  std::fill(sim.nicFreeAt_.begin(), sim.nicFreeAt_.end(), 0.0);
   std::fill(sim.lastSenderTo_.begin(), sim.lastSenderTo_.end(), -1);
   std::fill(sim.copySentFor_.begin(), sim.copySentFor_.end(), -1);
   std::fill(schedule.peakMemory.begin(), schedule.peakMemory.end(), 0.0);
@@ -243,6 +257,39 @@ double Simulator::ExtendedRun::transferTime(int32_t e, DeviceId from,
   return link.latency + sim.outputBytes_[graph.edgeSource(e)] / link.bandwidth;
 }
 
+size_t Simulator::ExtendedRun::soonestNic(int32_t node) const {
+  const double *freeAt = sim.nicFreeAt_.data();
+  size_t best = static_cast<size_t>(sim.system_.firstNic(node));
+  const size_t last = best + static_cast<size_t>(sim.system_.nics(node));
+  for (size_t nic = best + 1; nic < last; ++nic)
+    if (freeAt[nic] < freeAt[best])
+      best = nic;
+  return best;
+}
+
+double Simulator::ExtendedRun::reserveTransfer(int32_t e, DeviceId from,
+                                               DeviceId to, double &arrival) {
+  const System &system = sim.system_;
+  if (nicContention && !system.sameNode(from, to)) {
+    // One NIC on each side, each the soonest free there (which also makes
+    // the start, the later of the two, as early as it can be).
+    const size_t out = soonestNic(system.nodeOf(from));
+    const size_t in = soonestNic(system.nodeOf(to));
+    const double sent =
+        std::max(now, std::max(sim.nicFreeAt_[out], sim.nicFreeAt_[in]));
+    arrival = sent + transferTime(e, from, to);
+    sim.nicFreeAt_[out] = sim.nicFreeAt_[in] = arrival;
+    return sent;
+  }
+  // FIFO link: each transfer starts when the previous one ends.
+  double &linkFree =
+      sim.linkFreeAt_[static_cast<size_t>(from) * numDevices + to];
+  const double sent = std::max(now, linkFree);
+  arrival = sent + transferTime(e, from, to);
+  linkFree = arrival;
+  return sent;
+}
+
 void Simulator::ExtendedRun::enqueueReady(NodeId v) {
   const DeviceId d = device[v];
   DeviceState &dev = sim.deviceState_[d];
@@ -289,12 +336,7 @@ void Simulator::ExtendedRun::releaseAndSend(NodeId v) {
       arrival = sim.lastArrivalTo_[to];
       sent = -1;
     } else {
-      // FIFO link: each transfer starts when the previous one ends.
-      double &linkFree =
-          sim.linkFreeAt_[static_cast<size_t>(from) * numDevices + to];
-      sent = std::max(now, linkFree);
-      arrival = sent + transferTime(e, from, to);
-      linkFree = arrival;
+      sent = reserveTransfer(e, from, to, arrival);
       sim.lastSenderTo_[to] = v;
       sim.lastArrivalTo_[to] = arrival;
     }

@@ -2,6 +2,7 @@
 
 #include "Doppler/Placement/System.h"
 
+#include "Doppler/Support/Limits.h"
 #include "Doppler/Support/NumberFormat.h"
 
 #include <algorithm>
@@ -116,6 +117,52 @@ SystemBuilder &SystemBuilder::setLink(DeviceId from, DeviceId to, Link link) {
   return *this;
 }
 
+SystemBuilder &SystemBuilder::setNodes(std::vector<int32_t> nodeOf,
+                                       std::vector<int32_t> nics,
+                                       Network network) {
+  nodeOf_ = std::move(nodeOf);
+  nics_ = std::move(nics);
+  network_ = network;
+  return *this;
+}
+
+namespace {
+
+/// The node grouping's first problem ("" when valid).
+std::string nodeProblem(int32_t numDevices, const std::vector<int32_t> &nodeOf,
+                        const std::vector<int32_t> &nics,
+                        const Network &network) {
+  if (static_cast<int64_t>(nodeOf.size()) != numDevices)
+    return "expected " + std::to_string(numDevices) + " node ids, got " +
+           std::to_string(nodeOf.size());
+  const int32_t numNodes = static_cast<int32_t>(nics.size());
+  std::vector<char> used(nics.size(), 0);
+  for (DeviceId d = 0; d < numDevices; ++d) {
+    if (nodeOf[d] < 0 || nodeOf[d] >= numNodes)
+      return "device " + std::to_string(d) + ": node " +
+             std::to_string(nodeOf[d]) + " out of range " +
+             deviceRange(numNodes);
+    used[nodeOf[d]] = 1;
+  }
+  for (int32_t n = 0; n < numNodes; ++n) {
+    if (!used[n])
+      return "node " + std::to_string(n) + " has no devices";
+    if (nics[n] < 1 || nics[n] > doppler::kMaxDevices)
+      return "node " + std::to_string(n) + ": NIC count " +
+             std::to_string(nics[n]) + " out of range [1, " +
+             std::to_string(doppler::kMaxDevices) + "]";
+  }
+  if (!(network.bandwidth > 0))
+    return "network: bandwidth " + formatShortest(network.bandwidth) +
+           " is not positive";
+  if (!std::isfinite(network.latency) || network.latency < 0)
+    return "network: latency " + formatShortest(network.latency) +
+           " is negative or not finite";
+  return {};
+}
+
+} // namespace
+
 std::optional<System> SystemBuilder::build(std::string *error) const {
   auto fail = [&](std::string message) -> std::optional<System> {
     if (error)
@@ -127,6 +174,14 @@ std::optional<System> SystemBuilder::build(std::string *error) const {
                 " is less than 1");
   if (!setterError_.empty())
     return fail(setterError_);
+  // Nodes are optional: without setNodes (or with one node) nothing below
+  // changes, so flat systems stay exactly as they were.
+  const bool grouped = !nodeOf_.empty() || !nics_.empty();
+  if (grouped) {
+    std::string problem = nodeProblem(numDevices_, nodeOf_, nics_, network_);
+    if (!problem.empty())
+      return fail(problem);
+  }
   for (DeviceId d = 0; d < numDevices_; ++d) {
     // `!(x > 0)` also rejects NaN.
     if (!(speed_[d] > 0) || !std::isfinite(speed_[d]))
@@ -161,5 +216,18 @@ std::optional<System> SystemBuilder::build(std::string *error) const {
   system.speed_ = speed_;
   system.memory_ = memory_;
   system.links_ = links_;
+  if (grouped && nics_.size() > 1) {
+    system.nodeOf_ = nodeOf_;
+    system.nics_ = nics_;
+    system.network_ = network_;
+    system.firstNic_.assign(nics_.size() + 1, 0);
+    for (size_t n = 0; n < nics_.size(); ++n)
+      system.firstNic_[n + 1] = system.firstNic_[n] + nics_[n];
+    for (DeviceId from = 0; from < numDevices_; ++from)
+      for (DeviceId to = 0; to < numDevices_; ++to)
+        if (nodeOf_[from] != nodeOf_[to])
+          system.links_[static_cast<size_t>(from) * numDevices_ + to] =
+              Link{network_.bandwidth, network_.latency};
+  }
   return system;
 }

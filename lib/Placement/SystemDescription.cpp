@@ -3,6 +3,7 @@
 #include "Doppler/Placement/SystemDescription.h"
 
 #include "KernelCostsJson.h"
+#include "SystemDescriptionInternal.h"
 
 #include "Doppler/Support/ErrorString.h"
 #include "Doppler/Support/Limits.h"
@@ -128,9 +129,14 @@ DeviceDescription cpuCore() {
 struct Preset {
   const char *name;
   DeviceDescription (*device)();
-  int32_t count;
+  int32_t count; // devices per node
   LinkDescription link;
   HostDescription host;
+  // Multi-node presets: `nodes` nodes of `count` devices, each with `nics`
+  // NICs on `network`.
+  int32_t nodes = 1;
+  int32_t nics = 0;
+  NetworkDescription network{};
 };
 
 // Host memory and links of the presets. H100 SXM: PCIe Gen5 x16 to the host
@@ -142,6 +148,22 @@ constexpr HostDescription kH100Host{2e12, {55e9, 10e-6}};
 constexpr HostDescription kA100Host{1e12, {25e9, 10e-6}};
 constexpr HostDescription kCpuHost{64e9, {10e9, 1e-6}};
 
+// Between DGX H100 nodes: the compute fabric of 8 single-port ConnectX-7
+// NICs per node at 400 Gb/s InfiniBand NDR each (NVIDIA DGX H100 data
+// sheet, "Networking: 4x OSFP ports serving 8x single-port NVIDIA
+// ConnectX-7 VPI, up to 400 Gb/s InfiniBand/Ethernet"), i.e. 50 GB/s per
+// NIC each way, one NIC per GPU. Latency: not a data-sheet figure; NDR
+// switches add ~130 ns a hop (Quantum-2 QM9700) and a GPU-to-GPU message
+// between nodes over GPUDirect RDMA takes a few microseconds end to end
+// (OSU osu_latency / nccl-tests figures on such clusters: 2-5 us): 3 us.
+constexpr NetworkDescription kNdrInfiniBand{50e9, 3e-6};
+// Between the two ranks of cpu2-2n on one host: Open MPI's shared-memory
+// or TCP loopback transport, typically 3-10 GB/s and 0.5-20 us between two
+// ranks (OSU osu_bw / osu_latency on a server); we take 5 GB/s (half the
+// in-process memcpy rate of the cpu presets: MPI copies through its own
+// buffers) and 5 us, one "NIC" per node, until doppler-calibrate measures
+// the loopback network (issue 31).
+constexpr NetworkDescription kLoopback{5e9, 5e-6};
 const Preset kPresets[] = {
     {"h100x4", h100Sfu, 4, {450e9, 2e-6}, kH100Host},
     {"h100x8", h100Sfu, 8, {450e9, 2e-6}, kH100Host},
@@ -152,22 +174,12 @@ const Preset kPresets[] = {
     // CPU "devices" exchange data through shared memory (memcpy speed).
     {"cpu4", cpuCore, 4, {10e9, 1e-6}, kCpuHost},
     {"cpu8", cpuCore, 8, {10e9, 1e-6}, kCpuHost},
-};
-
-bool positiveFinite(const json &value) {
-  return value.is_number() && std::isfinite(value.get<double>()) &&
-         value.get<double>() > 0;
-}
-
-bool nonNegativeFinite(const json &value) {
-  return value.is_number() && std::isfinite(value.get<double>()) &&
-         value.get<double>() >= 0;
-}
-
-/// Where a system description is wrong ("devices[0].count") and how.
-struct FieldError {
-  std::string field;
-  std::string message;
+    // Nodes of the presets above joined by a network (see kNdrInfiniBand,
+    // kLoopback): NVLink 4 inside a DGX H100, 8 NICs per node between.
+    {"h100x8-2n", h100Sfu, 8, {450e9, 2e-6}, kH100Host, 2, 8, kNdrInfiniBand},
+    {"h100x8-4n", h100Sfu, 8, {450e9, 2e-6}, kH100Host, 4, 8, kNdrInfiniBand},
+    {"h100x8-8n", h100Sfu, 8, {450e9, 2e-6}, kH100Host, 8, 8, kNdrInfiniBand},
+    {"cpu2-2n", cpuCore, 2, {10e9, 1e-6}, kCpuHost, 2, 1, kLoopback},
 };
 
 std::optional<FieldError> fieldError(const std::string &field,
@@ -175,9 +187,22 @@ std::optional<FieldError> fieldError(const std::string &field,
   return FieldError{field, message};
 }
 
-/// Reads `entry`, the device description at `where` ("devices[i]"), into
-/// `device`, and how many of it there are into `count`.
-std::optional<FieldError> parseDevice(const json &entry,
+} // namespace
+
+bool detail::positiveFinite(const json &value) {
+  return value.is_number() && std::isfinite(value.get<double>()) &&
+         value.get<double>() > 0;
+}
+
+bool detail::nonNegativeFinite(const json &value) {
+  return value.is_number() && std::isfinite(value.get<double>()) &&
+         value.get<double>() >= 0;
+}
+
+using detail::nonNegativeFinite;
+using detail::positiveFinite;
+
+std::optional<FieldError> detail::parseDevice(const json &entry,
                                       const std::string &where,
                                       DeviceDescription &device,
                                       int64_t &count) {
@@ -271,23 +296,22 @@ std::optional<FieldError> parseDevice(const json &entry,
   return std::nullopt;
 }
 
-/// Reads the "links" object into `links` (numDevices x numDevices, row by
-/// sending device).
-std::optional<FieldError> parseLinks(const json &object, size_t numDevices,
-                                     std::vector<LinkDescription> &links) {
+std::optional<FieldError>
+detail::parseLinks(const json &object, const std::string &where,
+                   size_t numDevices, std::vector<LinkDescription> &links) {
   const auto &fail = fieldError;
   if (!object.is_object())
-    return fail("links", "expected an object with bandwidth and latency");
+    return fail(where, "expected an object with bandwidth and latency");
   for (auto it = object.begin(); it != object.end(); ++it)
     if (it.key() != "bandwidth" && it.key() != "latency")
-      return fail("links." + it.key(),
+      return fail(where + "." + it.key(),
                   "unknown field (expected bandwidth, latency)");
   links.assign(numDevices * numDevices, LinkDescription{});
   for (const char *field : {"bandwidth", "latency"}) {
     bool isBandwidth = std::string(field) == "bandwidth";
     if (!object.contains(field)) {
       if (isBandwidth)
-        return fail(std::string("links.") + field, "missing");
+        return fail(where + "." + field, "missing");
       continue; // latency defaults to 0
     }
     const json &value = object[field];
@@ -302,18 +326,18 @@ std::optional<FieldError> parseLinks(const json &object, size_t numDevices,
     };
     if (value.is_number()) {
       if (!valid(value))
-        return fail(std::string("links.") + field, expectation);
+        return fail(where + "." + field, expectation);
       for (size_t from = 0; from < numDevices; ++from)
         for (size_t to = 0; to < numDevices; ++to)
           set(from, to, value.get<double>());
       continue;
     }
     if (!value.is_array() || value.size() != numDevices)
-      return fail(std::string("links.") + field,
+      return fail(where + "." + field,
                   "expected a number or a " + std::to_string(numDevices) +
                       " x " + std::to_string(numDevices) + " matrix");
     for (size_t from = 0; from < numDevices; ++from) {
-      std::string row = std::string("links.") + field + "[" +
+      std::string row = where + "." + field + "[" +
                         std::to_string(from) + "]";
       if (!value[from].is_array() || value[from].size() != numDevices)
         return fail(row, "expected a row of " + std::to_string(numDevices) +
@@ -329,11 +353,11 @@ std::optional<FieldError> parseLinks(const json &object, size_t numDevices,
   }
   return std::nullopt;
 }
-/// Reads the optional "host" object into `host`; without one, derives the
-/// host link from the devices and their links (see SystemDescription::host).
 std::optional<FieldError>
-parseHost(const json &root, const std::vector<DeviceDescription> &devices,
-          const std::vector<LinkDescription> &links, HostDescription &host) {
+detail::parseHost(const json &root,
+                  const std::vector<DeviceDescription> &devices,
+                  const std::vector<LinkDescription> &links,
+                  const std::vector<int32_t> &nodeOf, HostDescription &host) {
   const auto &fail = fieldError;
   host = HostDescription{};
   if (!root.contains("host")) {
@@ -342,7 +366,7 @@ parseHost(const json &root, const std::vector<DeviceDescription> &devices,
     for (size_t from = 0; from < n; ++from) {
       bandwidth = std::min(bandwidth, devices[from].memoryBandwidth / 2);
       for (size_t to = 0; to < n; ++to)
-        if (from != to) {
+        if (from != to && (nodeOf.empty() || nodeOf[from] == nodeOf[to])) {
           bandwidth = std::min(bandwidth, links[from * n + to].bandwidth);
           latency = std::max(latency, links[from * n + to].latency);
         }
@@ -378,7 +402,6 @@ parseHost(const json &root, const std::vector<DeviceDescription> &devices,
   }
   return std::nullopt;
 }
-} // namespace
 
 double DeviceDescription::peakFor(const std::string &elementType) const {
   auto it = peakFlops.find(elementType);
@@ -410,12 +433,17 @@ SystemDescription::preset(const std::string &name, std::string *error) {
       continue;
     SystemDescription system;
     system.name_ = preset.name;
-    system.devices_.assign(preset.count, preset.device());
-    for (int32_t d = 0; d < preset.count; ++d)
-      system.devices_[d].name += ":" + std::to_string(d);
-    system.links_.assign(static_cast<size_t>(preset.count) * preset.count,
-                         preset.link);
+    const int32_t count = preset.count * preset.nodes;
+    system.devices_.assign(count, preset.device());
+    // With nodes, devices are numbered within their node ("node1/h100:3")
+    // as a parsed description names them (makeNodes adds the node).
+    for (int32_t d = 0; d < count; ++d)
+      system.devices_[d].name += ":" + std::to_string(d % preset.count);
+    system.links_.assign(static_cast<size_t>(count) * count, preset.link);
     system.host_ = preset.host;
+    if (preset.nodes > 1)
+      SystemNodes::makeNodes(system, preset.nodes, preset.count, preset.nics,
+                             preset.network);
     return system;
   }
   std::string known;
@@ -441,9 +469,9 @@ SystemDescription::parseJson(const std::string &text,
     return fail("(document)", "expected an object with \"devices\"");
   for (auto it = root.begin(); it != root.end(); ++it)
     if (it.key() != "name" && it.key() != "devices" && it.key() != "links" &&
-        it.key() != "host")
-      return fail(it.key(),
-                  "unknown field (expected name, devices, links, host)");
+        it.key() != "host" && it.key() != "nodes" && it.key() != "network")
+      return fail(it.key(), "unknown field (expected name, devices, links, "
+                            "host; or name, nodes, network, host)");
 
   SystemDescription system;
   if (root.contains("name")) {
@@ -454,6 +482,22 @@ SystemDescription::parseJson(const std::string &text,
     system.name_ = sourceName;
   }
 
+  if (root.contains("nodes")) {
+    for (const char *flat : {"devices", "links"})
+      if (root.contains(flat))
+        return fail(flat, "not allowed with nodes (each node lists its "
+                          "devices and links)");
+    if (std::optional<FieldError> problem = SystemNodes::parse(root, system))
+      return fail(problem->field, problem->message);
+    if (std::optional<FieldError> problem = detail::parseHost(
+            root, system.devices_, system.links_, SystemNodes::nodeIds(system),
+            system.host_))
+      return fail(problem->field, problem->message);
+    return system;
+  }
+  if (root.contains("network"))
+    return fail("network", "only with nodes (a flat description is one "
+                           "node)");
   if (!root.contains("devices") || !root["devices"].is_array() ||
       root["devices"].empty())
     return fail("devices", "expected a non-empty array of devices");
@@ -464,7 +508,7 @@ SystemDescription::parseJson(const std::string &text,
     DeviceDescription device;
     int64_t count = 1;
     if (std::optional<FieldError> problem =
-            parseDevice(entry, where, device, count))
+            detail::parseDevice(entry, where, device, count))
       return fail(problem->field, problem->message);
     // The links are a D x D table: the total, not only each entry, is
     // capped (4096 devices: 256 MiB of links).
@@ -485,10 +529,10 @@ SystemDescription::parseJson(const std::string &text,
                          "for all-to-all links, or D x D matrices)");
   const json &links = root["links"];
   if (std::optional<FieldError> problem =
-          parseLinks(links, numDevices, system.links_))
+          detail::parseLinks(links, "links", numDevices, system.links_))
     return fail(problem->field, problem->message);
-  if (std::optional<FieldError> problem = parseHost(
-          root, system.devices_, system.links_, system.host_))
+  if (std::optional<FieldError> problem = detail::parseHost(
+          root, system.devices_, system.links_, {}, system.host_))
     return fail(problem->field, problem->message);
   return system;
 }
@@ -528,6 +572,8 @@ SystemDescription::withDevices(int32_t count, std::string *error) const {
     for (int32_t to = 0; to < count; ++to)
       result.links_[static_cast<size_t>(from) * count + to] = link(from, to);
   result.host_ = host_;
+  if (hasNetwork())
+    SystemNodes::keepFirstDevices(*this, count, result);
   return result;
 }
 
@@ -609,6 +655,17 @@ double SystemDescription::hostTransferCost(DeviceId d, double bytes) const {
 double SystemDescription::worstTransferCost(DeviceId from,
                                             double bytes) const {
   double worst = 0;
+  if (hasNetwork()) {
+    const NodeDescription &node = nodes_[nodeOf(from)];
+    if (node.numDevices > 1) {
+      for (DeviceId to = node.firstDevice,
+                    last = node.firstDevice + node.numDevices;
+           to < last; ++to)
+        if (to != from)
+          worst = std::max(worst, transferCost(from, to, bytes));
+      return worst;
+    }
+  }
   for (DeviceId to = 0; to < numDevices(); ++to)
     if (to != from)
       worst = std::max(worst, transferCost(from, to, bytes));
@@ -627,33 +684,52 @@ System SystemDescription::toSystem() const {
                         Link{link(d, to).bandwidth / kCostUnitsPerSecond,
                              link(d, to).latency * kCostUnitsPerSecond});
   }
+  if (hasNetwork()) {
+    std::vector<int32_t> nics;
+    for (const NodeDescription &node : nodes_)
+      nics.push_back(node.nics);
+    builder.setNodes(SystemNodes::nodeIds(*this), std::move(nics),
+                     Network{network_.bandwidth / kCostUnitsPerSecond,
+                             network_.latency * kCostUnitsPerSecond});
+  }
   // Every field was validated when this description was built.
   return *builder.build();
+}
+
+json detail::deviceJson(const DeviceDescription &device,
+                        const std::string &name) {
+  json entry;
+  entry["name"] = name;
+  entry["peak_flops"] = device.peakFlops;
+  entry["memory_bytes"] = device.memoryBytes;
+  entry["memory_bandwidth"] = device.memoryBandwidth;
+  entry["launch_overhead"] = device.launchOverhead;
+  json throughputs = json::object();
+  for (unsigned k = 0; k < kNumJoinKinds; ++k)
+    if (device.joinThroughput[k] > 0)
+      throughputs[std::string(joinKindName(static_cast<JoinKind>(k)))] =
+          device.joinThroughput[k];
+  if (!throughputs.empty())
+    entry["join_throughput"] = throughputs;
+  json kernels = kernelCostsJson(device.kernels);
+  if (!kernels.empty())
+    entry["kernels"] = kernels;
+  return entry;
 }
 
 std::string SystemDescription::toJson() const {
   json root;
   root["name"] = name_;
-  json devices = json::array();
-  for (const DeviceDescription &device : devices_) {
-    json entry;
-    entry["name"] = device.name;
-    entry["peak_flops"] = device.peakFlops;
-    entry["memory_bytes"] = device.memoryBytes;
-    entry["memory_bandwidth"] = device.memoryBandwidth;
-    entry["launch_overhead"] = device.launchOverhead;
-    json throughputs = json::object();
-    for (unsigned k = 0; k < kNumJoinKinds; ++k)
-      if (device.joinThroughput[k] > 0)
-        throughputs[std::string(joinKindName(static_cast<JoinKind>(k)))] =
-            device.joinThroughput[k];
-    if (!throughputs.empty())
-      entry["join_throughput"] = throughputs;
-    json kernels = kernelCostsJson(device.kernels);
-    if (!kernels.empty())
-      entry["kernels"] = kernels;
-    devices.push_back(entry);
+  if (!nodes_.empty()) {
+    SystemNodes::toJson(*this, root);
+    root["host"] = {{"memory_bytes", host_.memoryBytes},
+                    {"link_bandwidth", host_.link.bandwidth},
+                    {"link_latency", host_.link.latency}};
+    return root.dump(2);
   }
+  json devices = json::array();
+  for (const DeviceDescription &device : devices_)
+    devices.push_back(detail::deviceJson(device, device.name));
   root["devices"] = devices;
   json bandwidth = json::array(), latency = json::array();
   for (DeviceId from = 0; from < numDevices(); ++from) {

@@ -60,7 +60,11 @@ struct SimulatorOptions {
   /// transfer starts when both the producer has finished and the link is
   /// free. A value crosses a link once per destination device, however
   /// many consumers it has there. Without it (the reference), every edge
-  /// transfers on its own and any number are in flight at once.
+  /// transfers on its own and any number are in flight at once. On a
+  /// System with nodes, a transfer between nodes holds one NIC of the
+  /// sending node and one of the receiving node instead of a link (each
+  /// side's earliest free NIC, lowest number among equals) and starts when
+  /// both are free; transfers inside a node use the links.
   bool linkContention = false;
   TransferModel transferModel = TransferModel::EdgeCost;
   /// Node v on device d computes for c(v) / System::speed(d).
@@ -283,6 +287,7 @@ private:
   std::vector<uint8_t> stalled_;       // per device
   std::vector<uint8_t> grantDue_;      // per device (priorities)
   std::vector<double> linkFreeAt_;     // per ordered device pair
+  std::vector<double> nicFreeAt_;      // per NIC (System::firstNic)
   std::vector<NodeId> lastSenderTo_;   // per device: dedupe (value, dest)
   std::vector<double> lastArrivalTo_;  // per device
 };

@@ -3,7 +3,9 @@
 // What the cost model needs to know about a machine: per device its peak
 // FLOP/s per element type, optional throughputs of expensive joins (exp,
 // silu, ...), memory size and bandwidth and kernel launch overhead; per
-// ordered device pair a link bandwidth and latency. Comes from
+// ordered device pair a link bandwidth and latency; optionally nodes
+// (machines, each a set of devices with its links) joined by a network of
+// NICs (per-NIC bandwidth and latency, NICs per node). Comes from
 // a built-in preset (figures from the vendors' data sheets) or a JSON file.
 // MLIR-free; errors never throw.
 //
@@ -95,17 +97,37 @@ struct HostDescription {
   LinkDescription link;
 };
 
+/// The network between nodes.
+struct NetworkDescription {
+  /// Bytes per second of one NIC, each way.
+  double bandwidth = 0;
+  /// Seconds: the fixed time of a message between nodes.
+  double latency = 0;
+};
+
+/// A node (one machine): devices [firstDevice, firstDevice + numDevices).
+struct NodeDescription {
+  std::string name;
+  DeviceId firstDevice = 0;
+  int32_t numDevices = 0;
+  /// NICs, shared by the node's devices for their cross-node transfers.
+  int32_t nics = 1;
+};
+
 class SystemDescription {
 public:
-  /// Names of the built-in presets: h100x4, h100x8, a100x4, cpu4 ...
+  /// Names of the built-in presets: h100x4, h100x8, a100x4, cpu4 ...,
+  /// and the multi-node h100x8-2n, h100x8-4n, cpu2-2n.
   static const std::vector<std::string> &presetNames();
   /// A built-in preset by name. Error: "unknown system preset 'x' (known:
   /// ...)".
   static std::optional<SystemDescription> preset(const std::string &name,
                                                  std::string *error = nullptr);
-  /// Parses the JSON format (docs/SystemDescription.md). Errors name the
+  /// Parses the JSON format (docs/SystemDescription.md): flat ("devices",
+  /// "links": one node) or with nodes ("nodes", "network"). Errors name the
   /// field: "system.json: devices[1].memory_bandwidth: expected a positive
-  /// number".
+  /// number", "system.json: nodes[1].nics: expected a positive integer (at
+  /// most 4096)".
   static std::optional<SystemDescription>
   parseJson(const std::string &text, const std::string &sourceName,
             std::string *error = nullptr);
@@ -113,17 +135,35 @@ public:
   static std::optional<SystemDescription>
   load(const std::string &presetOrPath, std::string *error = nullptr);
 
-  /// The same system with its first `count` devices (links kept). Fails if
-  /// count is out of [1, numDevices()].
+  /// The same system with its first `count` devices (links kept). With
+  /// nodes, each kept device stays in its node; nodes left without devices
+  /// are dropped (so count <= the first node's size gives a one-node
+  /// system), NIC counts and the network are kept. Fails if count is out of
+  /// [1, numDevices()].
   std::optional<SystemDescription> withDevices(int32_t count,
                                                std::string *error) const;
 
   const std::string &name() const { return name_; }
   int32_t numDevices() const { return static_cast<int32_t>(devices_.size()); }
   const DeviceDescription &device(DeviceId d) const { return devices_[d]; }
+  /// Between devices of different nodes: the network's per-NIC bandwidth
+  /// and latency.
   const LinkDescription &link(DeviceId from, DeviceId to) const {
     return links_[static_cast<size_t>(from) * devices_.size() + to];
   }
+
+  /// Nodes: 1 for a flat description.
+  int32_t numNodes() const {
+    return nodes_.empty() ? 1 : static_cast<int32_t>(nodes_.size());
+  }
+  /// True with two or more nodes.
+  bool hasNetwork() const { return nodes_.size() > 1; }
+  /// The nodes (empty for a flat description, which is one node).
+  const std::vector<NodeDescription> &nodes() const { return nodes_; }
+  /// The node of device `d` (0 for a flat description).
+  int32_t nodeOf(DeviceId d) const;
+  /// The network between nodes (zeros for a flat description).
+  const NetworkDescription &network() const { return network_; }
   /// Host memory and the devices' link to it. From the JSON's "host" object
   /// or the preset; when a JSON file has none: unlimited host memory and,
   /// for the link, the slowest of the device links and half the smallest
@@ -176,20 +216,30 @@ public:
   /// callers use it for "to any other device": see averageTransferCost.)
   double transferCost(DeviceId from, DeviceId to, double bytes) const;
   /// Transfer cost over the slowest link leaving `from` (the cost a
-  /// placement must assume before it knows the destination).
+  /// placement must assume before it knows the destination). With nodes:
+  /// the slowest link to another device of `from`'s node (the network
+  /// only when that node has no other device), since the simulator prices
+  /// each cross-node transfer itself from its bytes; flat: all links.
   double worstTransferCost(DeviceId from, double bytes) const;
 
   /// The simulator's view: speeds relative to device 0 (by f32 peak),
-  /// memory capacities, links in bytes per cost unit.
+  /// memory capacities, links in bytes per cost unit, nodes and network.
   System toSystem() const;
   /// Serialises to the JSON format (round-trips through parseJson).
   std::string toJson() const;
 
 private:
+  friend struct SystemNodes; // SystemNodes.cpp: parsing and presets of nodes
+  /// Groups the devices into `nodes` (consecutive, covering every device)
+  /// joined by `network`, and sets every cross-node link to the network's.
+  void setNodes(std::vector<NodeDescription> nodes, NetworkDescription network);
+
   std::string name_;
   std::vector<DeviceDescription> devices_;
   std::vector<LinkDescription> links_; // D x D, row = source; diagonal unused
   HostDescription host_;
+  std::vector<NodeDescription> nodes_; // empty: flat (one node)
+  NetworkDescription network_;
 };
 
 } // namespace doppler::placement
