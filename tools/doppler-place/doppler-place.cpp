@@ -24,6 +24,7 @@
 #include "Doppler/Placement/Search.h"
 #include "Doppler/Placement/Simulator.h"
 #include "Doppler/Placement/SystemDescription.h"
+#include "Doppler/Support/NumberFormat.h"
 #include "Doppler/Support/ParseNumber.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -161,6 +162,13 @@ cl::opt<std::string> fitEvaluationsText(
     cl::desc("Simulator runs spent making a placement fit the devices' "
              "memory (default 20000; deterministic for a seed)"),
     cl::value_desc("N"), cl::cat(category));
+cl::opt<bool> networkOutput(
+    "network",
+    cl::desc(".mlir: also simulate the placement on the --system's links "
+             "and network (link and NIC contention, transfers of the "
+             "tensors' bytes; --devices must be the system's) and report "
+             "network_makespan"),
+    cl::cat(category));
 cl::opt<bool> shortHelp("h", cl::desc("Alias for --help"), cl::Hidden,
                         cl::cat(category));
 
@@ -187,6 +195,7 @@ struct Options {
   std::string outputPath;
   double memoryLimit = 0;
   int64_t fitEvaluations = 20000;
+  bool network = false;
   doppler::GraphLoadOptions load;
 };
 
@@ -305,6 +314,7 @@ bool readValues(Options &options, std::string *error) {
                     &options.fitEvaluations, error))
     return false;
   options.json = jsonOutput;
+  options.network = networkOutput;
   options.outputPath = outputPath;
   options.load.function = functionName;
   options.load.system = systemName;
@@ -510,6 +520,35 @@ void addMemoryFigures(const Options &options, const Graph &graph,
   report.peakMemory = simulator.schedule().peakMemory;
 }
 
+/// --network: the placement's makespan on the --system's links and network
+/// (docs/SystemDescription.md, "Nodes and networks"), or nullopt and
+/// `error`.
+std::optional<double> networkMakespan(const Options &options,
+                                      const Graph &graph,
+                                      ArrayView<DeviceId> assignment,
+                                      std::string *error) {
+  std::optional<SystemDescription> description =
+      SystemDescription::load(options.load.system, error);
+  if (!description)
+    return std::nullopt;
+  if (description->numDevices() != options.devices) {
+    *error = "--network: --devices " + std::to_string(options.devices) +
+             " differs from the " + std::to_string(description->numDevices()) +
+             " devices of system '" + options.load.system + "'";
+    return std::nullopt;
+  }
+  SimulatorOptions simulation;
+  simulation.linkContention = true;
+  simulation.transferModel = TransferModel::LinkBandwidth;
+  std::optional<Simulator> simulator = Simulator::create(
+      graph, description->toSystem(), simulation, error);
+  if (!simulator) {
+    *error = "--network: " + *error;
+    return std::nullopt;
+  }
+  return simulator->run(assignment);
+}
+
 int runTool(const Options &options) {
   std::string error;
   std::optional<Graph> graph =
@@ -541,16 +580,30 @@ int runTool(const Options &options) {
   for (DeviceId d : report.assignment)
     ++report.deviceNodes[d];
   addMemoryFigures(options, *graph, report);
+  std::optional<double> network;
+  if (options.network &&
+      !(network = networkMakespan(options, *graph, report.assignment, &error)))
+    return fail(error);
 
   if (!options.outputPath.empty() &&
       !writeAssignmentFile(options.outputPath, report.assignment, ", ",
                            nullptr))
     return fail("cannot write '" + options.outputPath + "'");
 
-  if (options.json)
-    std::printf("%s\n", formatPlacementReportJson(report).c_str());
-  else
+  if (options.json) {
+    std::string json = formatPlacementReportJson(report);
+    // The report's last field is followed by its closing brace.
+    if (network)
+      json.insert(json.rfind('}'),
+                  ", \"network_makespan\": " + doppler::formatShortest(*network));
+    std::printf("%s\n", json.c_str());
+  } else {
     std::fputs(formatPlacementReportText(report).c_str(), stdout);
+    if (network)
+      std::printf("network makespan: %s (system %s)\n",
+                  doppler::formatShortest(*network).c_str(),
+                  options.load.system.c_str());
+  }
   return 0;
 }
 
