@@ -111,6 +111,45 @@ inline Result<double> timeDevices(Executor &executor, Bench &bench,
   return samples[samples.size() / 2];
 }
 
+/// Seconds a device's compute worker sits idle between two of its tasks in
+/// `bench` (the executor's hand-off: freeing, counting, queueing, popping,
+/// allocating), when each task's inputs are ready as it ends: the sum of
+/// the gaps between consecutive tasks over their number, averaged over the
+/// devices; the median of `repeat` runs after a warm-up.
+inline Result<double> timeHandOffs(Executor &executor, Bench &bench,
+                                   int repeat) {
+  std::vector<double> samples;
+  for (int run = 0; run <= repeat; ++run) {
+    Result<RunResult> result = executor.run(bench.graph, bench.inputs);
+    if (!result)
+      return result.status();
+    if (run == 0)
+      continue;
+    std::map<int, std::vector<std::pair<double, double>>> spans;
+    for (ValueId id = 0; id < bench.graph.size(); ++id) {
+      const TaskTiming &timing = result->tasks[id];
+      if (timing.ran && timing.worker == WorkerKind::Compute)
+        spans[timing.device].emplace_back(timing.start, timing.end);
+    }
+    double total = 0;
+    int devices = 0;
+    for (auto &[device, list] : spans) {
+      if (list.size() < 2)
+        continue;
+      std::sort(list.begin(), list.end());
+      double idle = 0;
+      for (size_t i = 1; i < list.size(); ++i)
+        idle += std::max(0.0, list[i].first - list[i - 1].second);
+      total += idle / static_cast<double>(list.size() - 1);
+      ++devices;
+    }
+    samples.push_back(devices ? total / devices : 0);
+  }
+  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
+                   samples.end());
+  return samples[samples.size() / 2];
+}
+
 } // namespace doppler::runtime::calibrate
 
 #endif // DOPPLER_RUNTIME_TOOLS_CALIBRATEBENCH_H

@@ -227,6 +227,65 @@ public:
     return KernelFigure{"copy", *tiny, 0};
   }
 
+  /// The hand-off between tasks, in a chain of tiny fused tasks (what the
+  /// kinds' chains include) and in a model-like graph (HandOffFigure).
+  Result<HandOffFigure> handOff() {
+    Bench chainBench(generator_);
+    for (int d = 0; d < busy_; ++d) {
+      ValueId last = chainBench.input(d, {16});
+      ValueId a = chainBench.input(d, {16}), b = chainBench.input(d, {16});
+      for (int k = 0; k < kChain; ++k) {
+        Result<ValueId> task = chainBench.graph.addFused(
+            d, "i,i,i->i", "mul(in0, in1); add(s0, in2)", {last, a, b});
+        if (!task)
+          return task.status();
+        last = *task;
+      }
+      if (Status status = chainBench.graph.markOutput(last); !status)
+        return status;
+    }
+    Result<double> chain = timeHandOffs(executor_, chainBench, repeat_);
+    if (!chain)
+      return chain.status();
+    // Layers of a residual block as the frontend emits them: a GEMM on the
+    // layer's own weights (kLayers x 256 KB, more than a core's L2), a
+    // fused bias + relu + residual, a row reduction and a broadcast
+    // subtraction. Values have two readers and are freed as they die.
+    Bench model(generator_);
+    constexpr int kLayers = 24;
+    for (int d = 0; d < busy_; ++d) {
+      ValueId x = model.input(d, {32, 256});
+      for (int l = 0; l < kLayers; ++l) {
+        ValueId w = model.input(d, {256, 256}, ElementType::F32, -0.06, 0.06);
+        ValueId bias = model.input(d, {256});
+        Result<ValueId> h = model.graph.addEinsum(
+            d, "ij,jk->ik", JoinKind::Mul, AggKind::Add, {x, w});
+        if (!h)
+          return h.status();
+        Result<ValueId> g = model.graph.addFused(
+            d, "ij,j,ij->ij", "add(in0, in1); relu(s0); add(s1, in2)",
+            {*h, bias, x});
+        if (!g)
+          return g.status();
+        Result<ValueId> mean = model.graph.addEinsum(
+            d, "ij->i", JoinKind::Identity, AggKind::Add, {*g});
+        if (!mean)
+          return mean.status();
+        Result<ValueId> next = model.graph.addEinsum(
+            d, "ij,i->ij", JoinKind::Sub, std::nullopt, {*g, *mean});
+        if (!next)
+          return next.status();
+        x = *next;
+      }
+      if (Status status = model.graph.markOutput(x); !status)
+        return status;
+    }
+    Result<double> modelGap = timeHandOffs(executor_, model, repeat_);
+    if (!modelGap)
+      return modelGap.status();
+    return HandOffFigure{*chain, *modelGap};
+  }
+
 private:
   Executor &executor_;
   std::mt19937_64 &generator_;
@@ -269,6 +328,13 @@ measureKernels(Executor &executor, std::mt19937_64 &generator, int busy,
     figures.push_back(*figure);
   }
   return figures;
+}
+
+Result<HandOffFigure> measureHandOff(Executor &executor,
+                                     std::mt19937_64 &generator, int busy,
+                                     int repeat) {
+  KernelCalibrator calibrator(executor, generator, busy, repeat);
+  return calibrator.handOff();
 }
 
 } // namespace doppler::runtime::calibrate

@@ -51,6 +51,25 @@ struct KernelFigure {
   double halfSize = 0;
 };
 
+/// The executor's idle time between two dependent tasks of one device, in
+/// seconds: in a chain of tiny tasks, all hot in cache (what the kinds'
+/// overheads above include), and in a model-like graph (layers of a GEMM on
+/// its own weights, a fused bias + relu + residual, a reduction and a
+/// broadcast: values with two readers, weights beyond the core's caches).
+/// The zoo's models at D = 1 idle 0.3-0.55 us per task against 0.19 in a
+/// chain; doppler-calibrate adds the difference to every kind's overhead
+/// and to launch_overhead.
+struct HandOffFigure {
+  double chain = 0;
+  double model = 0;
+  /// What the overheads lack: model - chain, never negative.
+  double extra() const { return model > chain ? model - chain : 0; }
+};
+
+Result<HandOffFigure> measureHandOff(Executor &executor,
+                                     std::mt19937_64 &generator, int busy,
+                                     int repeat);
+
 /// Fits rate(s) = rInf * s / (s + half) through two measured (side, rate)
 /// points, the larger side first; false (and nothing set) when the points
 /// do not fit it (the smaller side is not slower, or noise).

@@ -17,8 +17,14 @@
 //                       einsums of J cache-resident f32 elements:
 //                       128 J / (time - 128 launch_overhead);
 //   links latency       from the end of a one-element producer on device 0
-//                       to the end of its copy on device 1;
+//                       to the start of its consumer on device 1 (the copy
+//                       and the idle consumer's wake-up);
 //   links bandwidth     the same for a B-byte value: B / (time - latency).
+//   hand-off            the worker's idle time between dependent tasks in
+//                       a model-like graph, less that in a chain of tiny
+//                       tasks (which the overheads above already include),
+//                       added to launch_overhead and every kind's overhead
+//                       (CalibrateKernels.h: HandOffFigure).
 //
 // The einsums of one figure are independent, so a device's worker runs them
 // back to back. Each run is timed per device, from its first task's start
@@ -167,6 +173,7 @@ struct Figures {
   double latency = 0;
   double linkBandwidth = 0;
   std::vector<KernelFigure> kernels;
+  HandOffFigure handOff;
 };
 
 /// Times benches on the CPU backend's devices; each measure*() sets one
@@ -309,6 +316,20 @@ public:
     return Status();
   }
 
+  /// The hand-off a model's graph pays beyond a chain's: added to every
+  /// per-task overhead (last: the rates above subtract the chain's).
+  Status measureHandOffs(Figures &figures) {
+    Result<HandOffFigure> handOff =
+        measureHandOff(executor_, generator_, busy_, repeat_);
+    if (!handOff)
+      return handOff.status();
+    figures.handOff = *handOff;
+    figures.overhead += handOff->extra();
+    for (KernelFigure &kernel : figures.kernels)
+      kernel.overhead += handOff->extra();
+    return Status();
+  }
+
   /// Links, one transfer at a time on idle devices: latency from the end of
   /// a tiny producer on device 0 to the end of its copy on device 1 (the
   /// copy worker's wake-up and hand-off); bandwidth from the same for a
@@ -348,7 +369,11 @@ private:
     ValueId produced =
         *bench.graph.addEinsum(0, "i->i", JoinKind::Neg, std::nullopt, {x});
     ValueId moved = *bench.graph.addTransfer(produced, 1);
-    if (Status status = bench.graph.markOutput(moved); !status)
+    // The hop a placed program pays: until the consumer on the other
+    // device starts (its idle worker woken), not only until the copy ends.
+    ValueId consumer =
+        *bench.graph.addEinsum(1, "i->i", JoinKind::Neg, std::nullopt, {moved});
+    if (Status status = bench.graph.markOutput(consumer); !status)
       return status;
     std::vector<double> samples;
     for (int run = 0; run <= repeat_; ++run) {
@@ -356,7 +381,7 @@ private:
       if (!result)
         return result.status();
       if (run > 0) // the first run is a warm-up
-        samples.push_back(result->tasks[moved].end -
+        samples.push_back(result->tasks[consumer].start -
                           result->tasks[produced].end);
     }
     std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
@@ -459,6 +484,11 @@ void printFigures(const Options &options, const Figures &figures, int busy,
                         : std::string())
                 << ")";
   }
+  std::cout << "\n  hand-off between dependent tasks: "
+            << formatSignificant(figures.handOff.model * 1e6, 3)
+            << " us in a model-like graph, "
+            << formatSignificant(figures.handOff.chain * 1e6, 3)
+            << " in a chain (the difference is in every overhead above)";
   std::cout << "\n  link: latency "
             << formatSignificant(figures.latency * 1e6, 3) << " us, bandwidth "
             << formatSignificant(figures.linkBandwidth / 1e9, 4)
@@ -496,7 +526,8 @@ int runCalibration(int argc, char **argv) {
   for (Status (Calibrator::*measure)(Figures &) :
        {&Calibrator::measureOverhead, &Calibrator::measureContractions,
         &Calibrator::measureBandwidth, &Calibrator::measureJoins,
-        &Calibrator::measureKernelCosts, &Calibrator::measureLinks})
+        &Calibrator::measureKernelCosts, &Calibrator::measureLinks,
+        &Calibrator::measureHandOffs})
     if (Status status = (calibrator.*measure)(figures); !status)
       return fail(status.message());
 
@@ -518,6 +549,9 @@ int runCalibration(int argc, char **argv) {
                              {"transfer_bytes", options.transferBytes},
                              {"repeat", options.repeat},
                              {"busy_devices", busy},
+                             {"hand_off_s",
+                              {{"chain", figures.handOff.chain},
+                               {"model", figures.handOff.model}}},
                              {"host_cores", cores}};
     if (!options.output.empty())
       report["output"] = options.output;
