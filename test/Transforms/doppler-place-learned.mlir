@@ -29,11 +29,12 @@
 // GREEDY: remark: placed 4 ops on 2 devices with doppler (greedy, embedded model): predicted makespan
 // The first function's greedy placement is at the lower bound (the search
 // stops after its first run); the second's 1600 runs are 200 per (op,
-// device).
+// device). Everything on one device ("single", the serial time 10) is a
+// start too.
 // BUDGET: remark: placed 4 ops on 2 devices with doppler (greedy, embedded model, within 1 simulator run): predicted makespan 5, lower bound 5
-// BUDGET: remark: budget: doppler greedy 5 (best), critical-path 5, join-aware 5; refined 5 -> 5 in 1 run,
+// BUDGET: remark: budget: doppler greedy 5 (best), critical-path 5, join-aware 5, single 10; refined 5 -> 5 in 1 run,
 // BUDGET: remark: placed 4 ops on 2 devices with doppler (greedy, embedded model, within 1600 simulator runs): predicted makespan 6.5, lower bound 6
-// BUDGET: remark: budget: doppler greedy 6.5 (best), critical-path 6.5, join-aware 6.5; refined 6.5 -> 6.5 in 1600 runs
+// BUDGET: remark: budget: doppler greedy 6.5 (best), critical-path 6.5, join-aware 6.5, single 10; refined 6.5 -> 6.5 in 1600 runs
 // TIMED-COUNT-2: remark: budget: doppler greedy
 // SAMPLED: remark: placed 4 ops on 3 devices with doppler (best of 6 rollouts, embedded model, within {{[0-9]+}} simulator runs)
 func.func @two_chains() -> (!doppler.value, !doppler.value) {

@@ -82,14 +82,19 @@ TEST(BudgetTest, TheLearnedPolicyStartsFromItsPriorsToo) {
   std::string error;
   auto placed = placeWithinBudget(judge, *graph, 4, options, &error);
   ASSERT_TRUE(placed) << error;
-  ASSERT_EQ(placed->starts.size(), 3u);
+  ASSERT_EQ(placed->starts.size(), 4u);
   EXPECT_EQ(placed->starts[0].name, "doppler greedy");
   EXPECT_EQ(placed->starts[1].name, "critical-path");
   EXPECT_EQ(placed->starts[2].name, "join-aware");
+  EXPECT_EQ(placed->starts[3].name, "single");
+  // Everything on one device: the graph's serial time.
+  EXPECT_EQ(placed->starts[3].makespan,
+            judge.run(std::vector<DeviceId>(graph->numNodes(), 0)));
   // The best start is refined, and the result is no worse than any start.
   double best = std::min({placed->starts[0].makespan,
                           placed->starts[1].makespan,
-                          placed->starts[2].makespan});
+                          placed->starts[2].makespan,
+                          placed->starts[3].makespan});
   EXPECT_EQ(placed->starts[placed->best].makespan, best);
   ASSERT_TRUE(placed->refinement);
   EXPECT_EQ(placed->refinement->initialMakespan, best);

@@ -87,8 +87,11 @@ std::optional<BudgetedPlacement> doppler::placement::placeWithinBudget(
 
   const bool budgeted = options.evaluations > 0 || options.seconds > 0;
   // The learned policy's priors as starts too: a budgeted default is then
-  // never worse than either heuristic.
-  if (learned && budgeted)
+  // never worse than either heuristic. And everything on one device: a
+  // program of small ops (the zoo's models on a CPU, where a hop between
+  // devices costs 10 us) may run fastest unsplit, and a placement on D
+  // devices should never be predicted slower than on one.
+  if (learned && budgeted) {
     for (const char *prior : {"critical-path", "join-aware"}) {
       std::optional<std::vector<DeviceId>> start = placeWithPolicy(
           prior, graph, numDevices, options.heuristic, error);
@@ -96,6 +99,9 @@ std::optional<BudgetedPlacement> doppler::placement::placeWithinBudget(
         return std::nullopt;
       addStart(prior, std::move(*start));
     }
+    if (numDevices > 1)
+      addStart("single", placeSingle(graph, numDevices));
+  }
   // The first of the least makespans: the policy's own on a tie.
   placed.best = static_cast<size_t>(
       std::min_element(placed.starts.begin(), placed.starts.end(),
