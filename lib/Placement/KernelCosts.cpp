@@ -54,7 +54,8 @@ parseKernelCosts(const nlohmann::json &object, const std::string &where,
     const nlohmann::json &entry = it.value();
     if (!entry.is_object())
       return Error{field, "expected an object with overhead (seconds per "
-                          "task), flops (FLOP/s) and/or half_size"};
+                          "task), flops (FLOP/s), half_size and/or "
+                          "gemv_bandwidth"};
     KernelCost cost;
     for (auto e = entry.begin(); e != entry.end(); ++e) {
       if (e.key() == "overhead") {
@@ -72,9 +73,15 @@ parseKernelCosts(const nlohmann::json &object, const std::string &where,
           return Error{field + ".half_size",
                        "expected a non-negative number (a GEMM side)"};
         cost.halfSize = e.value().get<double>();
+      } else if (e.key() == "gemv_bandwidth") {
+        if (!number(e.value()) || e.value().get<double>() <= 0)
+          return Error{field + ".gemv_bandwidth",
+                       "expected a positive number of bytes per second"};
+        cost.gemvBandwidth = e.value().get<double>();
       } else {
         return Error{field + "." + e.key(),
-                     "unknown field (expected overhead, flops, half_size)"};
+                     "unknown field (expected overhead, flops, half_size, "
+                     "gemv_bandwidth)"};
       }
     }
     table[static_cast<unsigned>(*kind)] = cost;
@@ -95,6 +102,8 @@ nlohmann::json kernelCostsJson(const KernelCostTable &table) {
       entry["flops"] = cost.flops;
     if (cost.halfSize > 0)
       entry["half_size"] = cost.halfSize;
+    if (cost.gemvBandwidth > 0)
+      entry["gemv_bandwidth"] = cost.gemvBandwidth;
     object[std::string(kernelKindName(static_cast<KernelKind>(k)))] = entry;
   }
   return object;

@@ -595,7 +595,7 @@ double SystemDescription::computeCost(DeviceId d, double flops,
   const DeviceDescription &device = devices_[d];
   double seconds = std::max(flops / device.flopsFor(kind, elementType,
                                                     gemmSize),
-                            bytesMoved / device.memoryBandwidth) +
+                            bytesMoved / device.bandwidthFor(kind, gemmSize)) +
                    device.overheadFor(kind);
   return seconds * kCostUnitsPerSecond;
 }

@@ -51,6 +51,15 @@ public:
     return id;
   }
 
+  /// An input of `shape` on `device` whose every element is `value`
+  /// (large operands whose values do not matter to a timing).
+  ValueId filled(int device, Shape shape, float value) {
+    ValueId id = *graph.addInput(device, shape, ElementType::F32);
+    std::vector<float> &data = f32_.emplace_back(numElements(shape), value);
+    inputs[id] = data.data();
+    return id;
+  }
+
   TaskGraph graph;
   InputBindings inputs;
 

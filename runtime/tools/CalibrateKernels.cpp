@@ -196,6 +196,22 @@ public:
       figure.flops = rInf;
       figure.halfSize = half;
     }
+    // Matrix-vector products stream their matrix: a model's weights, read
+    // once per run from beyond the caches.
+    // As a linear layer lays its weights out ([out, in]: "ij,kj->ik"),
+    // each output a dot product along a row of the matrix.
+    constexpr int64_t kGemvRows = 4096, kGemvColumns = 512;
+    Result<double> gemv = independent([&](Bench &bench, int d) {
+      ValueId v = bench.filled(d, {1, kGemvRows}, 0.5f);
+      ValueId m = bench.filled(d, {kGemvColumns, kGemvRows}, 0.25f);
+      return bench.graph.addEinsum(d, "ij,kj->ik", JoinKind::Mul, AggKind::Add,
+                                   {v, m});
+    });
+    if (!gemv)
+      return gemv.status();
+    figure.gemvBandwidth =
+        4.0 * (kGemvRows * kGemvColumns + kGemvRows + kGemvColumns) /
+        computeTime(*gemv, figure.overhead);
     return figure;
   }
 
@@ -327,6 +343,11 @@ measureKernels(Executor &executor, std::mt19937_64 &generator, int busy,
       return figure.status();
     figures.push_back(*figure);
   }
+  // A convolution on a 1x1 output is the contraction's matrix-vector
+  // product (im2col, then ?gemv on the weights).
+  for (KernelFigure &figure : figures)
+    if (figure.kind == "conv")
+      figure.gemvBandwidth = figures.front().gemvBandwidth;
   return figures;
 }
 

@@ -9,6 +9,12 @@
 //   contraction  overhead: a chain of 16x16x16 mul/add contractions, less
 //                their FLOPs at the f32 peak; half_size: 512 x 512 by
 //                512 x 8 contractions against the peak (at --gemm-size);
+//                gemv_bandwidth: 1 x 4096 by 512 x 4096 (transposed, as a
+//                linear layer holds its weights) products, each on
+//                its own 8 MB matrix (64 MB per device, beyond a core's
+//                share of the caches), bytes read and written per second
+//                (convolutions get the same figure: one on a 1x1 output is
+//                the same matrix-vector product);
 //   fused        overhead: a chain of 3-input fused tasks of 16 elements;
 //   copy         overhead: a chain of 16-element reshapes (slices,
 //                assembles and reshapes are one strided copy each);
@@ -49,6 +55,9 @@ struct KernelFigure {
   /// Hockney's half-performance length of its GEMM (0: none): see
   /// Doppler/Placement/KernelCosts.h.
   double halfSize = 0;
+  /// Bytes per second of a matrix-vector product's matrix stream (0: not
+  /// measured).
+  double gemvBandwidth = 0;
 };
 
 /// The executor's idle time between two dependent tasks of one device, in

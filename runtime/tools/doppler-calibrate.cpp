@@ -430,6 +430,8 @@ nlohmann::json describeSystem(const Options &options, const Figures &figures) {
       entry["flops"] = kernel.flops;
     if (kernel.halfSize > 0)
       entry["half_size"] = kernel.halfSize;
+    if (kernel.gemvBandwidth > 0)
+      entry["gemv_bandwidth"] = kernel.gemvBandwidth;
     kernels[kernel.kind] = entry;
   }
   const double *peak = figures.peak;
@@ -483,6 +485,9 @@ void printFigures(const Options &options, const Figures &figures, int busy,
                         ? ", half at " + formatSignificant(kernel.halfSize, 3)
                         : std::string())
                 << ")";
+    if (kernel.gemvBandwidth > 0)
+      std::cout << " [gemv " << formatSignificant(kernel.gemvBandwidth / 1e9, 3)
+                << " GB/s]";
   }
   std::cout << "\n  hand-off between dependent tasks: "
             << formatSignificant(figures.handOff.model * 1e6, 3)

@@ -72,6 +72,20 @@ TEST(KernelCosts, ParsedKindsPriceTheirTasks) {
               42.0, 1e-9);
   // Without a kind: the roofline at the peak, 10 us + 0.3.
   EXPECT_NEAR(system->computeCost(0, 1e6, 1e5, "f32"), 10.3, 1e-9);
+  // A matrix-vector product (size 0) streams at the kind's gemv_bandwidth
+  // where given: 1e6 bytes at 1e10 B/s = 100 us + 2; other sizes and kinds
+  // keep memory_bandwidth (2e10 here: 50 us).
+  system = SystemDescription::parseJson(
+      withKernels(R"({"conv": {"overhead": 2e-6, "flops": 5e10,
+                               "gemv_bandwidth": 1e10}})"),
+      "sys.json", &error);
+  ASSERT_TRUE(system) << error;
+  EXPECT_NEAR(system->computeCost(0, 1e3, 1e6, "f32", KernelKind::Conv, 0),
+              102.0, 1e-9);
+  EXPECT_NEAR(system->computeCost(0, 1e3, 1e6, "f32", KernelKind::Conv, 4),
+              52.0, 1e-9);
+  EXPECT_DOUBLE_EQ(system->device(0).bandwidthFor(KernelKind::Pool, 0),
+                   system->device(0).memoryBandwidth);
   // A kind without entries is the roofline exactly.
   EXPECT_DOUBLE_EQ(
       system->computeCost(0, 1e6, 1e5, "f32", KernelKind::Contraction, 8),
@@ -91,7 +105,8 @@ TEST(KernelCosts, RoundTripsThroughJson) {
   std::string error;
   auto system = SystemDescription::parseJson(
       withKernels(R"({"contraction": {"overhead": 5e-7, "flops": 8e10,
-                                      "half_size": 10.5},
+                                      "half_size": 10.5,
+                                      "gemv_bandwidth": 2.5e10},
                       "pool": {"flops": 1.3e9}})"),
       "sys.json", &error);
   ASSERT_TRUE(system) << error;
@@ -103,7 +118,9 @@ TEST(KernelCosts, RoundTripsThroughJson) {
     EXPECT_EQ(a.overhead, b.overhead) << k;
     EXPECT_EQ(a.flops, b.flops) << k;
     EXPECT_EQ(a.halfSize, b.halfSize) << k;
+    EXPECT_EQ(a.gemvBandwidth, b.gemvBandwidth) << k;
   }
+  EXPECT_DOUBLE_EQ(again->device(1).kernels[0].gemvBandwidth, 2.5e10);
   EXPECT_DOUBLE_EQ(again->device(1).kernels[0].halfSize, 10.5);
 }
 
@@ -117,7 +134,8 @@ TEST(KernelCosts, ErrorsNameTheField) {
             "contraction, fused, copy, conv, depthwise, pool)");
   EXPECT_EQ(jsonError(withKernels(R"({"conv": 3})")),
             "sys.json: devices[0].kernels.conv: expected an object with "
-            "overhead (seconds per task), flops (FLOP/s) and/or half_size");
+            "overhead (seconds per task), flops (FLOP/s), half_size and/or "
+            "gemv_bandwidth");
   EXPECT_EQ(jsonError(withKernels(R"({"conv": {"overhead": -1}})")),
             "sys.json: devices[0].kernels.conv.overhead: expected a "
             "non-negative number of seconds");
@@ -129,7 +147,11 @@ TEST(KernelCosts, ErrorsNameTheField) {
             "non-negative number (a GEMM side)");
   EXPECT_EQ(jsonError(withKernels(R"({"conv": {"rate": 1}})")),
             "sys.json: devices[0].kernels.conv.rate: unknown field (expected "
-            "overhead, flops, half_size)");
+            "overhead, flops, half_size, gemv_bandwidth)");
+  EXPECT_EQ(
+      jsonError(withKernels(R"({"contraction": {"gemv_bandwidth": -2}})")),
+      "sys.json: devices[0].kernels.contraction.gemv_bandwidth: expected a "
+      "positive number of bytes per second");
 }
 
 } // namespace

@@ -56,10 +56,18 @@ struct KernelCost {
   /// channel; one position is the slowest). 0: not given (every size runs
   /// at the rate).
   double halfSize = 0;
+  /// Contractions and convolutions that are matrix-vector products (a GEMM
+  /// side of 1: the size the cost model passes is 0) stream their matrix
+  /// once, from memory beyond the caches for a model's weights: bytes per
+  /// second of that stream. 0: not given (the device's memory_bandwidth).
+  double gemvBandwidth = 0;
 
   bool hasOverhead() const { return overhead >= 0; }
   bool hasFlops() const { return flops > 0; }
-  bool empty() const { return !hasOverhead() && !hasFlops() && halfSize <= 0; }
+  bool empty() const {
+    return !hasOverhead() && !hasFlops() && halfSize <= 0 &&
+           gemvBandwidth <= 0;
+  }
   /// The rate of a task of size `size` (0: unknown or exempt), given the
   /// kind's full rate `rate`.
   double rateAt(double rate, double size) const {

@@ -79,6 +79,19 @@ struct DeviceDescription {
     return cost.rateAt(cost.hasFlops() ? cost.flops : peakFor(elementType),
                        gemmSize);
   }
+  /// Bytes per second a task of `kind` streams at: the kind's
+  /// gemv_bandwidth for a matrix-vector product (a contraction or
+  /// convolution of size 0; KernelCost::gemvBandwidth), else
+  /// memoryBandwidth.
+  double bandwidthFor(std::optional<KernelKind> kind, double gemmSize) const {
+    if (kind && gemmSize <= 0 &&
+        (*kind == KernelKind::Contraction || *kind == KernelKind::Conv)) {
+      const KernelCost &cost = kernels[static_cast<unsigned>(*kind)];
+      if (cost.gemvBandwidth > 0)
+        return cost.gemvBandwidth;
+    }
+    return memoryBandwidth;
+  }
 };
 
 struct LinkDescription {
