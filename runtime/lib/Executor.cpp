@@ -141,7 +141,7 @@ void Executor::Impl::workerLoop(ReadyQueue &queue, int device, WorkerKind kind,
       int64_t before = queue.runnable();
       id = queue.pop();
       // The popped task now counts as running.
-      run->active.fetch_add(queue.runnable() - before + 1);
+      run->addActive(queue.runnable() - before + 1);
     }
     runTask(*run, queue, id, kind, lane);
   }
@@ -177,7 +177,7 @@ void Executor::Impl::enqueue(RunState &run, ValueId id) {
     std::lock_guard<std::mutex> lock(queue.mutex);
     int64_t before = queue.runnable();
     queue.push(id, task.priority);
-    run.active.fetch_add(queue.runnable() - before);
+    run.addActive(queue.runnable() - before);
     wake = queue.sleepers > 0 && !queue.empty();
   }
   // A worker that is not asleep will find the task without a wake-up; this
@@ -282,9 +282,9 @@ void Executor::Impl::finishTask(RunState &run, ValueId id) {
       enqueue(run, dependent);
   // This task counts in `remaining` until the end, so a stall found here
   // leaves the run alive while it is handled.
-  if (run.active.fetch_sub(1, std::memory_order_acq_rel) == 1)
+  if (run.releaseActive())
     onStall(run);
-  if (run.remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  if (run.finishOne(run.graph.task(id).device)) {
     // The lock pairs with the waiter's predicate check: no lost wake-up.
     std::lock_guard<std::mutex> lock(doneMutex);
     done.notify_all();
@@ -403,7 +403,8 @@ Status Executor::Impl::uploadInputs(RunState &run,
     for (ValueId trigger : task.after)
       pending += graph.task(trigger).kind != TaskKind::Input;
     run.pendingInputs[id].store(pending);
-    run.remaining.fetch_add(1);
+    if (run.deviceRemaining[task.device].value.fetch_add(1) == 0)
+      run.remaining.fetch_add(1);
   }
   return Status();
 }
@@ -548,10 +549,10 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
   if (run.remaining.load() > 0) {
     // This thread counts as active while it queues the first tasks: one of
     // them parking before the next is queued is no deadlock.
-    run.active.fetch_add(1);
+    run.addActive(1);
     for (ValueId id : readyAtStart)
       enqueue(run, id);
-    if (run.active.fetch_sub(1) == 1)
+    if (run.releaseActive())
       onStall(run);
     if (!waitForRun(run)) {
       // A task never returned: its thread still uses the run's state and

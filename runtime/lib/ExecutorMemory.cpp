@@ -21,11 +21,11 @@ void Executor::Impl::unpark(RunState &run, ValueId id) {
       // The task stayed at the head of its sequence: unblock the queue.
       int64_t before = queue.runnable();
       queue.blocked = false;
-      run.active.fetch_add(queue.runnable() - before);
+      run.addActive(queue.runnable() - before);
     } else {
       int64_t before = queue.runnable();
       queue.push(id, task.priority);
-      run.active.fetch_add(queue.runnable() - before);
+      run.addActive(queue.runnable() - before);
     }
     wake = queue.sleepers > 0;
   }
@@ -144,7 +144,7 @@ Executor::Impl::Admission Executor::Impl::admit(RunState &run,
         queue.unpop(id);
         queue.blocked = true;
       }
-      run.active.fetch_add(queue.runnable() - before);
+      run.addActive(queue.runnable() - before);
       wake = queue.sleepers > 0 && !queue.empty();
     }
     if (wake)
@@ -186,7 +186,7 @@ Executor::Impl::Admission Executor::Impl::admit(RunState &run,
     settle(true);
   }
   // No longer running: parked.
-  if (run.active.fetch_sub(1) == 1)
+  if (run.releaseActive())
     onStall(run);
   return Admission::Parked;
 }
