@@ -84,6 +84,36 @@ inline Status addIndependent(Bench &bench, int count,
   return bench.graph.markOutput(last);
 }
 
+/// The median over `repeat` runs of `bench`, after a warm-up run (page
+/// faults, kernel plans), of `sample` of each run's result.
+inline Result<double>
+medianOverRuns(Executor &executor, Bench &bench, int repeat,
+               const std::function<double(const RunResult &)> &sample) {
+  std::vector<double> samples;
+  for (int run = 0; run <= repeat; ++run) {
+    Result<RunResult> result = executor.run(bench.graph, bench.inputs);
+    if (!result)
+      return result.status();
+    if (run > 0)
+      samples.push_back(sample(*result));
+  }
+  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
+                   samples.end());
+  return samples[samples.size() / 2];
+}
+
+/// Per device, the (start, end) of each compute task `result` ran.
+inline std::map<int, std::vector<std::pair<double, double>>>
+computeSpans(const TaskGraph &graph, const RunResult &result) {
+  std::map<int, std::vector<std::pair<double, double>>> spans;
+  for (ValueId id = 0; id < graph.size(); ++id) {
+    const TaskTiming &timing = result.tasks[id];
+    if (timing.ran && timing.worker == WorkerKind::Compute)
+      spans[timing.device].emplace_back(timing.start, timing.end);
+  }
+  return spans;
+}
+
 /// Seconds a device spends on its share of `bench`: from its first task's
 /// start to its last task's end, averaged over the devices that ran tasks;
 /// the median of `repeat` runs after a warm-up. Unlike the makespan, this
@@ -91,33 +121,19 @@ inline Status addIndependent(Bench &bench, int count,
 /// milliseconds and says nothing about the device's rate.
 inline Result<double> timeDevices(Executor &executor, Bench &bench,
                                   int repeat) {
-  std::vector<double> samples;
-  for (int run = 0; run <= repeat; ++run) {
-    Result<RunResult> result = executor.run(bench.graph, bench.inputs);
-    if (!result)
-      return result.status();
-    if (run == 0)
-      continue; // warm-up: page faults, kernel plans
-    std::map<int, std::pair<double, double>> spans;
-    for (ValueId id = 0; id < bench.graph.size(); ++id) {
-      const TaskTiming &timing = result->tasks[id];
-      if (!timing.ran || timing.worker != WorkerKind::Compute)
-        continue;
-      auto [it, fresh] =
-          spans.try_emplace(timing.device, timing.start, timing.end);
-      if (!fresh) {
-        it->second.first = std::min(it->second.first, timing.start);
-        it->second.second = std::max(it->second.second, timing.end);
-      }
-    }
+  return medianOverRuns(executor, bench, repeat, [&](const RunResult &run) {
+    auto spans = computeSpans(bench.graph, run);
     double total = 0;
-    for (const auto &[device, span] : spans)
-      total += span.second - span.first;
-    samples.push_back(spans.empty() ? 0 : total / spans.size());
-  }
-  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
-                   samples.end());
-  return samples[samples.size() / 2];
+    for (const auto &[device, list] : spans) {
+      double first = list.front().first, last = list.front().second;
+      for (const auto &[start, end] : list) {
+        first = std::min(first, start);
+        last = std::max(last, end);
+      }
+      total += last - first;
+    }
+    return spans.empty() ? 0 : total / static_cast<double>(spans.size());
+  });
 }
 
 /// Seconds a device's compute worker sits idle between two of its tasks in
@@ -127,22 +143,10 @@ inline Result<double> timeDevices(Executor &executor, Bench &bench,
 /// devices; the median of `repeat` runs after a warm-up.
 inline Result<double> timeHandOffs(Executor &executor, Bench &bench,
                                    int repeat) {
-  std::vector<double> samples;
-  for (int run = 0; run <= repeat; ++run) {
-    Result<RunResult> result = executor.run(bench.graph, bench.inputs);
-    if (!result)
-      return result.status();
-    if (run == 0)
-      continue;
-    std::map<int, std::vector<std::pair<double, double>>> spans;
-    for (ValueId id = 0; id < bench.graph.size(); ++id) {
-      const TaskTiming &timing = result->tasks[id];
-      if (timing.ran && timing.worker == WorkerKind::Compute)
-        spans[timing.device].emplace_back(timing.start, timing.end);
-    }
+  return medianOverRuns(executor, bench, repeat, [&](const RunResult &run) {
     double total = 0;
     int devices = 0;
-    for (auto &[device, list] : spans) {
+    for (auto &[device, list] : computeSpans(bench.graph, run)) {
       if (list.size() < 2)
         continue;
       std::sort(list.begin(), list.end());
@@ -152,11 +156,8 @@ inline Result<double> timeHandOffs(Executor &executor, Bench &bench,
       total += idle / static_cast<double>(list.size() - 1);
       ++devices;
     }
-    samples.push_back(devices ? total / devices : 0);
-  }
-  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
-                   samples.end());
-  return samples[samples.size() / 2];
+    return devices ? total / devices : 0;
+  });
 }
 
 } // namespace doppler::runtime::calibrate
