@@ -15,6 +15,13 @@ beside predicted.
     python3 scripts/decompose_table.py --quick              # smoke test
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 build/torch-venv/bin/python \\
         scripts/decompose_table.py --zoo resnet18 gpt2 --systems cpu4 --measure
+
+System "host" is this machine's calibrated description for D devices (what
+doppler.run uses by default; doppler-calibrate runs once per D and caches
+it), so that the measured and the predicted columns speak of one machine:
+
+    ... scripts/decompose_table.py --examples --zoo resnet18 gpt2 \\
+        --systems host --devices 2 --parts auto 1 2 4 --measure
 """
 
 import argparse
@@ -48,6 +55,16 @@ def export_zoo(name, directory):
     with open(path, "w") as f:
         f.write(doppler.export(model, args))
     return path
+
+
+def resolve_system(system, devices):
+    """A preset or file as given; "host": this machine's calibrated
+    description for `devices` CPU devices (doppler.host)."""
+    if system != "host":
+        return system
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    from doppler import host
+    return host.host_system(devices)
 
 
 def place(opt, source, system, devices, parts, budget, output, timeout):
@@ -114,20 +131,22 @@ def main(argv=None):
             for system in args.systems:
                 for devices in args.devices:
                     rows, auto = [], None
+                    description = resolve_system(system, devices)
                     for parts in args.parts:
                         placed = os.path.join(tmp, "placed.mlir")
-                        ops, makespan, transfers = place(opt, source, system, devices,
-                                                         parts, args.budget, placed,
-                                                         args.timeout)
-                        seconds = decompose_seconds(opt, source, system, devices, parts,
-                                                    args.timeout)
+                        ops, makespan, transfers = place(opt, source, description,
+                                                         devices, parts, args.budget,
+                                                         placed, args.timeout)
+                        seconds = decompose_seconds(opt, source, description, devices,
+                                                    parts, args.timeout)
                         if parts == "auto":
                             auto = makespan
                         row = [name, system, devices, parts, f"{makespan:.6g}", None, ops,
                                transfers, f"{seconds:.2f}"]
                         if args.measure:
                             measured = (measure(runner, placed, args.repeat, args.timeout)
-                                        if system.startswith("cpu") else None)
+                                        if system == "host" or system.startswith("cpu")
+                                        else None)
                             # Costs are microseconds; doppler-run reports seconds.
                             row += ["-" if measured is None else f"{measured:.4g}",
                                     "-" if measured is None
