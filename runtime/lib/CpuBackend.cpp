@@ -156,6 +156,9 @@ public:
   }
 
   std::string_view name() const override { return "cpu"; }
+  // Tasks run to completion on the calling worker: a view is ready when
+  // its input is.
+  bool supportsViews() const override { return true; }
 
   Status attachWorker(int device, WorkerKind kind, int) override {
 #if defined(__linux__)

@@ -208,8 +208,10 @@ Status Executor::Impl::executeTask(RunState &run, ValueId id, WorkerKind kind,
     }
     return injectedFailure(run.faultKind, run.graph.byteSize(id));
   }
-  if (Status status = allocateValue(run, id); !status)
-    return status;
+  const bool view = run.viewOf[id] >= 0;
+  if (!view)
+    if (Status status = allocateValue(run, id); !status)
+      return status;
   // Reused per worker thread: no allocation per task.
   thread_local std::vector<DeviceBuffer> inputBuffers;
   inputBuffers.clear();
@@ -226,7 +228,11 @@ Status Executor::Impl::executeTask(RunState &run, ValueId id, WorkerKind kind,
   Clock::time_point start = Clock::now();
   slot.sinceNs.store(nowNs(), std::memory_order_relaxed);
   slot.task.store(id, std::memory_order_release);
-  Status status = backend->execute(launch);
+  Status status;
+  if (view)
+    bindView(run, id);
+  else
+    status = backend->execute(launch);
   slot.task.store(-1, std::memory_order_release);
   Clock::time_point end = Clock::now();
   TaskTiming &timing = run.timings[id];
@@ -263,9 +269,11 @@ void Executor::Impl::runTask(RunState &run, ReadyQueue &queue, ValueId id,
 
 void Executor::Impl::finishTask(RunState &run, ValueId id) {
   const TaskGraph &graph = run.graph;
-  // Free first, so that the tasks woken below find the memory available.
+  // Free first, so that the tasks woken below find the memory available. A
+  // bound view keeps its input's reader reference until it dies itself.
   for (ValueId input : graph.task(id).uniqueInputs)
-    if (run.pendingReaders[input].fetch_sub(1, std::memory_order_acq_rel) ==
+    if (!(run.isView[id] && input == run.viewOf[id]) &&
+        run.pendingReaders[input].fetch_sub(1, std::memory_order_acq_rel) ==
             1 &&
         !graph.isOutput(input))
       freeValue(run, input);
@@ -422,7 +430,7 @@ Result<RunResult> Executor::Impl::collectResult(RunState &run) {
     // The host copy of a large output may not fit (std::bad_alloc).
     try {
       tensor.bytes.resize(graph.byteSize(output));
-      if (run.allocated[output])
+      if (run.allocated[output] || run.isView[output])
         status = backend->download(graph.task(output).device,
                                    run.buffers[output], tensor.bytes.data());
     } catch (...) {
@@ -532,6 +540,7 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
     }
   } releaseAll{*this, state};
 
+  planViews(run);
   if (Status status = uploadInputs(run, inputs); !status)
     return status;
 

@@ -235,6 +235,12 @@ struct RunState {
   /// queued again).
   std::vector<uint8_t> accounted;
   std::vector<TaskTiming> timings;
+  /// Per value: the value a view task aliases (-1: it copies), the view's
+  /// byte offset there, and whether its buffer is that alias now
+  /// (ExecutorViews.cpp).
+  std::vector<ValueId> viewOf;
+  std::vector<uint64_t> viewOffset;
+  std::vector<uint8_t> isView;
   /// One per device, then the host pool (index numDevices).
   std::unique_ptr<DeviceMemory[]> memory;
   /// Per device, its tasks not yet finished; `remaining` counts the devices
@@ -319,6 +325,12 @@ struct Executor::Impl {
   void enqueue(RunState &run, ValueId id);
   Status allocateValue(RunState &run, ValueId id);
   void freeValue(RunState &run, ValueId id);
+  /// Views (ExecutorViews.cpp): which slices and reshapes of `run` alias
+  /// their input; binding one's buffer; releasing it (false when `id` is
+  /// not a bound view), which frees its input after the input's last reader.
+  void planViews(RunState &run) const;
+  void bindView(RunState &run, ValueId id) const;
+  bool releaseView(RunState &run, ValueId id);
   /// Wait policy: admits the parked tasks of `memory` that now fit, in the
   /// order they parked. Called with memory.mutex held.
   void retryParked(RunState &run, DeviceMemory &memory);

@@ -109,6 +109,8 @@ Status Executor::Impl::allocateValue(RunState &run, ValueId id) {
 
 void Executor::Impl::freeValue(RunState &run, ValueId id) {
   const Task &task = run.graph.task(id);
+  if (releaseView(run, id))
+    return; // a view has no bytes of its own
   if (run.allocated[id]) {
     if (task.onHost)
       backend->deallocateHost(run.buffers[id]);

@@ -94,6 +94,13 @@ public:
 
   /// Runs one task to completion on the calling worker thread.
   virtual Status execute(const TaskLaunch &launch) = 0;
+  /// Whether a buffer at an offset into an allocated one is a buffer too,
+  /// readable as soon as the one it points into is written: then the
+  /// executor binds contiguous slices and reshapes to their input instead
+  /// of running them (ExecutorOptions::sliceViews). False by default: a
+  /// backend whose tasks complete asynchronously (CUDA's deferred events)
+  /// would have no event for the view.
+  virtual bool supportsViews() const { return false; }
 };
 
 } // namespace doppler::runtime

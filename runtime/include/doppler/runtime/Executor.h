@@ -114,6 +114,10 @@ Result<FaultInjection> parseFaultInjection(std::string_view text);
 
 struct ExecutorOptions {
   ReadyOrder order = ReadyOrder::Fifo;
+  /// Slices that are one contiguous run of their input, and reshapes, bind
+  /// to their input's buffer instead of copying it (ExecutorViews.cpp); off
+  /// by itself when a memory limit is set or the graph offloads.
+  bool sliceViews = true;
   /// Copy worker threads per device (concurrent incoming transfers).
   int copyWorkersPerDevice = 1;
   /// Bytes of live buffers allowed per device (index = device id); 0 or a
