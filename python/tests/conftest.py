@@ -4,7 +4,9 @@ Tests that run Doppler's tools skip when the tools are not found (see
 doppler.tools: $DOPPLER_BUILD_DIR/bin, <repo>/build/bin, PATH).
 """
 
+import collections
 import os
+import re
 import sys
 
 import pytest
@@ -52,6 +54,22 @@ def Fn(fn, arity):
     """A module whose forward is `fn` (traced inline by torch.fx; torch 1.13
     cannot trace a forward(*args))."""
     return (_Fn1, _Fn2, _Fn3)[arity - 1](fn)
+
+
+OP_PATTERN = re.compile(r'=\s*"?(doppler\.\w+)')
+
+
+def op_counts(module, inputs):
+    """doppler op name (without 'doppler.') -> count in the imported program,
+    and the program's text."""
+    if not isinstance(module, torch.nn.Module):
+        module = Fn(module, len(inputs))
+    text = doppler.export(module, inputs)
+    return collections.Counter(op.split(".", 1)[1] for op in OP_PATTERN.findall(text)), text
+
+
+def randn(*shape):
+    return torch.randn(*shape)
 
 
 def assert_close(actual, expected, tol):

@@ -2,34 +2,20 @@
 the einsums read as it is). Op counts are read from the emitted MLIR;
 values are checked against torch through doppler.run."""
 
-import collections
-import re
-
 import pytest
 import torch
 import torch.nn as nn
 
 import doppler
-from conftest import Fn, check_run, needs_tools
+from conftest import Fn, check_run, needs_tools, op_counts, randn
 
 pytestmark = needs_tools
 
 torch.manual_seed(0)
 
 
-def r(*shape):
-    return torch.randn(*shape)
-
-
-_OP = re.compile(r'=\s*"?(doppler\.\w+)')
-
-
-def ops(module, inputs):
-    """doppler op name (without 'doppler.') -> count in the imported program."""
-    if not isinstance(module, nn.Module):
-        module = Fn(module, len(inputs))
-    text = doppler.export(module, inputs)
-    return collections.Counter(op.split(".", 1)[1] for op in _OP.findall(text)), text
+r = randn
+ops = op_counts
 
 
 # -- views ------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import doppler
-from conftest import Fn, check_run, needs_tools
+from conftest import OP_PATTERN, Fn, check_run, needs_tools, op_counts, randn
 from doppler import zoo
 
 pytestmark = needs_tools
@@ -21,19 +21,8 @@ pytestmark = needs_tools
 torch.manual_seed(0)
 
 
-def r(*shape):
-    return torch.randn(*shape)
-
-
-_OP = re.compile(r'=\s*"?(doppler\.\w+)')
-
-
-def ops(module, inputs):
-    """doppler op name (without 'doppler.') -> count in the imported program."""
-    if not isinstance(module, nn.Module):
-        module = Fn(module, len(inputs))
-    text = doppler.export(module, inputs)
-    return collections.Counter(op.split(".", 1)[1] for op in _OP.findall(text)), text
+r = randn
+ops = op_counts
 
 
 def interpreted(module, inputs, tol=1e-5):
@@ -46,7 +35,7 @@ def interpreted(module, inputs, tol=1e-5):
     program = doppler.exported(module, inputs)
     error = zoo.interpret(program, expected)
     assert error <= tol, f"relative error {error:.3g} > {tol}"
-    counts = collections.Counter(op.split(".", 1)[1] for op in _OP.findall(program.mlir))
+    counts = collections.Counter(op.split(".", 1)[1] for op in OP_PATTERN.findall(program.mlir))
     return counts, program.mlir
 
 

@@ -199,12 +199,10 @@ checkRuntimeEinsum(const EinsumSpec &spec, JoinKind join,
   return std::move(*signature);
 }
 
-Result<ValueId> TaskGraph::addEinsum(int device, std::string_view specText,
-                                     JoinKind join,
-                                     std::optional<AggKind> aggregation,
-                                     std::vector<ValueId> inputs,
-                                     double scalar) {
-  std::string context = "einsum '" + std::string(specText) + "'";
+Result<EinsumSpec> TaskGraph::parseTaskSpec(int device,
+                                            std::string_view specText,
+                                            const std::vector<ValueId> &inputs,
+                                            const std::string &context) const {
   if (Status status = checkDevice(device); !status)
     return status.withContext(context);
   std::string error;
@@ -215,6 +213,18 @@ Result<ValueId> TaskGraph::addEinsum(int device, std::string_view specText,
     return Status::failure(context + ": expects " +
                            std::to_string(spec->numInputs()) +
                            " operand(s), got " + std::to_string(inputs.size()));
+  return std::move(*spec);
+}
+
+Result<ValueId> TaskGraph::addEinsum(int device, std::string_view specText,
+                                     JoinKind join,
+                                     std::optional<AggKind> aggregation,
+                                     std::vector<ValueId> inputs,
+                                     double scalar) {
+  std::string context = "einsum '" + std::string(specText) + "'";
+  Result<EinsumSpec> spec = parseTaskSpec(device, specText, inputs, context);
+  if (!spec)
+    return spec.status();
   if (!joinTakesScalar(join))
     scalar = 0;
 
@@ -273,16 +283,9 @@ Result<ValueId> TaskGraph::addFused(int device, std::string_view specText,
                                     std::string_view programText,
                                     std::vector<ValueId> inputs) {
   std::string context = "fused '" + std::string(specText) + "'";
-  if (Status status = checkDevice(device); !status)
-    return status.withContext(context);
-  std::string error;
-  std::optional<EinsumSpec> spec = EinsumSpec::parse(specText, &error);
+  Result<EinsumSpec> spec = parseTaskSpec(device, specText, inputs, context);
   if (!spec)
-    return Status::failure(error);
-  if (inputs.size() != spec->numInputs())
-    return Status::failure(context + ": expects " +
-                           std::to_string(spec->numInputs()) +
-                           " operand(s), got " + std::to_string(inputs.size()));
+    return spec.status();
   ElementType type = ElementType::F32;
   Result<std::vector<Shape>> shapes =
       operandShapes(inputs, device, context, type);
@@ -294,6 +297,7 @@ Result<ValueId> TaskGraph::addFused(int device, std::string_view specText,
                            "; fused ops take floating-point tensors only "
                            "(integers are gather indices)");
   JoinProgram program;
+  std::string error;
   std::optional<EinsumSignature> signature =
       checkFusedSignature(*spec, programText, *shapes, &program, &error);
   if (!signature)

@@ -20,6 +20,7 @@
 #include "doppler/runtime/CpuKernels.h"
 
 #include "Doppler/Support/Window.h"
+#include "WindowTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -32,22 +33,10 @@
 
 using namespace doppler;
 using namespace doppler::runtime;
+using namespace doppler::runtime::test;
 using namespace doppler::runtime::cpu;
 
 namespace {
-
-WindowGeometry geometry(std::vector<int64_t> kernel,
-                        std::vector<int64_t> strides,
-                        std::vector<int64_t> dilations,
-                        std::vector<int64_t> low, std::vector<int64_t> high) {
-  WindowGeometry g;
-  g.kernel = std::move(kernel);
-  g.strides = std::move(strides);
-  g.dilations = std::move(dilations);
-  g.padLow = std::move(low);
-  g.padHigh = std::move(high);
-  return g;
-}
 
 struct ConvCase {
   std::string name;

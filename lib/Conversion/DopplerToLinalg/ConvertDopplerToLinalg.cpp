@@ -152,6 +152,24 @@ Value emitAgg(OpBuilder &b, Location loc, AggKind agg, Value acc, Value value) {
   llvm_unreachable("unknown aggregation");
 }
 
+/// The indexing maps of a generic over `loops` (each a letter of `spec`):
+/// one per input term, then the output's.
+SmallVector<AffineMap> indexingMaps(const ::doppler::EinsumSpec &spec,
+                                    const std::string &loops,
+                                    MLIRContext *ctx) {
+  auto mapOf = [&](const std::string &term) {
+    SmallVector<AffineExpr> exprs;
+    for (char index : term)
+      exprs.push_back(getAffineDimExpr(loops.find(index), ctx));
+    return AffineMap::get(loops.size(), 0, exprs, ctx);
+  };
+  SmallVector<AffineMap> maps;
+  for (const std::string &term : spec.inputs)
+    maps.push_back(mapOf(term));
+  maps.push_back(mapOf(spec.output));
+  return maps;
+}
+
 /// doppler.einsum -> linalg.generic. Loops: the output's indices (parallel)
 /// then the contracted ones (reduction), the order the interpreter visits.
 struct EinsumLowering : OpConversionPattern<EinsumOp> {
@@ -166,17 +184,7 @@ struct EinsumLowering : OpConversionPattern<EinsumOp> {
     std::string loops = spec.output + spec.contractedIndices();
     MLIRContext *ctx = op.getContext();
     unsigned numLoops = loops.size();
-
-    auto mapOf = [&](const std::string &term) {
-      SmallVector<AffineExpr> exprs;
-      for (char index : term)
-        exprs.push_back(getAffineDimExpr(loops.find(index), ctx));
-      return AffineMap::get(numLoops, 0, exprs, ctx);
-    };
-    SmallVector<AffineMap> maps;
-    for (const std::string &term : spec.inputs)
-      maps.push_back(mapOf(term));
-    maps.push_back(mapOf(spec.output));
+    SmallVector<AffineMap> maps = indexingMaps(spec, loops, ctx);
     SmallVector<utils::IteratorType> iterators(numLoops,
                                                utils::IteratorType::parallel);
     for (unsigned d = spec.output.size(); d < numLoops; ++d)
@@ -243,16 +251,7 @@ struct FusedLowering : OpConversionPattern<FusedOp> {
     MLIRContext *ctx = op.getContext();
     const std::string &loops = spec.output;
     unsigned numLoops = loops.size();
-    auto mapOf = [&](const std::string &term) {
-      SmallVector<AffineExpr> exprs;
-      for (char index : term)
-        exprs.push_back(getAffineDimExpr(loops.find(index), ctx));
-      return AffineMap::get(numLoops, 0, exprs, ctx);
-    };
-    SmallVector<AffineMap> maps;
-    for (const std::string &term : spec.inputs)
-      maps.push_back(mapOf(term));
-    maps.push_back(mapOf(spec.output));
+    SmallVector<AffineMap> maps = indexingMaps(spec, loops, ctx);
     SmallVector<utils::IteratorType> iterators(numLoops,
                                                utils::IteratorType::parallel);
 

@@ -16,6 +16,7 @@
 #include "doppler/runtime/Executor.h"
 
 #include "Doppler/Support/Window.h"
+#include "WindowTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -27,24 +28,12 @@
 
 using namespace doppler;
 using namespace doppler::runtime;
+using namespace doppler::runtime::test;
 using namespace doppler::runtime::cuda;
 
 namespace {
 
 const DeviceLimits kH100{132, 2048};
-
-WindowGeometry geometry(std::vector<int64_t> kernel,
-                        std::vector<int64_t> strides,
-                        std::vector<int64_t> dilations,
-                        std::vector<int64_t> low, std::vector<int64_t> high) {
-  WindowGeometry g;
-  g.kernel = std::move(kernel);
-  g.strides = std::move(strides);
-  g.dilations = std::move(dilations);
-  g.padLow = std::move(low);
-  g.padHigh = std::move(high);
-  return g;
-}
 
 /// A conv (weight non-empty) or a pool.
 struct WindowCase {

@@ -279,6 +279,11 @@ private:
                                            int device,
                                            const std::string &context,
                                            ElementType &type) const;
+  /// An einsum or fused task's spec, parsed, for `device` and as many
+  /// operands as `inputs`; errors are prefixed with `context`.
+  Result<EinsumSpec> parseTaskSpec(int device, std::string_view specText,
+                                   const std::vector<ValueId> &inputs,
+                                   const std::string &context) const;
 
   std::vector<Task> tasks_;
   std::vector<std::vector<ValueId>> consumers_;
