@@ -18,19 +18,23 @@ void Levels::appendPath(NodeId v, std::vector<NodeId> &out) const {
     out.push_back(node);
 }
 
-Levels computeBottomLevels(const Graph &graph) {
-  const int32_t numNodes = graph.numNodes();
+namespace {
+
+/// Levels along `order` (every node after the `neighbours` it reads): a
+/// node's value is its compute cost, plus, when it has neighbours, its
+/// transfer cost and the largest neighbour's value (the first of equals),
+/// which pathNext records.
+template <typename Order, typename Neighbours>
+Levels longestLevels(const Graph &graph, const Order &order,
+                     Neighbours neighbours) {
   Levels levels;
-  levels.value.assign(numNodes, 0.0);
-  levels.pathNext.assign(numNodes, -1);
-  const std::vector<NodeId> &order = graph.topologicalOrder();
-  // Successors come later in a topological order: walk it backwards.
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    NodeId v = *it;
+  levels.value.assign(graph.numNodes(), 0.0);
+  levels.pathNext.assign(graph.numNodes(), -1);
+  for (NodeId v : order) {
     NodeId best = -1;
     double bestValue = 0;
-    for (NodeId w : graph.successors(v)) {
-      // Strictly greater: the first of equal successors wins.
+    for (NodeId w : neighbours(v)) {
+      // Strictly greater: the first of equal neighbours wins.
       if (best < 0 || levels.value[w] > bestValue) {
         best = w;
         bestValue = levels.value[w];
@@ -44,26 +48,23 @@ Levels computeBottomLevels(const Graph &graph) {
   return levels;
 }
 
+} // namespace
+
+Levels computeBottomLevels(const Graph &graph) {
+  // Successors come later in a topological order: walk it backwards.
+  const std::vector<NodeId> &order = graph.topologicalOrder();
+  return longestLevels(graph,
+                       std::vector<NodeId>(order.rbegin(), order.rend()),
+                       [&](NodeId v) {
+                         return graph.successors(v);
+                       });
+}
+
 Levels computeTopLevels(const Graph &graph) {
-  const int32_t numNodes = graph.numNodes();
-  Levels levels;
-  levels.value.assign(numNodes, 0.0);
-  levels.pathNext.assign(numNodes, -1);
-  for (NodeId v : graph.topologicalOrder()) {
-    NodeId best = -1;
-    double bestValue = 0;
-    for (NodeId u : graph.predecessors(v)) {
-      if (best < 0 || levels.value[u] > bestValue) {
-        best = u;
-        bestValue = levels.value[u];
-      }
-    }
-    levels.pathNext[v] = best;
-    levels.value[v] = best < 0 ? graph.computeCost(v)
-                               : graph.computeCost(v) +
-                                     graph.transferCost(v) + bestValue;
-  }
-  return levels;
+  return longestLevels(graph, graph.topologicalOrder(),
+                       [&](NodeId v) {
+                         return graph.predecessors(v);
+                       });
 }
 
 double computeOnlyCriticalPathLength(const Graph &graph) {

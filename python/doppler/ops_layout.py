@@ -72,34 +72,21 @@ def to(ctx, input, *args, **kwargs):
     return ctx.val(input)
 
 
-@register(".float")
-def to_float(ctx, input, *args, **kwargs):
-    _same_dtype(ctx, torch.float32)
-    return ctx.val(input)
+def _register_cast(method, dtype):
+    """Tensor.float(), .double(), ...: a no-op on a tensor of `dtype` (the
+    program has one element type), an error otherwise."""
+    @register(method)
+    def cast(ctx, input, *args, **kwargs):
+        _same_dtype(ctx, dtype)
+        return ctx.val(input)
+    cast.__name__ = "to_" + method.lstrip(".")
+    return cast
 
 
-@register(".double")
-def to_double(ctx, input, *args, **kwargs):
-    _same_dtype(ctx, torch.float64)
-    return ctx.val(input)
-
-
-@register(".half")
-def to_half(ctx, input, *args, **kwargs):
-    _same_dtype(ctx, torch.float16)
-    return ctx.val(input)
-
-
-@register(".long")
-def to_long(ctx, input, *args, **kwargs):
-    _same_dtype(ctx, torch.int64)
-    return ctx.val(input)
-
-
-@register(".int")
-def to_int(ctx, input, *args, **kwargs):
-    _same_dtype(ctx, torch.int32)
-    return ctx.val(input)
+for _method, _dtype in ((".float", torch.float32), (".double", torch.float64),
+                        (".half", torch.float16), (".long", torch.int64),
+                        (".int", torch.int32)):
+    _register_cast(_method, _dtype)
 
 
 @register(".type_as")
