@@ -278,6 +278,13 @@ Result<std::vector<HostTensor>> loadOutputs(const std::string &path) {
     return text.status();
   if (detail::isBinaryTensorFile(*text))
     return detail::parseBinaryTensors(*text, path);
+  // A binary tensor file of another version, or a corrupted magic: not
+  // "not valid JSON".
+  if (text->rfind("DPLRTNS", 0) == 0)
+    return Status::failure(path + ": a binary tensor file this reader does "
+                                  "not read (magic '" +
+                           text->substr(0, 8) +
+                           "'; this reader reads 'DPLRTNS1')");
   try {
     Result<json> root = detail::parseJson(*text, path);
     if (!root)

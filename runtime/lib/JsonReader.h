@@ -88,7 +88,7 @@ public:
     std::optional<ElementType> parsed = parseElementType(*name);
     if (!parsed)
       return fail(where, "unknown element type '" + *name +
-                             "' (expected f32, f64 or f16)");
+                             "' (expected f32, f64, f16, i32 or i64)");
     return *parsed;
   }
 

@@ -111,7 +111,13 @@ TEST(TensorFile, DamagedFilesAreErrors) {
   wrongType.replace(at, 5, "\"q32\"");
   EXPECT_EQ(errorOf(wrongType),
             bad + ": tensors[0].type: unknown element type 'q32' (expected "
-                  "f32, f64 or f16)");
+                  "f32, f64, f16, i32 or i64)");
+  // Another version's magic is named, not read as JSON.
+  std::string otherVersion = good;
+  otherVersion[7] = '2';
+  EXPECT_EQ(errorOf(otherVersion),
+            bad + ": a binary tensor file this reader does not read (magic "
+                  "'DPLRTNS2'; this reader reads 'DPLRTNS1')");
   std::remove(path.c_str());
   std::remove(bad.c_str());
 }
