@@ -53,7 +53,18 @@ bool PlacementEnvironment::reset(const Graph &graph, int32_t numDevices,
   siblingScratch_.assign(numDevices, 0.0);
   estimatedMakespan_ = 0;
   memoryOn_ = false;
+  updatePairAware();
   return true;
+}
+
+void PlacementEnvironment::setSystem(const System *system) {
+  system_ = system;
+  updatePairAware();
+}
+
+void PlacementEnvironment::updatePairAware() {
+  pairAware_ = system_ && graph_ && graph_->hasOutputBytes() &&
+               system_->numDevices() == numDevices_;
 }
 
 void PlacementEnvironment::setMemoryCapacities(
@@ -182,10 +193,31 @@ double PlacementEnvironment::earliestStart(NodeId v, DeviceId d) const {
     NodeId u = preds[i];
     double arrival = finish_[u];
     if (device_[u] != d)
-      arrival += graph.edgeCost(edges[i]);
+      arrival += pairAware_
+                     ? pairTransferCost(graph, *system_, edges[i], device_[u], d)
+                     : graph.edgeCost(edges[i]);
     ready = std::max(ready, arrival);
   }
   return ready;
+}
+
+void PlacementEnvironment::pairEarliestStarts(NodeId v, double *out) const {
+  const Graph &graph = *graph_;
+  for (DeviceId d = 0; d < numDevices_; ++d)
+    out[d] = free_[d];
+  for (NodeId u : graph.predecessors(v)) {
+    const DeviceId du = device_[u];
+    const double finish = finish_[u];
+    const double bytes = graph.outputBytes(u);
+    for (DeviceId d = 0; d < numDevices_; ++d) {
+      double arrival = finish;
+      if (d != du) {
+        const Link &link = system_->link(du, d);
+        arrival += link.latency + bytes / link.bandwidth;
+      }
+      out[d] = std::max(out[d], arrival);
+    }
+  }
 }
 
 void PlacementEnvironment::gatherInputTimes(NodeId v) const {
@@ -204,6 +236,10 @@ void PlacementEnvironment::gatherInputTimes(NodeId v) const {
 }
 
 void PlacementEnvironment::earliestStarts(NodeId v, double *out) const {
+  if (pairAware_) {
+    pairEarliestStarts(v, out);
+    return;
+  }
   gatherInputTimes(v);
   // An input on device d' delays a consumer on d != d' by its transfer: keep
   // the two largest cross-device arrivals so each d can skip its own.
@@ -271,6 +307,10 @@ void PlacementEnvironment::deviceFeatures(NodeId v, double *out,
 }
 
 void PlacementEnvironment::joinSplitCosts(NodeId v, double *out) const {
+  if (pairAware_) {
+    pairJoinSplitCosts(v, out);
+    return;
+  }
   const Graph &graph = *graph_;
   // Per device, the split cost of the placed siblings on it; a device pays
   // the total minus its own share.
@@ -292,6 +332,30 @@ void PlacementEnvironment::joinSplitCosts(NodeId v, double *out) const {
   }
   for (DeviceId d = 0; d < numDevices_; ++d)
     out[d] = total - siblingScratch_[d];
+}
+
+void PlacementEnvironment::pairJoinSplitCosts(NodeId v, double *out) const {
+  const Graph &graph = *graph_;
+  // As above, each placed sibling u of v (another input of a successor w)
+  // on device du charges v on d != du the least that w waits for: v's value
+  // moved d -> du or u's moved du -> d, now by the pair's link.
+  std::fill(out, out + numDevices_, 0.0);
+  for (int32_t e = graph.succBegin(v); e < graph.succEnd(v); ++e) {
+    NodeId w = graph.edgeTarget(e);
+    ArrayView<NodeId> inputs = graph.predecessors(w);
+    ArrayView<int32_t> inEdges = graph.predecessorEdges(w);
+    for (size_t j = 0; j < inputs.size(); ++j) {
+      NodeId u = inputs[j];
+      const DeviceId du = device_[u];
+      if (u == v || du < 0)
+        continue;
+      for (DeviceId d = 0; d < numDevices_; ++d)
+        if (d != du)
+          out[d] += std::min(pairTransferCost(graph, *system_, e, d, du),
+                             pairTransferCost(graph, *system_, inEdges[j], du,
+                                              d));
+    }
+  }
 }
 
 } // namespace doppler::placement

@@ -6,6 +6,7 @@
 #include "Doppler/Placement/Simulator.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 namespace doppler::placement {
@@ -79,6 +80,48 @@ namespace {
 
 constexpr size_t kTieWindow = 16;
 
+/// The hierarchical placement's restriction: node v may go only to the
+/// devices of system node stage[v]; and its locality rule (placeHierarchical).
+struct NodeRestriction {
+  const System *system;
+  const std::vector<int32_t> *stage;
+  double localitySlack = 0;
+};
+
+/// placeHierarchical's device rule: among the devices that can start v
+/// within localitySlack x c(v) of the critical-path rule's choice `device`,
+/// the one already holding the most bytes of v's inputs (`device` among
+/// equals, then the lowest id). `local` is a buffer of numDevices values.
+DeviceId localDevice(const PlacementEnvironment &env, NodeId v,
+                     DeviceId device, const double *est, double slack,
+                     std::vector<double> &local) {
+  const Graph &graph = env.graph();
+  if (slack <= 0 || !graph.hasOutputBytes() || graph.inDegree(v) == 0)
+    return device;
+  std::fill(local.begin(), local.end(), 0.0);
+  for (NodeId u : graph.predecessors(v))
+    local[env.deviceOf(u)] += graph.outputBytes(u);
+  const double limit = est[device] + slack * graph.computeCost(v);
+  DeviceId best = device;
+  for (DeviceId d = 0; d < env.numDevices(); ++d)
+    if (est[d] <= limit && local[d] > local[best])
+      best = d;
+  return best;
+}
+
+/// est(v, d) for every device; +infinity on the devices `restriction`
+/// (when given) rules out for v.
+void datedStarts(const PlacementEnvironment &env, NodeId v, double *row,
+                 const NodeRestriction *restriction) {
+  env.earliestStarts(v, row);
+  if (!restriction)
+    return;
+  const int32_t node = (*restriction->stage)[v];
+  for (DeviceId d = 0; d < env.numDevices(); ++d)
+    if (restriction->system->nodeOf(d) != node)
+      row[d] = std::numeric_limits<double>::infinity();
+}
+
 /// The critical-path SEL choice (see above). Leaves est(picked, d) for every
 /// device in `est`; `window` and `scratch` are reused buffers.
 NodeId selectCriticalPath(const PlacementEnvironment &env,
@@ -86,9 +129,10 @@ NodeId selectCriticalPath(const PlacementEnvironment &env,
                           const std::vector<double> &bottom,
                           std::vector<NodeId> &window,
                           std::vector<double> &est,
-                          std::vector<double> &scratch) {
+                          std::vector<double> &scratch,
+                          const NodeRestriction *restriction) {
   NodeId first = order.first();
-  env.earliestStarts(first, est.data());
+  datedStarts(env, first, est.data(), restriction);
   if (order.size() < 2)
     return first;
   // No candidate starts before the first device is free: a candidate that
@@ -108,7 +152,7 @@ NodeId selectCriticalPath(const PlacementEnvironment &env,
       continue;
     double *row = v == first ? est.data() : scratch.data();
     if (v != first)
-      env.earliestStarts(v, row);
+      datedStarts(env, v, row, restriction);
     double start = *std::min_element(row, row + env.numDevices());
     if (picked < 0 || start < soonest) {
       picked = v;
@@ -131,25 +175,33 @@ std::vector<DeviceId> placeByRule(const Graph &graph, int32_t numDevices,
                                   const std::vector<double> &bottom,
                                   DeviceRule rule, StartEstimate estimate,
                                   const std::vector<DeviceId> *forced,
-                                  std::vector<NodeId> *placementOrder) {
+                                  std::vector<NodeId> *placementOrder,
+                                  const System *system = nullptr,
+                                  const NodeRestriction *restriction = nullptr) {
   PlacementEnvironment env;
+  env.setSystem(system);
   env.reset(graph, numDevices, estimate);
   std::vector<double> est(numDevices), scratch(numDevices), split;
   if (rule == DeviceRule::JoinAware)
     split.resize(numDevices);
   std::vector<NodeId> window;
+  std::vector<double> local(restriction ? numDevices : 0);
   CandidateOrder order;
   order.reset(graph.numNodes(), bottom.data());
   while (!env.done()) {
     order.sync(env);
     NodeId picked =
-        selectCriticalPath(env, order, bottom, window, est, scratch);
+        selectCriticalPath(env, order, bottom, window, est, scratch,
+                           restriction);
     DeviceId device = forced ? (*forced)[picked] : -1;
     if (device < 0 && rule == DeviceRule::JoinAware) {
       env.joinSplitCosts(picked, split.data());
       device = joinAwareDevice(numDevices, est.data(), split.data());
     } else if (device < 0) {
       device = earliestStartDevice(env, est.data());
+      if (restriction)
+        device = localDevice(env, picked, device, est.data(),
+                             restriction->localitySlack, local);
     }
     env.step(picked, device);
     order.remove(picked);
@@ -188,16 +240,57 @@ DeviceId joinAwareDevice(int32_t numDevices, const double *est,
 
 std::vector<DeviceId> placeCriticalPath(const Graph &graph,
                                         int32_t numDevices,
-                                        StartEstimate estimate) {
+                                        StartEstimate estimate,
+                                        const System *system) {
   const std::vector<double> bottom = computeBottomLevels(graph).value;
   return placeByRule(graph, numDevices, bottom, DeviceRule::EarliestStart,
-                     estimate, nullptr, nullptr);
+                     estimate, nullptr, nullptr, system);
 }
 
-std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices) {
+std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices,
+                                     const System *system) {
   const std::vector<double> bottom = computeBottomLevels(graph).value;
   return placeByRule(graph, numDevices, bottom, DeviceRule::JoinAware,
-                     StartEstimate::EarliestStart, nullptr, nullptr);
+                     StartEstimate::EarliestStart, nullptr, nullptr, system);
+}
+
+std::vector<int32_t> pipelineStages(const Graph &graph, int32_t numStages) {
+  // A node's stage is where the middle of its compute falls in the running
+  // total along the topological order: monotone in that order, so stages
+  // are contiguous, and each holds about total / numStages of compute.
+  std::vector<int32_t> stage(graph.numNodes(), 0);
+  const double total = graph.totalCompute();
+  if (numStages < 2 || !(total > 0))
+    return stage;
+  double before = 0;
+  for (NodeId v : graph.topologicalOrder()) {
+    const double middle = before + graph.computeCost(v) / 2;
+    before += graph.computeCost(v);
+    stage[v] = std::min(numStages - 1,
+                        static_cast<int32_t>(middle / total * numStages));
+  }
+  return stage;
+}
+
+std::vector<DeviceId> placeHierarchical(const Graph &graph,
+                                        const System &system, int32_t stages,
+                                        double localitySlack) {
+  const int32_t numStages =
+      stages > 0 ? std::min(stages, system.numNodes()) : system.numNodes();
+  const std::vector<int32_t> stage = pipelineStages(graph, numStages);
+  const std::vector<double> bottom = computeBottomLevels(graph).value;
+  const NodeRestriction restriction{&system, &stage, localitySlack};
+  std::vector<DeviceId> placed =
+      placeByRule(graph, system.numDevices(), bottom,
+                  DeviceRule::EarliestStart, StartEstimate::EarliestStart,
+                  nullptr, nullptr, &system, &restriction);
+  // A source has no input to wait for, so the rule puts it on whichever
+  // device is free: it goes with its first consumer instead, whose input it
+  // is (on the 7B stack of docs/SystemDescription.md, 0.8% shorter).
+  for (NodeId v = 0; v < graph.numNodes(); ++v)
+    if (graph.inDegree(v) == 0 && graph.outDegree(v) > 0)
+      placed[v] = placed[graph.edgeTarget(graph.succBegin(v))];
+  return placed;
 }
 
 std::vector<DeviceId> completePlacement(const Graph &graph, int32_t numDevices,
@@ -318,8 +411,13 @@ std::vector<double> upwardRanks(const Graph &graph) {
   return rank;
 }
 
-HeftSchedule scheduleHeft(const Graph &graph, int32_t numDevices) {
+HeftSchedule scheduleHeft(const Graph &graph, int32_t numDevices,
+                          const System *system) {
   const int32_t numNodes = graph.numNodes();
+  // Pair-aware readiness (PlacementEnvironment::setSystem's rule); the
+  // ranks keep the edge costs, HEFT's average communication cost.
+  const bool pairAware = system && graph.hasOutputBytes() &&
+                         system->numDevices() == numDevices;
   const std::vector<double> rank = upwardRanks(graph);
   // Decreasing rank; equal ranks (zero-cost links) keep topological order so
   // that producers are always scheduled before consumers.
@@ -375,8 +473,10 @@ HeftSchedule scheduleHeft(const Graph &graph, int32_t numDevices) {
       for (size_t i = 0; i < preds.size(); ++i) {
         NodeId u = preds[i];
         double arrival = result.finish[u];
-        if (result.assignment[u] != d)
-          arrival += graph.edgeCost(edges[i]);
+        const DeviceId du = result.assignment[u];
+        if (du != d)
+          arrival += pairAware ? pairTransferCost(graph, *system, edges[i], du, d)
+                               : graph.edgeCost(edges[i]);
         ready = std::max(ready, arrival);
       }
       size_t position;
@@ -400,8 +500,9 @@ HeftSchedule scheduleHeft(const Graph &graph, int32_t numDevices) {
   return result;
 }
 
-std::vector<DeviceId> placeHeft(const Graph &graph, int32_t numDevices) {
-  return scheduleHeft(graph, numDevices).assignment;
+std::vector<DeviceId> placeHeft(const Graph &graph, int32_t numDevices,
+                                const System *system) {
+  return scheduleHeft(graph, numDevices, system).assignment;
 }
 
 std::vector<DeviceId> placeRoundRobin(const Graph &graph, int32_t numDevices) {
@@ -478,13 +579,14 @@ public:
     }
     switch (entry_.kind) {
     case HeuristicKind::CriticalPath:
-      return placeCriticalPath(graph, numDevices, options_.estimate);
+      return placeCriticalPath(graph, numDevices, options_.estimate,
+                               options_.system);
     case HeuristicKind::JoinAware:
-      return placeJoinAware(graph, numDevices);
+      return placeJoinAware(graph, numDevices, options_.system);
     case HeuristicKind::Rollout:
       return placeRollout(graph, numDevices);
     case HeuristicKind::Heft:
-      return placeHeft(graph, numDevices);
+      return placeHeft(graph, numDevices, options_.system);
     case HeuristicKind::RoundRobin:
       return placeRoundRobin(graph, numDevices);
     case HeuristicKind::Random:

@@ -17,6 +17,7 @@
 #include "llvm/Support/Format.h"
 
 #include <cmath>
+#include <optional>
 
 namespace mlir::doppler {
 #define GEN_PASS_DEF_DOPPLERPLACEPASS
@@ -84,6 +85,7 @@ public:
                         "got "
                      << static_cast<int64_t>(fitEvaluations);
     capacities.clear();
+    networkSystem.reset();
     if (!system.getValue().empty()) {
       std::string loadError;
       std::optional<placement::SystemDescription> description =
@@ -95,6 +97,10 @@ public:
       for (int d = 0; d < devices; ++d)
         capacities.push_back(
             description->device(d % description->numDevices()).memoryBytes);
+      // Nodes joined by a network: the placement weighs each device pair's
+      // link and is judged on the links and NICs (placeFunction).
+      if (description->hasNetwork() && description->numDevices() == devices)
+        networkSystem = description->toSystem();
     }
     if (memoryLimit > 0)
       capacities.assign(devices, memoryLimit);
@@ -111,6 +117,8 @@ public:
 private:
   /// Memory capacity per device (empty: no memory constraint).
   std::vector<double> capacities;
+  /// The system, when it has several nodes and exactly `devices` devices.
+  std::optional<placement::System> networkSystem;
 
   /// Makes `assignment` fit the devices' memory (fitToMemory); warns when no
   /// fitting placement is found and keeps the one with the least overflow.
@@ -220,9 +228,21 @@ private:
       budget.evaluations = placement::defaultBudgetEvaluations(graph, devices);
     double lowerBound = placement::makespanLowerBound(graph, devices);
     budget.targetMakespan = lowerBound;
-    placement::Simulator simulator(graph, devices);
+    // On a system of several nodes (and ops with byte sizes) the policies
+    // weigh each device pair's link and the network simulator judges
+    // (link and NIC contention, the tensors' bytes; docs/SystemDescription.md).
+    std::optional<placement::Simulator> simulator;
+    if (networkSystem && graph.hasOutputBytes()) {
+      budget.heuristic.system = &*networkSystem;
+      placement::SimulatorOptions network;
+      network.linkContention = true;
+      network.transferModel = placement::TransferModel::LinkBandwidth;
+      simulator.emplace(graph, *networkSystem, network);
+    } else {
+      simulator.emplace(graph, devices);
+    }
     std::optional<placement::BudgetedPlacement> placed =
-        placement::placeWithinBudget(simulator, graph, devices, budget,
+        placement::placeWithinBudget(*simulator, graph, devices, budget,
                                      &error);
     if (!placed)
       return function.emitOpError() << "cannot be placed: " << error;
@@ -234,7 +254,7 @@ private:
       setDevice(op, (*assignment)[node]);
     numPlaced += irGraph->ops.size();
 
-    double makespan = simulator.run(*assignment);
+    double makespan = simulator->run(*assignment);
     std::vector<double> load(devices, 0.0);
     for (auto [node, device] : llvm::enumerate(*assignment))
       load[device] += graph.computeCost(node);

@@ -1,8 +1,9 @@
 // The pipeline on a system of two nodes (h100x8-2n: two DGX H100 of 8
 // GPUs): the program is placed on all 16 devices, on both nodes, every
 // cross-device use goes through a transfer, and the result still computes
-// what the input did. The placement prices every transfer at the NVLink
-// figure (docs/SystemDescription.md, "Nodes and networks").
+// what the input did. The placement prices each device pair's link (the
+// network between the nodes) and is judged by the network simulator
+// (docs/SystemDescription.md, "Nodes and networks").
 // RUN: %python %doppler_src/examples/generate_examples.py llama --seq 16 --d-model 32 --heads 4 --ffn 48 > %t.mlir
 // RUN: doppler-opt %t.mlir --doppler-pipeline="devices=16 parts=16 system=h100x8-2n" -o %t.placed.mlir 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: doppler-opt %t.placed.mlir --doppler-verify-transfers -o /dev/null

@@ -167,7 +167,9 @@ cl::opt<bool> networkOutput(
     cl::desc(".mlir: also simulate the placement on the --system's links "
              "and network (link and NIC contention, transfers of the "
              "tensors' bytes; --devices must be the system's) and report "
-             "network_makespan; a placement budget is then judged by it"),
+             "network_makespan; a placement budget is then judged by it, "
+             "and on a system with nodes the heuristics weigh each device "
+             "pair's link"),
     cl::cat(category));
 cl::opt<bool> shortHelp("h", cl::desc("Alias for --help"), cl::Hidden,
                         cl::cat(category));
@@ -444,13 +446,14 @@ bool fitMemory(const Options &options, const Graph &graph,
 /// Places with --policy within the budget (Budget.h), then makes the
 /// placement fit the devices' memory.
 bool placeWithPolicy(const Options &options, const Graph &graph,
-                     Simulator &simulator, PlacementReport &report,
-                     std::string *error) {
+                     Simulator &simulator, const System *pairSystem,
+                     PlacementReport &report, std::string *error) {
   const int32_t numDevices = static_cast<int32_t>(options.devices);
   BudgetedPlaceOptions budget;
   budget.policy = options.policy;
   budget.heuristic.seed = options.seed;
   budget.heuristic.estimate = options.estimate;
+  budget.heuristic.system = pairSystem;
   budget.learned.modelPath = options.modelPath;
   budget.learned.samples = static_cast<int32_t>(options.samples);
   // A memory-aware model reads the capacities (others ignore them); the
@@ -520,12 +523,10 @@ void addMemoryFigures(const Options &options, const Graph &graph,
   report.peakMemory = simulator.schedule().peakMemory;
 }
 
-/// --network: a simulator of the --system's links and network
-/// (docs/SystemDescription.md, "Nodes and networks"), or nullopt and
-/// `error`.
-std::optional<Simulator> networkSimulator(const Options &options,
-                                          const Graph &graph,
-                                          std::string *error) {
+/// --network: the --system as a System (its links and network), or nullopt
+/// and `error`.
+std::optional<System> networkSystem(const Options &options,
+                                    std::string *error) {
   std::optional<SystemDescription> description =
       SystemDescription::load(options.load.system, error);
   if (!description)
@@ -536,11 +537,20 @@ std::optional<Simulator> networkSimulator(const Options &options,
              " devices of system '" + options.load.system + "'";
     return std::nullopt;
   }
+  return description->toSystem();
+}
+
+/// --network: a simulator of `system`'s links and network
+/// (docs/SystemDescription.md, "Nodes and networks"), or nullopt and
+/// `error`.
+std::optional<Simulator> networkSimulator(const System &system,
+                                          const Graph &graph,
+                                          std::string *error) {
   SimulatorOptions simulation;
   simulation.linkContention = true;
   simulation.transferModel = TransferModel::LinkBandwidth;
-  std::optional<Simulator> simulator = Simulator::create(
-      graph, description->toSystem(), simulation, error);
+  std::optional<Simulator> simulator =
+      Simulator::create(graph, system, simulation, error);
   if (!simulator)
     *error = "--network: " + *error;
   return simulator;
@@ -564,14 +574,19 @@ int runTool(const Options &options) {
   PlacementReport report = startReport(options, *graph);
   Simulator simulator(*graph, numDevices);
   // --network: the placement's budget (its starts and refinement) is
-  // judged by the network simulator; the report gives both makespans.
+  // judged by the network simulator, and on a system with nodes the
+  // heuristics weigh each device pair's link (PolicyOptions::system); the
+  // report gives both makespans.
+  std::optional<System> system;
   std::optional<Simulator> network;
-  if (options.network && !(network = networkSimulator(options, *graph, &error)))
+  if (options.network && (!(system = networkSystem(options, &error)) ||
+                          !(network = networkSimulator(*system, *graph, &error))))
     return fail(error);
+  const System *pairSystem = system && system->hasNetwork() ? &*system : nullptr;
   bool done =
       options.assignmentPath.empty()
           ? placeWithPolicy(options, *graph, network ? *network : simulator,
-                            report, &error)
+                            pairSystem, report, &error)
           : evaluateAssignment(options, *graph, simulator, report, &error);
   if (!done)
     return fail(error);

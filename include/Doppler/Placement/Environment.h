@@ -29,6 +29,7 @@
 #define DOPPLER_PLACEMENT_ENVIRONMENT_H
 
 #include "Doppler/Placement/Graph.h"
+#include "Doppler/Placement/System.h"
 
 #include <cstdint>
 #include <set>
@@ -71,6 +72,17 @@ enum DeviceFeature : int32_t {
   kNumDeviceFeatures = 7
 };
 
+/// What moving the output of edge e's source from device `from` to device
+/// `to` costs on `system`'s link between them, in the graph's cost units:
+/// link.latency + outputBytes(source) / link.bandwidth, the simulator's
+/// TransferModel::LinkBandwidth (uncontended). Needs a graph with output
+/// bytes.
+inline double pairTransferCost(const Graph &graph, const System &system,
+                               int32_t e, DeviceId from, DeviceId to) {
+  const Link &link = system.link(from, to);
+  return link.latency + graph.outputBytes(graph.edgeSource(e)) / link.bandwidth;
+}
+
 class PlacementEnvironment {
 public:
   PlacementEnvironment() = default;
@@ -86,6 +98,27 @@ public:
   /// are now all placed become candidates. Returns false (and changes
   /// nothing) if v is not a candidate or d is not a device.
   bool step(NodeId v, DeviceId d, std::string *error = nullptr);
+
+  /// Pair-aware transfer costs. With a system (of numDevices() devices)
+  /// and a graph that carries output bytes, an input u of v placed on
+  /// another device than v's costs pairTransferCost(e, device(u), device(v))
+  /// in every estimate (est, the device features, the join split): devices
+  /// of different nodes pay the network's figures, those of one node their
+  /// link's. Without one (the default), or when the graph has no bytes or
+  /// the device count differs, every cross-device input costs its edge cost
+  /// and nothing changes. Kept across reset(); the system must outlive the
+  /// episodes that use it.
+  void setSystem(const System *system);
+  /// Whether the estimates use pairTransferCost (see setSystem).
+  bool pairAware() const { return pairAware_; }
+  /// What edge e (whose source is on `from`) costs a consumer on `to`:
+  /// 0 on one device, else the edge cost or the pair's cost (setSystem).
+  double transferCost(int32_t e, DeviceId from, DeviceId to) const {
+    if (from == to)
+      return 0;
+    return pairAware_ ? pairTransferCost(*graph_, *system_, e, from, to)
+                      : graph_->edgeCost(e);
+  }
 
   const Graph &graph() const { return *graph_; }
   int32_t numDevices() const { return numDevices_; }
@@ -167,7 +200,14 @@ private:
   /// of v's inputs on it (what a consumer elsewhere would wait for).
   void gatherInputTimes(NodeId v) const;
 
+  /// earliestStarts() and joinSplitCosts() with pair costs: O(inputs x D).
+  void pairEarliestStarts(NodeId v, double *out) const;
+  void pairJoinSplitCosts(NodeId v, double *out) const;
+  void updatePairAware();
+
   const Graph *graph_ = nullptr;
+  const System *system_ = nullptr;
+  bool pairAware_ = false;
   int32_t numDevices_ = 0;
   StartEstimate estimate_ = StartEstimate::EarliestStart;
 

@@ -89,6 +89,12 @@ struct PolicyOptions {
   /// Start estimate of the critical-path policy (critical-path-reference
   /// always uses DeviceLoad, as the reference does).
   StartEstimate estimate = StartEstimate::EarliestStart;
+  /// Pair-aware transfer costs for critical-path, join-aware and heft
+  /// (PlacementEnvironment::setSystem): with a system of the placement's
+  /// device count and a graph with output bytes, an input from another
+  /// device costs that pair's link (the network between nodes) instead of
+  /// the edge cost. Null: the edge costs, as before. Must outlive place().
+  const System *system = nullptr;
 };
 
 /// A policy that places a whole graph.
@@ -130,10 +136,37 @@ DeviceId joinAwareDevice(int32_t numDevices, const double *est,
                          const double *split, int32_t stride = 1);
 
 // The policies as plain functions. Precondition: numDevices >= 1.
+// `system`: pair-aware transfer costs (PolicyOptions::system).
 std::vector<DeviceId>
 placeCriticalPath(const Graph &graph, int32_t numDevices,
-                  StartEstimate estimate = StartEstimate::EarliestStart);
-std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices);
+                  StartEstimate estimate = StartEstimate::EarliestStart,
+                  const System *system = nullptr);
+std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices,
+                                     const System *system = nullptr);
+/// The stage of every node when the topological order is cut into
+/// `numStages` contiguous pieces of about equal compute (a node belongs
+/// where the middle of its compute falls); all 0 for numStages < 2.
+std::vector<int32_t> pipelineStages(const Graph &graph, int32_t numStages);
+/// A placement for a system of several nodes (machines): the graph cut
+/// into `stages` pipeline stages (pipelineStages; 0 or more than the
+/// system's nodes: one per node), stage s on node s, then the critical-path
+/// rule inside each node, pair-aware (the stages' boundary values cross
+/// the network, nothing else does). With `localitySlack` > 0, a node goes
+/// to the device of its node holding the most bytes of its inputs among
+/// those that can start it within localitySlack x its compute cost of the
+/// earliest (owner computes: the blocks of one decomposed op follow the
+/// blocks they read, as tensor parallelism places them). Sources go with
+/// their first consumer. Starts of the budgeted placement (Budget.h) on
+/// systems with nodes; deterministic.
+std::vector<DeviceId> placeHierarchical(const Graph &graph,
+                                        const System &system,
+                                        int32_t stages = 0,
+                                        double localitySlack = 0);
+/// The locality slack of the budgeted placement's hierarchical starts: on
+/// the 7B stack of docs/SystemDescription.md (19159 ops, 2-8 DGX H100
+/// nodes) 0.5-0.75 all gave 1.5-3.5% shorter network makespans than 0 and
+/// than 0.25-0.4; 0.6 the shortest.
+constexpr double kHierarchicalLocalitySlack = 0.6;
 /// The placement the critical-path SEL with critical path's device rule
 /// (`joinAware` false) or join-aware's completes around `forced`: nodes
 /// with forced[v] >= 0 go there, the rest where the rule puts them.
@@ -162,7 +195,8 @@ std::vector<DeviceId> placeRollout(const Graph &graph, int32_t numDevices,
 std::vector<DeviceId> placeCriticalPathReference(const Graph &graph,
                                                  int32_t numDevices,
                                                  uint64_t seed);
-std::vector<DeviceId> placeHeft(const Graph &graph, int32_t numDevices);
+std::vector<DeviceId> placeHeft(const Graph &graph, int32_t numDevices,
+                                const System *system = nullptr);
 std::vector<DeviceId> placeRoundRobin(const Graph &graph, int32_t numDevices);
 std::vector<DeviceId> placeRandom(const Graph &graph, int32_t numDevices,
                                   uint64_t seed);
@@ -176,7 +210,8 @@ struct HeftSchedule {
   std::vector<double> start, finish;
   double makespan = 0;
 };
-HeftSchedule scheduleHeft(const Graph &graph, int32_t numDevices);
+HeftSchedule scheduleHeft(const Graph &graph, int32_t numDevices,
+                          const System *system = nullptr);
 
 /// HEFT's upward rank: c(v) + max over out-edges e = (v, w) of
 /// edgeCost(e) + rank(w).

@@ -62,8 +62,10 @@ def DopplerAnnotateCostsPass : Pass<"doppler-annotate-costs"> {
 
     Ops without the interface are costed as memory-bound copies of their
     operands and results. `doppler.task` ops keep their explicit costs.
-    `system` is a preset (h100x4, h100x8, a100x4, a100x8, cpu4, cpu8) or the
-    path of a JSON system description (docs/SystemDescription.md).
+    `system` is a preset (h100x4, h100x8, a100x4, a100x8, a100-40x4,
+    a100-40x8, cpu4, cpu8; nodes joined by a network: h100x8-2n, h100x8-4n,
+    h100x8-8n, cpu2-2n) or the path of a JSON system description
+    (docs/SystemDescription.md).
 
     ```mlir
     // doppler-opt --doppler-annotate-costs=system=h100x4
@@ -116,6 +118,13 @@ def DopplerPlacePass : Pass<"doppler-place"> {
     greedily only. `budget-ms` spends wall-clock time instead (the result
     then depends on the machine). A heuristic places alone unless given a
     budget, which then refines its placement.
+
+    Nodes: when `system` has several nodes (h100x8-2n, ...) and `devices`
+    is its device count, the heuristics price each device pair's link (the
+    network between nodes), the learned policy's budget adds hierarchical
+    starts (pipeline stages across nodes), and the network simulator (link
+    and NIC contention) judges the starts, the refinement and the remark's
+    predicted makespan (docs/SystemDescription.md).
 
     Memory: with `system` or `memory-limit`, and ops that carry byte sizes
     (einsum and friends, not cost-only `doppler.task` graphs), the placement

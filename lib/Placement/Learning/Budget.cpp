@@ -101,6 +101,19 @@ std::optional<BudgetedPlacement> doppler::placement::placeWithinBudget(
     }
     if (numDevices > 1)
       addStart("single", placeSingle(graph, numDevices));
+    // On several nodes, pipeline stages across them (all the nodes, then
+    // half of them, ... down to two: with one batch, stages run one after
+    // the other, and fewer stages cross the network less) and the
+    // critical-path rule inside each node, plain and owner-computes: what
+    // the network costs least.
+    const System *system = options.heuristic.system;
+    if (system && system->numNodes() > 1 &&
+        system->numDevices() == numDevices)
+      for (int32_t stages = system->numNodes(); stages >= 2; stages /= 2)
+        for (double slack : {0.0, kHierarchicalLocalitySlack})
+          addStart("hierarchical " + std::to_string(stages) + " nodes" +
+                       (slack > 0 ? " local" : ""),
+                   placeHierarchical(graph, *system, stages, slack));
   }
   // The first of the least makespans: the policy's own on a tie.
   placed.best = static_cast<size_t>(

@@ -7,9 +7,14 @@
 //      (kLearnedPolicyName) also the two heuristics it has as priors,
 //      critical-path and join-aware (microseconds each), and, when asked
 //      (LearnedPolicyOptions::samples), the best of K rollouts instead of
-//      the greedy one. Each start costs one simulator run; the rollouts
-//      are bounded by the budget as well (at most as many as its runs,
-//      and no rollout begins past its time).
+//      the greedy one. With a budget also everything on device 0, and on a
+//      system of several nodes (PolicyOptions::system) the hierarchical
+//      starts (placeHierarchical: pipeline stages over all the nodes, half
+//      of them, ... down to two, each plain and owner-computes); the
+//      heuristics then price each device pair's link, and `judge` should
+//      be the network simulator. Each start costs one simulator run; the
+//      rollouts are bounded by the budget as well (at most as many as its
+//      runs, and no rollout begins past its time).
 //   2. Refinement. Simulated annealing (Search.h) from the best start, for
 //      the rest of the budget.
 //
