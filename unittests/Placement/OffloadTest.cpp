@@ -287,10 +287,10 @@ TEST(PlanOffload, RejectsBadOptions) {
                    "and the graph has none");
 }
 
-TEST(PlanOffload, FitsAUNetLikeChain) {
-  // x0 -> x1 -> ... -> x9, and x(i) -> x(9-i): skip connections keep the
-  // early outputs live while the middle runs. 100 bytes each but the sink
-  // (1 byte); unit compute.
+/// x0 -> x1 -> ... -> x9, and x(i) -> x(9-i): skip connections keep the
+/// early outputs live while the middle runs. 100 bytes each but the sink
+/// (1 byte); unit compute.
+Graph uNetLikeChain() {
   std::vector<NodeSpec> nodes(10, NodeSpec{1, 1, 100});
   nodes[9].bytes = 1;
   std::vector<std::pair<NodeId, NodeId>> edges;
@@ -298,7 +298,11 @@ TEST(PlanOffload, FitsAUNetLikeChain) {
     edges.emplace_back(i, i + 1);
   for (NodeId i = 0; i < 4; ++i)
     edges.emplace_back(i, 9 - i);
-  Graph graph = makeGraph(nodes, edges);
+  return makeGraph(nodes, edges);
+}
+
+TEST(PlanOffload, FitsAUNetLikeChain) {
+  Graph graph = uNetLikeChain();
   std::vector<DeviceId> assignment(10, 0);
   std::vector<double> capacity = tightCapacities(graph, 1, assignment);
   EXPECT_EQ(capacity[0], 301); // x6 reads x5 and x3
@@ -316,16 +320,9 @@ TEST(PlanOffload, FitsAUNetLikeChain) {
 }
 
 TEST(PlanOffload, StaysWithinItsBudgets) {
-  // The chain above: every evaluation budget and eviction limit is kept,
-  // and the plan is always its own prediction.
-  std::vector<NodeSpec> nodes(10, NodeSpec{1, 1, 100});
-  nodes[9].bytes = 1;
-  std::vector<std::pair<NodeId, NodeId>> edges;
-  for (NodeId i = 0; i + 1 < 10; ++i)
-    edges.emplace_back(i, i + 1);
-  for (NodeId i = 0; i < 4; ++i)
-    edges.emplace_back(i, 9 - i);
-  Graph graph = makeGraph(nodes, edges);
+  // The U-Net-like chain: every evaluation budget and eviction limit is
+  // kept, and the plan is always its own prediction.
+  Graph graph = uNetLikeChain();
   std::vector<DeviceId> assignment(10, 0);
   System system = systemWith(tightCapacities(graph, 1, assignment));
   for (int64_t budget = 1; budget <= 40; ++budget) {
