@@ -18,8 +18,12 @@ Steps (docs/SystemDescription.md, "A 7B model on 2-8 nodes"):
  3. Each policy places it with doppler-place on the 8 x N GPUs (the time is
     the tool's placement time); `--network` also simulates the placement on
     the system's links and network (NVLink inside a node, NIC contention
-    between nodes, transfers of the tensors' bytes), and judges the
-    placement budget (doppler's starts and refinement) by it.
+    between nodes, transfers of the tensors' bytes), judges the placement
+    budget (doppler's starts and refinement) by it, and makes the
+    heuristics price each device pair's link; doppler's budget then also
+    starts from the hierarchical placements (pipeline stages over 2..N
+    nodes, critical-path inside each; Heuristics.h placeHierarchical). The
+    `start` column names the start the budget refined.
  4. Megatron-style: layers in N contiguous pipeline stages, stage s on node
     s; inside a node each op's blocks spread over its 8 GPUs (tensor
     parallel): the blocks of one decomposed einsum or fused op (the ops
@@ -186,6 +190,13 @@ def megatron_assignment(ops, op_lines, layer_of_line, layers, nodes,
     return device
 
 
+def used_gpus(report):
+    """GPUs with at least one op, or None when the report does not say."""
+    if "device_nodes" not in report:
+        return None
+    return sum(1 for n in report["device_nodes"] if n)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -239,9 +250,10 @@ def main():
                 out = run([place, program, "--devices", str(devices), "--system", system,
                            "--policy", policy, "--network", "--json"])
                 report = json.loads(out)
+                chosen = [s["name"] for s in report.get("starts", []) if s["chosen"]]
                 rows.append((nodes, policy, report["seconds"], report["makespan"],
-                             report["network_makespan"],
-                             sum(1 for n in report["device_nodes"] if n) if "device_nodes" in report else None))
+                             report["network_makespan"], used_gpus(report),
+                             chosen[0] if chosen else None))
             assignment = megatron_assignment(ops, op_lines, layer_of_line,
                                              args.layers, nodes)
             path = os.path.join(tmp, f"megatron-{nodes}.txt")
@@ -251,19 +263,19 @@ def main():
                        "--assignment", path, "--network", "--json"])
             report = json.loads(out)
             rows.append((nodes, "megatron-style", None, report["makespan"],
-                         report["network_makespan"],
-                         sum(1 for n in report["device_nodes"] if n) if "device_nodes" in report else None))
+                         report["network_makespan"], used_gpus(report), None))
 
     print(f"{args.layers} layers, seq {args.seq}, d_model {args.d_model}, "
           f"{args.heads} heads, ffn {args.ffn}; {len(ops)} ops after decomposition "
           f"into {args.parts} parts and fusion ({prepare:.1f} s)")
-    print("| nodes | GPUs | placement | placement time (s) | makespan, reference (ms) "
-          "| makespan, network (ms) | GPUs used |")
-    print("|---|---|---|---|---|---|---|")
-    for nodes, policy, seconds, makespan, network, used in rows:
+    print("| nodes | GPUs | placement | start | placement time (s) "
+          "| makespan, reference (ms) | makespan, network (ms) | GPUs used |")
+    print("|---|---|---|---|---|---|---|---|")
+    for nodes, policy, seconds, makespan, network, used, start in rows:
         seconds_text = "-" if seconds is None else f"{seconds:.1f}"
-        print(f"| {nodes} | {8 * nodes} | {policy} | {seconds_text} | {makespan / 1e3:.2f} "
-              f"| {network / 1e3:.2f} | {used if used is not None else '-'} |")
+        print(f"| {nodes} | {8 * nodes} | {policy} | {start or '-'} | {seconds_text} "
+              f"| {makespan / 1e3:.2f} | {network / 1e3:.2f} "
+              f"| {used if used is not None else '-'} |")
 
 
 if __name__ == "__main__":
