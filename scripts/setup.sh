@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev nlohmann-json3-dev pybind11-dev
   libsleef-dev libblis-dev libdnnl-dev
+  openmpi-bin libopenmpi-dev
   clang-22 libclang-rt-22-dev
   python3-torch python3-pytest python3-numpy
 )

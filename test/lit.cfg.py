@@ -35,6 +35,16 @@ if os.path.exists(os.path.join(config.llvm_tools_dir, "mlir-runner")):
 if config.doppler_has_cuda:
     config.available_features.add("cuda")
 
+# Runs across processes (test/Mpi): the runtime built with MPI and an
+# mpirun to start the ranks. As root, Open MPI needs the two variables.
+import shutil
+if config.doppler_has_mpi and shutil.which("mpirun"):
+    config.available_features.add("mpi")
+    config.substitutions.append(
+        ("%mpirun", "env OMPI_ALLOW_RUN_AS_ROOT=1 "
+         "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader,tcp "
+         "mpirun --oversubscribe --bind-to none"))
+
 # The learned policy (libDopplerLearning.so, built with LibTorch).
 if config.doppler_has_learning:
     config.available_features.add("learning")

@@ -66,8 +66,11 @@ std::string RunResult::chromeTrace(const TaskGraph &graph) const {
   }
   for (size_t device = 0; device < devices.size(); ++device) {
     int pid = static_cast<int>(device);
-    events.push_back(metadata("process_name", pid, 0,
-                              {{"name", "device " + std::to_string(device)}}));
+    // Across processes: a row per (rank, device).
+    std::string name = "device " + std::to_string(device);
+    if (device < deviceRanks.size())
+      name = "rank " + std::to_string(deviceRanks[device]) + " " + name;
+    events.push_back(metadata("process_name", pid, 0, {{"name", name}}));
     events.push_back(
         metadata("process_sort_index", pid, 0, {{"sort_index", pid}}));
   }

@@ -154,6 +154,9 @@ void Executor::Impl::fail(RunState &run, std::string message) {
       run.error = std::move(message);
     run.failed.store(true);
   }
+  // Across ranks the others would wait for this rank's messages forever.
+  if (run.transport)
+    run.transport->abortRun(run.error);
   if (!run.waitForMemory)
     return;
   // Parked tasks are queued again, to be skipped like every other task that
@@ -170,6 +173,12 @@ void Executor::Impl::fail(RunState &run, std::string message) {
 }
 
 void Executor::Impl::enqueue(RunState &run, ValueId id) {
+  if (RemoteRole role = run.role(id); role != RemoteRole::Local &&
+                                      role != RemoteRole::Receive) {
+    if (role == RemoteRole::Send)
+      startSend(run, id);
+    return;
+  }
   const Task &task = run.graph.task(id);
   ReadyQueue &queue = queueOf(task);
   bool wake;
@@ -254,7 +263,12 @@ void Executor::Impl::runTask(RunState &run, ReadyQueue &queue, ValueId id,
   if (admission == Admission::Run) {
     // An exception (e.g. bad_alloc in a backend) must not end the worker
     // thread: it fails the run like any other error.
-    if (status) {
+    if (status && run.role(id) == RemoteRole::Receive &&
+        id != run.faultTask) { // an injected fault strikes as below
+      // Finishes when the message arrives (messageDone).
+      if (status = startReceive(run, id, kind, lane); status)
+        return;
+    } else if (status) {
       try {
         status = executeTask(run, id, kind, lane);
       } catch (...) {
@@ -392,6 +406,8 @@ Status Executor::Impl::uploadInputs(RunState &run,
     run.pendingReaders[id].store(
         static_cast<int32_t>(graph.consumers(id).size()));
     const Task &task = graph.task(id);
+    if (run.remote(id))
+      continue; // Another rank's: never counted here.
     if (task.kind == TaskKind::Input) {
       if (graph.consumers(id).empty() && !graph.isOutput(id))
         continue;
@@ -406,10 +422,12 @@ Status Executor::Impl::uploadInputs(RunState &run,
       continue;
     }
     int32_t pending = 0;
+    // Across ranks only this rank's tasks (and its messages) count.
     for (ValueId input : task.uniqueInputs)
-      pending += graph.task(input).kind != TaskKind::Input;
+      pending += graph.task(input).kind != TaskKind::Input && !run.remote(input);
     for (ValueId trigger : task.after)
-      pending += graph.task(trigger).kind != TaskKind::Input;
+      pending +=
+          graph.task(trigger).kind != TaskKind::Input && !run.remote(trigger);
     run.pendingInputs[id].store(pending);
     if (run.deviceRemaining[task.device].value.fetch_add(1) == 0)
       run.remaining.fetch_add(1);
@@ -423,6 +441,8 @@ Result<RunResult> Executor::Impl::collectResult(RunState &run) {
   RunResult result;
   result.devices.resize(numDevices);
   for (ValueId output : graph.outputs()) {
+    if (run.transport && !run.transport->isLocal(graph.task(output).device))
+      continue; // Its rank sends it to rank 0 (Transport::endRun).
     HostTensor tensor;
     tensor.type = graph.task(output).type;
     tensor.shape = graph.task(output).shape;
@@ -498,6 +518,9 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
   run.faultTask = *faultTask;
   run.faultKind = options.fault.kind;
   run.waitForMemory = options.memoryPolicy == MemoryPolicy::Wait;
+  run.transport = options.transport.get();
+  if (run.transport)
+    planRoles(run);
   for (int d = 0; d < numDevices; ++d)
     run.memory[d].limit = d < static_cast<int>(options.memoryLimits.size())
                               ? options.memoryLimits[d]
@@ -549,10 +572,13 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
   // themselves.
   std::vector<ValueId> readyAtStart;
   for (ValueId id = 0; id < graph.size(); ++id)
-    if (graph.task(id).kind != TaskKind::Input &&
+    if (graph.task(id).kind != TaskKind::Input && !run.remote(id) &&
         run.pendingInputs[id].load(std::memory_order_relaxed) == 0)
       readyAtStart.push_back(id);
 
+  if (run.transport)
+    if (Status status = run.transport->beginRun(); !status)
+      return status;
   current = &run;
   run.start = Clock::now();
   if (run.remaining.load() > 0) {
@@ -577,7 +603,11 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
   if (run.failed.load())
     return Status::failure(run.error);
 
-  return collectResult(run);
+  Result<RunResult> result = collectResult(run);
+  if (result && run.transport)
+    if (Status status = run.transport->endRun(graph, *result); !status)
+      return status;
+  return result;
 }
 
 //===----------------------------------------------------------------------===//

@@ -204,6 +204,15 @@ inline int64_t nowNs() {
 /// A task's automatic watchdog bound (ExecutorOptions::taskTimeoutSeconds).
 double automaticTaskBound(const TaskGraph &graph, ValueId id);
 
+/// What this process does with a task when a run spans ranks
+/// (ExecutorRemote.cpp); every task is Local in one process.
+enum class RemoteRole : uint8_t {
+  Local,   ///< On this rank's device: runs here as usual.
+  Receive, ///< A transfer to this rank from another: a message received.
+  Send,    ///< A transfer from this rank to another: a message sent.
+  Remote,  ///< Elsewhere: neither runs nor counts here.
+};
+
 /// Everything one run mutates; workers reach it through Impl::current.
 struct RunState {
   RunState(const TaskGraph &graph, int numDevices)
@@ -221,6 +230,14 @@ struct RunState {
 
   const TaskGraph &graph;
   PreparedGraph *prepared = nullptr;
+  /// Runs across ranks: the transport and each task's role (empty: all
+  /// Local).
+  Transport *transport = nullptr;
+  std::vector<RemoteRole> roles;
+  RemoteRole role(ValueId id) const {
+    return roles.empty() ? RemoteRole::Local : roles[id];
+  }
+  bool remote(ValueId id) const { return role(id) == RemoteRole::Remote; }
   bool waitForMemory = false;
   /// The task an injected fault fails (-1: none) and the fault's kind.
   ValueId faultTask = -1;
@@ -323,6 +340,13 @@ struct Executor::Impl {
   Status executeTask(RunState &run, ValueId id, WorkerKind kind, int lane);
   void finishTask(RunState &run, ValueId id);
   void enqueue(RunState &run, ValueId id);
+  /// Runs across ranks (ExecutorRemote.cpp): each task's role; a receive
+  /// posted by a copy worker (its output allocated first); a send posted
+  /// when its source is ready; the completion of either.
+  void planRoles(RunState &run) const;
+  Status startReceive(RunState &run, ValueId id, WorkerKind kind, int lane);
+  void startSend(RunState &run, ValueId id);
+  void messageDone(RunState &run, ValueId id, Status status);
   Status allocateValue(RunState &run, ValueId id);
   void freeValue(RunState &run, ValueId id);
   /// Views (ExecutorViews.cpp): which slices and reshapes of `run` alias

@@ -126,11 +126,16 @@ std::string planToJson(const Plan &plan) {
                {"results", plan.results}};
   if (plan.predictedMakespan)
     root["predicted_makespan_s"] = *plan.predictedMakespan;
+  if (!plan.nodes.empty())
+    root["nodes"] = plan.nodes;
   // One task per line: diffs of two plans stay readable.
   std::string text = "{\n";
   bool first = true;
   for (const char *key : {"format", "version", "function", "devices",
-                          "predicted_makespan_s", "arguments", "results"}) {
+                          "predicted_makespan_s", "nodes", "arguments",
+                          "results"}) {
+    if (!root.contains(key))
+      continue;
     text += std::string(first ? "" : ",\n") + "  " + json(key).dump() + ": " +
             root[key].dump();
     first = false;
@@ -638,6 +643,19 @@ Result<Plan> readPlan(const json &root, const Reader &reader) {
                                         std::to_string(kMaxDevices) +
                                         "], got " + it->dump());
     plan.devices = static_cast<int>(it->get<int64_t>());
+  }
+  if (auto it = root.find("nodes"); it != root.end()) {
+    if (!it->is_array() || (plan.devices && it->size() != size_t(*plan.devices)))
+      return reader.fail("nodes", "expected one node id per device, got " +
+                                      it->dump());
+    for (const json &node : *it) {
+      if (!node.is_number_integer() || node.get<int64_t>() < 0 ||
+          node.get<int64_t>() >= kMaxDevices)
+        return reader.fail("nodes", "expected node ids in [0, " +
+                                        std::to_string(kMaxDevices) +
+                                        "), got " + node.dump());
+      plan.nodes.push_back(static_cast<int>(node.get<int64_t>()));
+    }
   }
   if (auto it = root.find("predicted_makespan_s");
       it != root.end() && !it->is_null()) {

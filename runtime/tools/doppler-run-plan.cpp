@@ -15,11 +15,16 @@
 //                    [--memory-policy fail|wait] [--inject-fault KIND:TASK]
 //                    [--task-timeout SECONDS]
 //
+// Under mpirun (`mpirun -np R doppler-run-plan PLAN.json`) each rank runs
+// the devices of its node and rank 0 reports (MpiRun.h; runtime/README.md,
+// "Across processes (MPI)").
+//
 // Exit status: 0 on success, 1 on any error (one line on stderr).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ArgParser.h"
+#include "MpiRun.h"
 #include "RunSupport.h"
 
 #include <cstdio>
@@ -32,7 +37,11 @@ using namespace doppler::runtime;
 
 namespace {
 
+/// Runs across processes when started by mpirun.
+tools::MpiRun mpi;
+
 int fail(const std::string &message) {
+  mpi.failIfActive("doppler-run-plan", message); // ends every rank
   std::cerr << "doppler-run-plan: error: " << message << "\n";
   return 1;
 }
@@ -135,6 +144,8 @@ int report(const Options &opts, const Plan &plan, Measurement measurement) {
   report.memoryLimits.assign(static_cast<size_t>(opts.backend.devices),
                              static_cast<uint64_t>(opts.memoryLimit));
   report.measurement = std::move(measurement);
+  if (mpi.rank() != 0)
+    return 0; // Rank 0 has every rank's figures and outputs.
   Result<std::vector<HostTensor>> outputs =
       collectResults(plan, report.measurement.median);
   if (!outputs)
@@ -154,9 +165,7 @@ int report(const Options &opts, const Plan &plan, Measurement measurement) {
   return 0;
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
+int runPlan(int argc, char **argv) {
   Options opts;
   if (std::optional<int> status = parseArguments(argc, argv, opts))
     return *status;
@@ -192,16 +201,31 @@ int main(int argc, char **argv) {
       return fail("--inject-fault: " + fault.message());
     options.fault = *fault;
   }
+  if (Status status = mpi.setUp(*plan, opts.backend.devices,
+                                opts.backend.name, options);
+      !status)
+    return fail(status.message());
   Executor executor(std::move(*created), options);
 
   Result<HostArguments> arguments =
       makeSeededArguments(*plan, static_cast<uint64_t>(opts.seed));
   if (!arguments)
     return fail(arguments.message());
+  if (Status same = mpi.agreeArguments(*arguments); !same)
+    return fail(same.message());
   Result<Measurement> measured =
       measure(executor, plan->graph, bindArguments(*plan, *arguments),
               static_cast<int>(opts.repeat));
   if (!measured)
     return fail(measured.message());
+  mpi.runsDone();
   return report(opts, *plan, std::move(*measured));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (Status started = mpi.start(&argc, &argv); !started)
+    return fail(started.message());
+  return mpi.finishWith("doppler-run-plan", runPlan(argc, argv));
 }

@@ -18,6 +18,9 @@
 //               [--inputs every-user|first-user]
 //               [--delay-tasks] [--write-outputs FILE] [--idle-spin-us N]
 //               [--breakdown] [--arguments FILE]
+//   mpirun -np R doppler-run FILE.mlir --backend cpu ...
+//       (across processes: each rank runs its node's devices, rank 0
+//        reports; MpiRun.h, runtime/README.md "Across processes (MPI)")
 //   doppler-run FILE.mlir --export-plan PLAN.json   (for doppler-run-plan)
 //   doppler-run FILE.mlir --compare-outputs OUT.json
 //       (outputs of a run elsewhere, e.g. a lowered program, against the
@@ -28,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MpiRun.h"
 #include "RunSupport.h"
 
 #include "Doppler/Support/Limits.h"
@@ -196,7 +200,11 @@ llvm::json::Value jsonNumber(double value) {
   return value > 0 ? "inf" : "-inf";
 }
 
+/// Runs across processes when started by mpirun.
+rt::tools::MpiRun mpi;
+
 int fail(const llvm::Twine &message) {
+  mpi.failIfActive("doppler-run", message.str()); // ends every rank
   llvm::errs() << "doppler-run: error: " << message << "\n";
   return 1;
 }
@@ -511,6 +519,10 @@ std::optional<int> runPlan(const rt::Plan &plan, int devices,
       return fail("--inject-fault: " + fault.message());
     executorOptions.fault = *fault;
   }
+  if (rt::Status status =
+          mpi.setUp(plan, devices, backend.name, executorOptions);
+      !status)
+    return fail(status.message());
   rt::Executor executor(std::move(*created), executorOptions);
 
   rt::HostArguments arguments;
@@ -524,10 +536,13 @@ std::optional<int> runPlan(const rt::Plan &plan, int devices,
       return fail(seeded.message());
     arguments = std::move(*seeded);
   }
+  if (rt::Status same = mpi.agreeArguments(arguments); !same)
+    return fail(same.message());
   rt::Result<rt::Measurement> measured = rt::measure(
       executor, plan.graph, rt::bindArguments(plan, arguments), repeat);
   if (!measured)
     return fail(measured.message());
+  mpi.runsDone();
 
   report.file = inputFilename;
   report.function = plan.function;
@@ -549,6 +564,8 @@ int finishReport(func::FuncOp function, const rt::Plan &plan,
                  ArrayRef<Operation *> taskOps,
                  const std::vector<rt::HostTensor> *given,
                  rt::RunReport &report) {
+  if (mpi.rank() != 0)
+    return 0; // Rank 0 has every rank's figures and outputs.
   rt::Result<std::vector<rt::HostTensor>> outputs =
       rt::collectResults(plan, report.measurement.median);
   if (!outputs)
@@ -596,7 +613,9 @@ int run(ProgramFile &program) {
   if (failed(plan))
     return 1;
   if (!exportPlan.empty())
-    return writePlan(*plan);
+    return mpi.active() ? fail("--export-plan writes a file: run it without "
+                               "mpirun")
+                        : writePlan(*plan);
   FailureOr<int> devices = checkPlanOptions(*function, *plan);
   if (failed(devices))
     return 1;
@@ -612,10 +631,8 @@ int run(ProgramFile &program) {
   return finishReport(*function, *plan, taskOps, given, report);
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
+/// Everything main does once MPI (under mpirun) has started.
+int runMain(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -660,4 +677,13 @@ int main(int argc, char **argv) {
 
   ProgramFile program;
   return run(program);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  if (rt::Status started = mpi.start(&argc, &argv); !started)
+    return fail(started.message());
+  return mpi.finishWith("doppler-run", runMain(argc, argv));
 }

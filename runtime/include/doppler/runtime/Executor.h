@@ -26,6 +26,7 @@
 #include "doppler/runtime/Backend.h"
 #include "doppler/runtime/Status.h"
 #include "doppler/runtime/TaskGraph.h"
+#include "doppler/runtime/Transport.h"
 
 #include <cstdint>
 #include <map>
@@ -142,6 +143,10 @@ struct ExecutorOptions {
   /// not return once the run is failed, its thread and the run's state are
   /// abandoned, and the executor refuses further runs (end the process).
   double taskTimeoutSeconds = -1;
+  /// Runs across processes (Transport.h): this process runs the tasks on
+  /// its rank's devices only, transfers between ranks are messages, and
+  /// every run is collective. Null: one process runs everything.
+  std::shared_ptr<Transport> transport;
 };
 
 /// The automatic watchdog bound of a task: this floor, plus its work at the
@@ -195,6 +200,9 @@ struct RunResult {
   /// Largest sum of live host values (evict outputs).
   uint64_t hostPeakBytes = 0;
   std::map<ValueId, HostTensor> outputs;
+  /// Runs across processes: the rank of each device (the trace names its
+  /// processes "rank R device D"); empty in one process.
+  std::vector<int> deviceRanks;
 
   /// Chrome trace (chrome://tracing, Perfetto): a process per device, a
   /// thread per worker (tid 0 compute, tid 1.. copy workers), one complete

@@ -96,6 +96,10 @@ struct Plan {
   /// to be in [1, kMaxDevices] and to cover every task's device); unset for
   /// a plan built in memory, where the devices used are the count.
   std::optional<int> devices;
+  /// The node of each device (its "nodes" field, optional): across
+  /// processes node i runs on rank i (runtime/README.md, "Across processes
+  /// (MPI)"); empty: devices are split over the ranks in contiguous blocks.
+  std::vector<int> nodes;
 
   /// Declares argument `arguments.size()` and returns its index.
   int64_t addArgument(ElementType type, Shape shape);
