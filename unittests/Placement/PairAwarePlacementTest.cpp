@@ -54,6 +54,10 @@ System twoNodes(double networkBandwidth) {
   return system ? *system : System::uniform(4);
 }
 
+std::vector<double> row(const double *values, int32_t count) {
+  return {values, values + count};
+}
+
 double networkMakespan(const Graph &graph, const System &system,
                        const std::vector<DeviceId> &assignment) {
   SimulatorOptions options;
@@ -75,10 +79,7 @@ TEST(PairAwareEnvironment, EstimatesPriceEachPairsLink) {
   // (+1), devices 2 and 3 are across the network (+100).
   double est[4];
   env.earliestStarts(1, est);
-  EXPECT_EQ(est[0], 1);
-  EXPECT_EQ(est[1], 2);
-  EXPECT_EQ(est[2], 101);
-  EXPECT_EQ(est[3], 101);
+  EXPECT_EQ(row(est, 4), (std::vector<double>{1, 2, 101, 101}));
   for (DeviceId d = 0; d < 4; ++d)
     EXPECT_EQ(env.earliestStart(1, d), est[d]);
   EXPECT_EQ(env.transferCost(graph.succBegin(0), 0, 2), 100);
@@ -91,10 +92,7 @@ TEST(PairAwareEnvironment, EstimatesPriceEachPairsLink) {
   ASSERT_TRUE(env.step(1, 2));
   double split[4];
   env.joinSplitCosts(2, split);
-  EXPECT_EQ(split[0], 100);
-  EXPECT_EQ(split[1], 100);
-  EXPECT_EQ(split[2], 0);
-  EXPECT_EQ(split[3], 1);
+  EXPECT_EQ(row(split, 4), (std::vector<double>{100, 100, 0, 1}));
 }
 
 TEST(PairAwareEnvironment, WithoutSystemOrBytesTheEdgeCostsStay) {
@@ -112,9 +110,7 @@ TEST(PairAwareEnvironment, WithoutSystemOrBytesTheEdgeCostsStay) {
   ASSERT_TRUE(env.step(0, 0));
   double est[3];
   env.earliestStarts(1, est);
-  EXPECT_EQ(est[0], 1);
-  EXPECT_EQ(est[1], 2);
-  EXPECT_EQ(est[2], 2);
+  EXPECT_EQ(row(est, 3), (std::vector<double>{1, 2, 2}));
   // setSystem(nullptr) turns it off again.
   env.setSystem(nullptr);
   ASSERT_TRUE(env.reset(graph, 4));
