@@ -219,34 +219,47 @@ template <typename T> DOPPLER_HD T aggOp(AggKind kind, T acc, T value) {
 // in intermediate offsets is harmless: results are taken modulo 2^N.
 //===----------------------------------------------------------------------===//
 
-/// Offsets (per slot, the first `slots`) of point `linear` of `space`.
+/// Offsets of point `linear` of a space of `rank` dimensions of `extent`,
+/// one per row of `stride`: the first `used` of the `Slots` rows (the rest
+/// stay 0). Shared by einsum spaces and fused steps.
 template <typename Index, int Slots>
-DOPPLER_HD void decodeOffsets(const StridedSpace &space, Index linear,
-                              Index (&offset)[Slots]) {
+DOPPLER_HD void decodeStrided(int rank, const int64_t (&extent)[kMaxDims],
+                              const int64_t (*stride)[kMaxDims], int used,
+                              Index linear, Index (&offset)[Slots]) {
   DOPPLER_UNROLL
   for (int slot = 0; slot < Slots; ++slot)
     offset[slot] = 0;
-  if (space.rank == 1) { // The common case after merging: no division.
+  if (rank == 1) { // The common case after merging: no division.
     DOPPLER_UNROLL
     for (int slot = 0; slot < Slots; ++slot)
-      offset[slot] = linear * static_cast<Index>(space.stride[slot][0]);
+      if (slot < used)
+        offset[slot] = linear * static_cast<Index>(stride[slot][0]);
     return;
   }
   DOPPLER_UNROLL
   for (int d = kMaxDims - 1; d >= 0; --d) {
-    if (d < space.rank) {
+    if (d < rank) {
       Index coord = linear;
       if (d > 0) {
-        Index extent = static_cast<Index>(space.extent[d]);
-        Index quotient = linear / extent;
-        coord = linear - quotient * extent;
+        Index size = static_cast<Index>(extent[d]);
+        Index quotient = linear / size;
+        coord = linear - quotient * size;
         linear = quotient;
       }
       DOPPLER_UNROLL
       for (int slot = 0; slot < Slots; ++slot)
-        offset[slot] += coord * static_cast<Index>(space.stride[slot][d]);
+        if (slot < used)
+          offset[slot] += coord * static_cast<Index>(stride[slot][d]);
     }
   }
+}
+
+/// Offsets (per slot, the first `Slots`) of point `linear` of `space`.
+template <typename Index, int Slots>
+DOPPLER_HD void decodeOffsets(const StridedSpace &space, Index linear,
+                              Index (&offset)[Slots]) {
+  decodeStrided<Index, Slots>(space.rank, space.extent, space.stride, Slots,
+                              linear, offset);
 }
 
 /// Folds reduced points begin, begin + step, ... (< end) of `p.red` into
@@ -350,26 +363,8 @@ DOPPLER_HD void fusedElement(const FusedParams &p, T *out,
                              const FusedInputs<T> &inputs, Index i) {
   T value[kMaxFusedInputs + kMaxFusedSteps];
   Index offset[kMaxFusedInputs];
-  DOPPLER_UNROLL
-  for (int k = 0; k < kMaxFusedInputs; ++k)
-    offset[k] = 0;
-  Index linear = i;
-  DOPPLER_UNROLL
-  for (int d = kMaxDims - 1; d >= 0; --d) {
-    if (d < p.rank) {
-      Index coord = linear;
-      if (d > 0) {
-        Index extent = static_cast<Index>(p.extent[d]);
-        Index quotient = linear / extent;
-        coord = linear - quotient * extent;
-        linear = quotient;
-      }
-      DOPPLER_UNROLL
-      for (int k = 0; k < kMaxFusedInputs; ++k)
-        if (k < p.numInputs)
-          offset[k] += coord * static_cast<Index>(p.stride[k][d]);
-    }
-  }
+  decodeStrided<Index, kMaxFusedInputs>(p.rank, p.extent, p.stride,
+                                        p.numInputs, i, offset);
   DOPPLER_UNROLL
   for (int k = 0; k < kMaxFusedInputs; ++k)
     if (k < p.numInputs)
