@@ -30,6 +30,11 @@ template <typename T> T unwrap(Result<T> result) {
   return std::move(*result);
 }
 
+/// Whether a status's message contains `text`.
+inline bool mentions(const Status &status, const std::string &text) {
+  return status.message().find(text) != std::string::npos;
+}
+
 /// Forwards every call to a CPU backend of `devices` devices (compute
 /// workers not pinned: irrelevant here, and slow on few cores); subclasses
 /// override what they record or make fail, and call the base.

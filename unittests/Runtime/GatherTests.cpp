@@ -24,10 +24,6 @@ using namespace doppler::runtime::test;
 
 namespace {
 
-bool mentions(const Status &status, const std::string &text) {
-  return status.message().find(text) != std::string::npos;
-}
-
 TEST(Gather, IntegerTypesHaveNamesAndSizes) {
   EXPECT_EQ(elementSize(ElementType::I32), 4u);
   EXPECT_EQ(elementSize(ElementType::I64), 8u);

@@ -24,10 +24,6 @@ using namespace doppler::runtime::test;
 
 namespace {
 
-bool mentions(const Status &status, const std::string &text) {
-  return status.message().find(text) != std::string::npos;
-}
-
 TEST(Reshape, BuilderChecksCountDeviceAndShape) {
   TaskGraph g;
   ValueId x = unwrap(g.addInput(0, {2, 3, 4}, ElementType::F64));
