@@ -290,16 +290,11 @@ Result<std::vector<HostTensor>> loadOutputs(const std::string &path) {
     if (!root)
       return root.status();
     Reader reader(path);
-    if (!root->is_object() || root->value("format", "") != kOutputsFormat)
-      return Status::failure(path +
-                             ": not a Doppler outputs file (\"format\" "
-                             "must be \"" +
-                             std::string(kOutputsFormat) + "\")");
-    if (root->value("version", -1) != kOutputsVersion)
-      return Status::failure(path +
-                             ": unsupported outputs version (this "
-                             "reader reads version " +
-                             std::to_string(kOutputsVersion) + ")");
+    if (Status status = reader.formatAndVersion(*root, "outputs file",
+                                                kOutputsFormat,
+                                                kOutputsVersion);
+        !status)
+      return status;
     Result<const json *> list = reader.field(*root, "file", "outputs");
     if (!list)
       return list.status();

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,7 +42,30 @@ public:
   Result<int64_t> integer(const json &value, const std::string &where) const {
     if (!value.is_number_integer())
       return fail(where, "expected an integer");
+    if (value.is_number_unsigned() &&
+        value.get<uint64_t>() > uint64_t(INT64_MAX))
+      return fail(where, value.dump() + " is out of range (above 2^63 - 1)");
     return value.get<int64_t>();
+  }
+
+  /// The "format" and "version" fields that open a Doppler file: the
+  /// string `format` and the integer `version`; `what` names the kind of
+  /// file in errors. Fields of another JSON type are errors, not throws.
+  Status formatAndVersion(const json &root, const std::string &what,
+                          const char *format, int64_t version) const {
+    auto formatIt = root.find("format");
+    if (formatIt == root.end() || !formatIt->is_string() ||
+        *formatIt != format)
+      return Status::failure(source_ + ": not a Doppler " + what +
+                             " (\"format\" must be \"" + format + "\")");
+    auto versionIt = root.find("version");
+    if (versionIt == root.end() || !versionIt->is_number_integer())
+      return fail("version", "missing or not an integer");
+    if (versionIt->get<int64_t>() != version)
+      return Status::failure(source_ + ": unsupported " + what + " version " +
+                             versionIt->dump() + " (this reader reads version " +
+                             std::to_string(version) + ")");
+    return Status();
   }
 
   Result<double> number(const json &value, const std::string &where) const {
@@ -63,10 +87,11 @@ public:
       return fail(where, "expected an array of integers");
     std::vector<int64_t> result;
     for (size_t i = 0; i < value.size(); ++i) {
-      if (!value[i].is_number_integer())
-        return fail(where + "[" + std::to_string(i) + "]",
-                    "expected an integer");
-      result.push_back(value[i].get<int64_t>());
+      Result<int64_t> element =
+          integer(value[i], where + "[" + std::to_string(i) + "]");
+      if (!element)
+        return element.status();
+      result.push_back(*element);
     }
     return result;
   }

@@ -47,13 +47,10 @@ Result<std::vector<HostTensor>> parseBinaryTensors(const std::string &contents,
       parseJson(contents.substr(16, headerBytes), path + " (header)");
   if (!header)
     return header.status();
-  if (!header->is_object() || header->value("format", "") != kFormat)
-    return reader.fail("header", std::string("\"format\" must be \"") +
-                                     kFormat + "\"");
-  if (header->value("version", -1) != kVersion)
-    return reader.fail("header", "unsupported version (this reader reads "
-                                 "version " +
-                                     std::to_string(kVersion) + ")");
+  if (Status status =
+          reader.formatAndVersion(*header, "tensor file", kFormat, kVersion);
+      !status)
+    return status;
   Result<const json *> list = reader.field(*header, "header", "tensors");
   if (!list)
     return list.status();

@@ -122,4 +122,53 @@ TEST(TensorFile, DamagedFilesAreErrors) {
   std::remove(bad.c_str());
 }
 
+/// A binary tensor file of `header` and no data.
+std::string withHeader(const std::string &header) {
+  std::string bytes = "DPLRTNS1";
+  for (int i = 0; i < 8; ++i)
+    bytes += static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  return bytes + header;
+}
+
+TEST(TensorFile, FieldsOfAnotherJsonTypeAreErrorsNotThrows) {
+  // "format": 5 and "version": "1" used to escape as nlohmann type_error
+  // (the binary reader runs outside the JSON reader's try: an abort);
+  // "version": 1.5 was read as 1; a dim of 2^64 - 1 was "negative".
+  std::string bad = tempPath("fields.bin");
+  auto errorOf = [&](const std::string &bytes) {
+    writeAll(bad, bytes);
+    Result<std::vector<HostTensor>> loaded = loadOutputs(bad);
+    EXPECT_FALSE(loaded);
+    return loaded ? std::string() : loaded.message();
+  };
+  const std::string notOurs =
+      bad + ": not a Doppler tensor file (\"format\" must be "
+            "\"doppler-tensors\")";
+  EXPECT_EQ(errorOf(withHeader(R"({"format": 5, "version": 1})")), notOurs);
+  EXPECT_EQ(errorOf(withHeader("[1, 2]")), notOurs);
+  const std::string noVersion = bad + ": version: missing or not an integer";
+  EXPECT_EQ(errorOf(withHeader(
+                R"({"format": "doppler-tensors", "version": "1"})")),
+            noVersion);
+  EXPECT_EQ(errorOf(withHeader(
+                R"({"format": "doppler-tensors", "version": 1.5})")),
+            noVersion);
+  EXPECT_EQ(errorOf(withHeader(
+                R"({"format": "doppler-tensors", "version": 2})")),
+            bad + ": unsupported tensor file version 2 (this reader reads "
+                  "version 1)");
+  EXPECT_EQ(errorOf(withHeader(
+                R"({"format": "doppler-tensors", "version": 1, "tensors": )"
+                R"([{"type": "f32", "shape": [18446744073709551615]}]})")),
+            bad + ": tensors[0].shape[0]: 18446744073709551615 is out of "
+                  "range (above 2^63 - 1)");
+  // The JSON outputs file shares the check.
+  EXPECT_EQ(errorOf(R"({"format": "doppler-outputs", "version": "1"})"),
+            noVersion);
+  EXPECT_EQ(errorOf(R"({"format": 5})"),
+            bad + ": not a Doppler outputs file (\"format\" must be "
+                  "\"doppler-outputs\")");
+  std::remove(bad.c_str());
+}
+
 } // namespace
