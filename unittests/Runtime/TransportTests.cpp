@@ -11,6 +11,7 @@
 
 #include "ExecutorTestSupport.h"
 
+#include "doppler/runtime/Plan.h"
 #include "doppler/runtime/Transport.h"
 
 #include <condition_variable>
@@ -56,6 +57,21 @@ TEST(TransportTest, NodesGiveTheRanks) {
             std::string::npos)
       << far.message();
   EXPECT_FALSE(assignDevicesToRanks(4, 0, {}));
+}
+
+TEST(TransportTest, PlanNodesRoundTrip) {
+  Plan plan;
+  ValueId x = *plan.graph.addInput(0, {4});
+  ASSERT_TRUE(plan.bindArgument(x, plan.addArgument(ElementType::F32, {4})));
+  ASSERT_TRUE(plan.addResult(*plan.graph.onDevice(x, 1)));
+  plan.nodes = {1, 0};
+  std::string text = planToJson(plan);
+  EXPECT_NE(text.find("\"nodes\": [1,0]"), std::string::npos) << text;
+  Plan back = unwrap(planFromJson(text, "plan.json"));
+  EXPECT_EQ(back.nodes, (std::vector<int>{1, 0}));
+  // A plan without nodes writes none.
+  plan.nodes.clear();
+  EXPECT_EQ(planToJson(plan).find("nodes"), std::string::npos);
 }
 
 TEST(TransportTest, HashSeesEveryByte) {

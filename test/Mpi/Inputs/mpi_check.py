@@ -2,9 +2,11 @@
 
   mpi_check.py outputs REF.json RUN.json...   every RUN's outputs equal
       REF's within 1e-6 relative (max |a - b| / max(1, |b|))
-  mpi_check.py trace TRACE.json R D           the trace has one row per
+  mpi_check.py trace TRACE.json R D [NODES]   the trace has one row per
       (rank, device): "rank r device d" for D devices in contiguous blocks
-      over R ranks, and events on every one of them
+      over R ranks (or on the ranks NODES lists, comma-separated), and
+      events on every one of them
+  mpi_check.py nodes PLAN.json OUT.json N,..  writes PLAN with "nodes"
   mpi_check.py killed PLAN.json TOOL          starts 2 ranks of TOOL on PLAN
       with a hang injected on rank 1's first einsum, kills rank 1 with
       SIGKILL once it hangs, and checks that every rank ends, with an
@@ -33,13 +35,13 @@ def outputs(ref_path, run_paths):
         print(f"{os.path.basename(path)}: {len(run)} output(s), max rel-error {worst:.3g}")
 
 
-def trace(path, ranks, devices):
+def trace(path, ranks, devices, nodes=None):
     events = json.load(open(path))["traceEvents"]
     names = {e["pid"]: e["args"]["name"] for e in events
              if e.get("name") == "process_name"}
     per = devices // ranks
     for d in range(devices):
-        want = f"rank {d // per} device {d}"
+        want = f"rank {nodes[d] if nodes else d // per} device {d}"
         assert names.get(d) == want, f"process {d} is {names.get(d)!r}, expected {want!r}"
         assert any(e["ph"] == "X" and e["pid"] == d for e in events), f"no event on {want}"
     print(f"trace: {devices} rows, " + ", ".join(names[d] for d in range(devices)))
@@ -99,7 +101,12 @@ if __name__ == "__main__":
     if what == "outputs":
         outputs(sys.argv[2], sys.argv[3:])
     elif what == "trace":
-        trace(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+        trace(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
+              [int(n) for n in sys.argv[5].split(",")] if len(sys.argv) > 5 else None)
+    elif what == "nodes":
+        plan = json.load(open(sys.argv[2]))
+        plan["nodes"] = [int(n) for n in sys.argv[4].split(",")]
+        json.dump(plan, open(sys.argv[3], "w"))
     elif what == "killed":
         killed(sys.argv[2], sys.argv[3])
     else:

@@ -19,6 +19,8 @@
 //   {"format": "doppler-runtime-plan", "version": 1, "function": "mlp",
 //    "devices": 2,                      // devices used (informative)
 //    "predicted_makespan_s": 1.2e-4,    // or null
+//    "nodes": [0, 0, 1, 1],             // optional: each device's node
+//                                       // (rank under mpirun)
 //    "arguments": [{"type": "f32", "shape": [16, 32]}, ...],
 //    "results": [57],                   // task ids, in result order
 //    "tasks": [                         // ids 0, 1, 2, ... in order
