@@ -136,10 +136,12 @@ std::string formatPlacementReportText(const PlacementReport &report) {
             formatIntegral(report.starts[i].second).c_str(),
             i == report.startChosen && report.starts.size() > 1 ? " (best)"
                                                                 : "");
+  // Both under the refinement's judge (the network simulator with
+  // doppler-place --network; `makespan` below is the reference one).
   if (report.refinement)
     appendf(out, "refined:     %s -> %s (%lld evaluation%s, %.3f s)\n",
             formatIntegral(report.refinement->initialMakespan).c_str(),
-            formatIntegral(report.makespan).c_str(),
+            formatIntegral(report.refinement->makespan).c_str(),
             static_cast<long long>(report.refinement->evaluations),
             report.refinement->evaluations == 1 ? "" : "s",
             report.refinement->seconds);
