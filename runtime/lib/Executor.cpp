@@ -462,29 +462,12 @@ Result<RunResult> Executor::Impl::collectResult(RunState &run) {
     result.outputs.emplace(output, std::move(tensor));
   }
 
-  for (ValueId id = 0; id < graph.size(); ++id) {
-    const TaskTiming &timing = run.timings[id];
-    if (!timing.ran)
-      continue;
-    result.makespan = std::max(result.makespan, timing.end);
-    DeviceStats &stats = result.devices[timing.device];
-    double busy = timing.end - timing.start;
-    if (timing.worker == WorkerKind::Compute) {
-      stats.computeBusy += busy;
-      ++stats.computeTasks;
-    } else {
-      stats.copyBusy += busy;
-      ++stats.copyTasks;
-    }
-  }
   result.hostPeakBytes = run.memory[numDevices].peak;
-  for (int d = 0; d < numDevices; ++d) {
-    DeviceStats &stats = result.devices[d];
-    stats.peakBytes = run.memory[d].peak;
-    stats.utilization =
-        result.makespan > 0 ? stats.computeBusy / result.makespan : 0;
-  }
+  for (int d = 0; d < numDevices; ++d)
+    result.devices[d].peakBytes = run.memory[d].peak;
   result.tasks = std::move(run.timings);
+  // The makespan, and each device's busy times, task counts, utilisation.
+  recomputeDeviceStats(result);
   return result;
 }
 

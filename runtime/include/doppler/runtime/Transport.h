@@ -99,8 +99,9 @@ Status unpackRankResult(const TaskGraph &graph,
                         const std::vector<int> &deviceRanks, int rank,
                         const std::vector<unsigned char> &packed,
                         RunResult &result);
-/// Recomputes `result`'s makespan and per-device stats from its timings
-/// (after merging), keeping the peaks.
+/// Recomputes `result`'s makespan and per-device stats from its timings,
+/// keeping the peaks: what the executor reports after a run, and rank 0
+/// after merging the other ranks'.
 void recomputeDeviceStats(RunResult &result);
 
 } // namespace doppler::runtime
