@@ -16,13 +16,16 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
+#include <csignal>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 namespace doppler::runtime {
@@ -31,6 +34,35 @@ namespace {
 /// How long the progress thread sleeps when nothing completed (it would
 /// otherwise take a core from the devices' workers).
 constexpr std::chrono::microseconds kIdlePoll{20};
+
+/// What a rank prints when mpirun ends it (SIGTERM: another rank failed,
+/// aborted or was killed), written before the handler is installed so
+/// that the handler only calls write and _exit (async-signal-safe).
+char terminatedMessage[160];
+size_t terminatedLength = 0;
+
+extern "C" void onTerminated(int) {
+  ssize_t written = ::write(2, terminatedMessage, terminatedLength);
+  (void)written;
+  ::_exit(1);
+}
+
+/// Every rank ends with an error line of its own when mpirun ends the job.
+void reportTermination(int rank) {
+  int length = std::snprintf(
+      terminatedMessage, sizeof(terminatedMessage),
+      "doppler: rank %d: error: ended by mpirun (another rank failed or "
+      "died)\n",
+      rank);
+  terminatedLength =
+      length > 0 ? std::min(static_cast<size_t>(length),
+                            sizeof(terminatedMessage) - 1)
+                 : 0;
+  struct sigaction action {};
+  action.sa_handler = onTerminated;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+}
 
 std::string hex(uint64_t value) {
   char text[32];
@@ -172,6 +204,7 @@ Result<std::shared_ptr<MpiTransport>> MpiTransport::start(int *argc,
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &bound, &found);
   if (found && bound)
     impl.tagUpperBound = *static_cast<int *>(bound);
+  reportTermination(impl.rank);
   return transport;
 }
 
