@@ -324,11 +324,13 @@ Result<std::vector<HostTensor>> loadOutputs(const std::string &path) {
         const json &item = (**data)[k];
         unsigned char *dst = tensor.bytes.data();
         if (isIntegerType(tensor.type)) {
-          // Integers are read exactly (an i64 beyond 2^53 included).
-          if (!item.is_number_integer())
-            return reader.fail(where + ".data[" + std::to_string(k) + "]",
-                               "expected an integer");
-          auto wide = item.get<int64_t>();
+          // Integers are read exactly (an i64 beyond 2^53 included); one
+          // past 2^63 - 1 is an error, not wrapped to a negative.
+          Result<int64_t> checked =
+              reader.integer(item, where + ".data[" + std::to_string(k) + "]");
+          if (!checked)
+            return checked.status();
+          int64_t wide = *checked;
           if (tensor.type == ElementType::I64) {
             std::memcpy(dst + k * sizeof(int64_t), &wide, sizeof(wide));
             continue;

@@ -615,19 +615,10 @@ Result<Plan> readPlan(const json &root, const Reader &reader) {
   if (!root.is_object())
     return Status::failure(reader.source() +
                            ": expected a JSON object (a Doppler plan)");
-  auto formatIt = root.find("format");
-  if (formatIt == root.end() || !formatIt->is_string() ||
-      *formatIt != kPlanFormat)
-    return Status::failure(reader.source() +
-                           ": not a Doppler plan (\"format\" must be \"" +
-                           kPlanFormat + "\")");
-  auto versionIt = root.find("version");
-  if (versionIt == root.end() || !versionIt->is_number_integer())
-    return reader.fail("version", "missing or not an integer");
-  if (versionIt->get<int64_t>() != kPlanFormatVersion)
-    return Status::failure(reader.source() + ": unsupported plan version " +
-                           versionIt->dump() + " (this runner reads version " +
-                           std::to_string(kPlanFormatVersion) + ")");
+  if (Status status = reader.formatAndVersion(root, "plan", kPlanFormat,
+                                              kPlanFormatVersion);
+      !status)
+    return status;
 
   Plan plan;
   if (auto it = root.find("function"); it != root.end()) {

@@ -168,6 +168,14 @@ TEST(TensorFile, FieldsOfAnotherJsonTypeAreErrorsNotThrows) {
   EXPECT_EQ(errorOf(R"({"format": 5})"),
             bad + ": not a Doppler outputs file (\"format\" must be "
                   "\"doppler-outputs\")");
+  // An integer past 2^63 - 1 used to wrap: -1 in an i64 and in an i32.
+  for (const char *type : {"i64", "i32"})
+    EXPECT_EQ(errorOf(std::string(R"({"format": "doppler-outputs", )"
+                                  R"("version": 1, "outputs": [{"type": ")") +
+                      type +
+                      R"(", "shape": [1], "data": [18446744073709551615]}]})"),
+              bad + ": outputs[0].data[0]: 18446744073709551615 is out of "
+                    "range (above 2^63 - 1)");
   std::remove(bad.c_str());
 }
 
