@@ -36,6 +36,8 @@ import sys
 import tempfile
 import time
 
+from bench_worker import WorkerProcess, doppler_tool, parse_seconds, thread_environment
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "python"))
@@ -110,13 +112,6 @@ def relative_error(out, ref):
 # -- PyTorch worker -------------------------------------------------------------
 
 
-def thread_environment(threads):
-    env = dict(os.environ)
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        env[var] = str(threads)
-    return env
-
-
 def worker_main(args):
     """Per "run N" line on stdin, times N forwards; prints their seconds on one line."""
     import torch
@@ -140,38 +135,17 @@ def worker_main(args):
     return 0
 
 
-class TorchWorker:
+class TorchWorker(WorkerProcess):
     def __init__(self, function, threads, quick):
-        command = [sys.executable, os.path.abspath(__file__), "--worker",
-                   "--function", function, "--threads", str(threads)]
-        if quick:
-            command.append("--quick")
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     env=thread_environment(threads), text=True)
-        if self.proc.stdout.readline().strip() != "ready":
-            raise RuntimeError(f"the PyTorch worker ({function}, {threads} threads) failed")
+        super().__init__(__file__, ["--function", function] + (["--quick"] if quick else []),
+                         threads, f"{function}, {threads} threads")
 
     def time(self, repeat):
         """Seconds of `repeat` forwards run back to back."""
-        self.proc.stdin.write(f"run {repeat}\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError("the PyTorch worker died")
-        return [float(word) for word in line.split()]
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
+        return parse_seconds(self.request(f"run {repeat}"))
 
 
 # -- Doppler --------------------------------------------------------------------
-
-
-def doppler_tool(name):
-    from doppler.tools import find_tool
-
-    return find_tool(name)
 
 
 def calibrate(devices, path):

@@ -38,6 +38,8 @@ import sys
 import tempfile
 import time
 
+from bench_worker import WorkerProcess, doppler_tool, parse_seconds, thread_environment
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(REPO, "python"))
@@ -112,13 +114,6 @@ def build(name):
 
 # -- PyTorch worker ------------------------------------------------------------------
 
-def thread_environment(threads):
-    env = dict(os.environ)
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        env[var] = str(threads)
-    return env
-
-
 def worker_main(args):
     """Builds every model of --models; per "run NAME MODE N" line on stdin
     (MODE eager or compile) times N forwards and prints their seconds; a
@@ -160,36 +155,20 @@ def worker_main(args):
     return 0
 
 
-class TorchWorker:
+class TorchWorker(WorkerProcess):
     def __init__(self, names, threads):
-        command = [sys.executable, os.path.abspath(__file__), "--worker",
-                   "--models", ",".join(names), "--threads", str(threads)]
-        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     env=thread_environment(threads), text=True)
-        if self.proc.stdout.readline().strip() != "ready":
-            raise RuntimeError(f"the PyTorch worker ({threads} threads) failed")
+        super().__init__(__file__, ["--models", ",".join(names)], threads,
+                         f"{threads} threads")
 
     def time(self, name, mode, repeat):
         """Seconds of `repeat` forwards, or an "error: ..." string."""
-        self.proc.stdin.write(f"run {name} {mode} {repeat}\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
-        if not line:
-            raise RuntimeError("the PyTorch worker died")
+        line = self.request(f"run {name} {mode} {repeat}")
         if line.startswith("error:"):
             return line.strip()
-        return [float(word) for word in line.split()]
-
-    def close(self):
-        self.proc.stdin.close()
-        self.proc.wait()
+        return parse_seconds(line)
 
 
 # -- Doppler -------------------------------------------------------------------------
-
-def doppler_tool(name):
-    from doppler.tools import find_tool
-    return find_tool(name)
 
 
 def place(program_path, placed, devices, system):
