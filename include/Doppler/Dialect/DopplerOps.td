@@ -494,8 +494,9 @@ def Doppler_GatherOp : Doppler_Op<"gather", [
 
     Rules the verifier enforces: static shapes; the table has rank at least
     1 and `0 <= axis < rank(table)`; the indices are i32 or i64 (the ODS
-    type constraint) and the table f16/f32/f64/i32/i64; the result has the
-    table's element type and the shape above. Integer tensors are accepted
+    type constraint) and the table a float (any width, as for einsum; the
+    runtime runs f16, f32 and f64 and refuses others when lowering) or
+    i32/i64; the result has the table's element type and the shape above. Integer tensors are accepted
     only here (the table and indices of a gather, a gather's result when
     its table is integer), by the layout ops (slice, assemble, reshape,
     transfer), and as function arguments and results: einsum, fused, conv,
