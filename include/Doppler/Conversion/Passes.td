@@ -94,6 +94,12 @@ def ConvertDopplerToLinalgPass : Pass<"convert-doppler-to-linalg"> {
       `assemble-with-concat`, nested `tensor.concat` ops, innermost grid
       dimension first);
       `doppler.fill` a `linalg.fill` of a `tensor.empty`.
+    - `doppler.gather` becomes a `linalg.generic` over the result's dims
+      that reads the indices at the result's index dims and the table by
+      `tensor.extract`, the index cast to `index` and clamped to
+      `[0, extent - 1]` (linalg cannot fail: an out-of-range index, an
+      error in the interpreter and the runtime, reads the nearest slice); a
+      table empty along the axis is an error.
     - `doppler.reshape` becomes `tensor.collapse_shape` or
       `tensor.expand_shape` where it merges or splits groups of dims, else a
       collapse to one dim and an expand from it (`[6, 4] -> [4, 6]`).

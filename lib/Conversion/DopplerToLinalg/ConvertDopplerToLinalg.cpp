@@ -435,6 +435,62 @@ struct FillLowering : OpConversionPattern<FillOp> {
   }
 };
 
+/// doppler.gather -> a linalg.generic over the result's dims that reads the
+/// indices at the result's index dims and the table by tensor.extract. The
+/// index is cast to `index` and clamped to [0, extent - 1]: linalg cannot
+/// fail, and a read out of bounds would be undefined, so an out-of-range
+/// index (an error in the interpreter and the runtime) reads the nearest
+/// slice. A table empty along the axis is refused before conversion.
+struct GatherLowering : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    PlacementCopier placed(op);
+    MLIRContext *ctx = rewriter.getContext();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto tableType = cast<RankedTensorType>(adaptor.getTable().getType());
+    auto indicesType = cast<RankedTensorType>(adaptor.getIndices().getType());
+    int64_t axis = op.getAxis();
+    int64_t rank = resultType.getRank();
+    int64_t indexRank = indicesType.getRank();
+    int64_t last = tableType.getDimSize(axis) - 1;
+    SmallVector<AffineExpr> indexDims;
+    for (int64_t d = 0; d < indexRank; ++d)
+      indexDims.push_back(getAffineDimExpr(axis + d, ctx));
+    SmallVector<AffineMap> maps = {AffineMap::get(rank, 0, indexDims, ctx),
+                                   rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Value init = placed(tensor::EmptyOp::create(
+        rewriter, loc, resultType.getShape(), resultType.getElementType()));
+    Value table = adaptor.getTable();
+    auto generic = placed(linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType},
+        ValueRange{adaptor.getIndices()}, ValueRange{init}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value position =
+              arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+          position = arith::MaxSIOp::create(
+              b, l, position, arith::ConstantIndexOp::create(b, l, 0));
+          position = arith::MinSIOp::create(
+              b, l, position, arith::ConstantIndexOp::create(b, l, last));
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < axis; ++d)
+            coords.push_back(linalg::IndexOp::create(b, l, d));
+          coords.push_back(position);
+          for (int64_t d = axis + 1; d < tableType.getRank(); ++d)
+            coords.push_back(linalg::IndexOp::create(b, l, d - 1 + indexRank));
+          Value element = tensor::ExtractOp::create(b, l, table, coords);
+          linalg::YieldOp::create(b, l, element);
+        }));
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
 /// Why a value cannot be a linalg tensor, or an empty string.
 std::string unsupportedType(Type type) {
   if (isa<ValueType>(type))
@@ -491,7 +547,7 @@ struct ConvertDopplerToLinalgPass
 void mlir::doppler::populateDopplerToLinalgPatterns(
     RewritePatternSet &patterns, const DopplerToLinalgOptions &options) {
   patterns.add<EinsumLowering, FusedLowering, SliceLowering, ReshapeLowering,
-               FillLowering, EvictLowering, ReloadLowering>(
+               FillLowering, EvictLowering, ReloadLowering, GatherLowering>(
       patterns.getContext());
   patterns.add<AssembleLowering>(patterns.getContext(),
                                  options.assembleWithConcat);
@@ -502,7 +558,8 @@ void mlir::doppler::configureDopplerToLinalgTarget(ConversionTarget &target) {
   target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                          math::MathDialect, tensor::TensorDialect>();
   target.addIllegalOp<EinsumOp, FusedOp, SliceOp, AssembleOp, ReshapeOp,
-                      FillOp, ConvOp, PoolOp, EvictOp, ReloadOp, TaskOp>();
+                      FillOp, ConvOp, PoolOp, EvictOp, ReloadOp, TaskOp,
+                      GatherOp>();
   target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
 }
 
@@ -517,6 +574,20 @@ LogicalResult mlir::doppler::checkDopplerToLinalgSupported(Operation *root) {
              "semantics to lower to linalg";
       ok = false;
       return;
+    }
+    if (auto gather = dyn_cast<GatherOp>(op)) {
+      auto table = cast<RankedTensorType>(gather.getTable().getType());
+      auto result = cast<RankedTensorType>(gather.getType());
+      if (table.hasStaticShape() && result.hasStaticShape() &&
+          table.getDimSize(gather.getAxis()) == 0 &&
+          result.getNumElements() > 0) {
+        op->emitOpError() << "gathers from a table empty along axis "
+                          << gather.getAxis()
+                          << ": every index is out of range, which linalg "
+                             "cannot report";
+        ok = false;
+        return;
+      }
     }
     auto check = [&](Value value, StringRef what, unsigned index) {
       std::string why = unsupportedType(value.getType());

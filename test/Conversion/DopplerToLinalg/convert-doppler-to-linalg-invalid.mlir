@@ -25,3 +25,13 @@ func.func @transfer_dynamic(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %0 = doppler.transfer %x from <0> to <1> : tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
 }
+
+// -----
+
+// doppler.gather from a table empty along its axis: every index is out of
+// range, an error the interpreter and the runtime raise and linalg cannot.
+func.func @gather_empty_axis(%t: tensor<0x4xf32>, %ids: tensor<3xi64>) -> tensor<3x4xf32> {
+  // expected-error @below {{'doppler.gather' op gathers from a table empty along axis 0: every index is out of range, which linalg cannot report}}
+  %0 = doppler.gather %t[%ids] axis 0 : tensor<0x4xf32>, tensor<3xi64> -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
