@@ -85,17 +85,20 @@ TEST(TensorFile, RoundTripsEveryElementBitForBit) {
   std::remove(json.c_str());
 }
 
+/// The error of loading `bytes` written at `path` (a failure if they load).
+std::string loadError(const std::string &path, const std::string &bytes) {
+  writeAll(path, bytes);
+  Result<std::vector<HostTensor>> loaded = loadOutputs(path);
+  EXPECT_FALSE(loaded);
+  return loaded ? std::string() : loaded.message();
+}
+
 TEST(TensorFile, DamagedFilesAreErrors) {
   std::string path = tempPath("good.bin");
   ASSERT_TRUE(saveOutputs({f32Tensor({4}, {1, 2, 3, 4})}, path));
   const std::string good = readAll(path);
   std::string bad = tempPath("bad.bin");
-  auto errorOf = [&](const std::string &bytes) {
-    writeAll(bad, bytes);
-    Result<std::vector<HostTensor>> loaded = loadOutputs(bad);
-    EXPECT_FALSE(loaded);
-    return loaded ? std::string() : loaded.message();
-  };
+  auto errorOf = [&](const std::string &bytes) { return loadError(bad, bytes); };
   EXPECT_EQ(errorOf(good.substr(0, 12)), bad + ": header: truncated (12 bytes)");
   EXPECT_EQ(errorOf(good.substr(0, good.size() - 1)),
             bad + ": tensors[0]: its 16 bytes run past the end of the file");
@@ -135,12 +138,7 @@ TEST(TensorFile, FieldsOfAnotherJsonTypeAreErrorsNotThrows) {
   // (the binary reader runs outside the JSON reader's try: an abort);
   // "version": 1.5 was read as 1; a dim of 2^64 - 1 was "negative".
   std::string bad = tempPath("fields.bin");
-  auto errorOf = [&](const std::string &bytes) {
-    writeAll(bad, bytes);
-    Result<std::vector<HostTensor>> loaded = loadOutputs(bad);
-    EXPECT_FALSE(loaded);
-    return loaded ? std::string() : loaded.message();
-  };
+  auto errorOf = [&](const std::string &bytes) { return loadError(bad, bytes); };
   const std::string notOurs =
       bad + ": not a Doppler tensor file (\"format\" must be "
             "\"doppler-tensors\")";
