@@ -36,6 +36,58 @@ std::string kernelKindNames() {
 // JSON
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// One figure of a kind's entry: its name, where it goes, its bounds.
+struct KernelField {
+  const char *name;
+  double KernelCost::*member;
+  double low, high;
+  const char *expected;
+};
+
+constexpr KernelField kFields[] = {
+    {"overhead", &KernelCost::overhead, 0, 1,
+     "a number of seconds per task in [0, 1]"},
+    {"flops", &KernelCost::flops, 1, 1e21,
+     "a number of FLOP/s in [1, 1e21]"},
+    {"half_size", &KernelCost::halfSize, 0, 1e9,
+     "a GEMM side or positions per channel in [0, 1e9]"},
+    {"gemv_bandwidth", &KernelCost::gemvBandwidth, 1, 1e16,
+     "a number of bytes per second in [1, 1e16]"},
+};
+
+const KernelField *fieldNamed(const std::string &name) {
+  for (const KernelField &f : kFields)
+    if (name == f.name)
+      return &f;
+  return nullptr;
+}
+
+/// Whether the cost model reads `f` for tasks of `kind`: fused and copy
+/// tasks only their overhead (their rates are the joins' and the memory's);
+/// matrix-vector products are contractions and convolutions.
+bool kindReads(KernelKind kind, const KernelField &f) {
+  const std::string name = f.name;
+  if (name == "overhead")
+    return true;
+  if (kind == KernelKind::Fused || kind == KernelKind::Copy)
+    return false;
+  if (name == "gemv_bandwidth")
+    return kind == KernelKind::Contraction || kind == KernelKind::Conv;
+  return true;
+}
+
+std::string fieldsOf(KernelKind kind) {
+  std::string names;
+  for (const KernelField &f : kFields)
+    if (kindReads(kind, f))
+      names += (names.empty() ? "" : ", ") + std::string(f.name);
+  return names;
+}
+
+} // namespace
+
 std::optional<std::pair<std::string, std::string>>
 parseKernelCosts(const nlohmann::json &object, const std::string &where,
                  KernelCostTable &table) {
@@ -58,31 +110,21 @@ parseKernelCosts(const nlohmann::json &object, const std::string &where,
                           "gemv_bandwidth"};
     KernelCost cost;
     for (auto e = entry.begin(); e != entry.end(); ++e) {
-      if (e.key() == "overhead") {
-        if (!number(e.value()) || e.value().get<double>() < 0)
-          return Error{field + ".overhead",
-                       "expected a non-negative number of seconds"};
-        cost.overhead = e.value().get<double>();
-      } else if (e.key() == "flops") {
-        if (!number(e.value()) || e.value().get<double>() <= 0)
-          return Error{field + ".flops", "expected a positive number of "
-                                         "FLOP/s"};
-        cost.flops = e.value().get<double>();
-      } else if (e.key() == "half_size") {
-        if (!number(e.value()) || e.value().get<double>() < 0)
-          return Error{field + ".half_size",
-                       "expected a non-negative number (a GEMM side)"};
-        cost.halfSize = e.value().get<double>();
-      } else if (e.key() == "gemv_bandwidth") {
-        if (!number(e.value()) || e.value().get<double>() <= 0)
-          return Error{field + ".gemv_bandwidth",
-                       "expected a positive number of bytes per second"};
-        cost.gemvBandwidth = e.value().get<double>();
-      } else {
-        return Error{field + "." + e.key(),
-                     "unknown field (expected overhead, flops, half_size, "
-                     "gemv_bandwidth)"};
-      }
+      const std::string name = field + "." + e.key();
+      const KernelField *spec = fieldNamed(e.key());
+      if (!spec)
+        return Error{name, "unknown field (expected overhead, flops, "
+                           "half_size, gemv_bandwidth)"};
+      if (!kindReads(*kind, *spec))
+        return Error{name, "not read for " + std::string(it.key()) +
+                               " tasks (" + fieldsOf(*kind) + " are)"};
+      const double value = number(e.value()) ? e.value().get<double>()
+                                             : std::nan("");
+      // Bounds: a figure past them would price a task at infinity (or
+      // nothing), which no later check can pin on this field.
+      if (!(value >= spec->low && value <= spec->high))
+        return Error{name, std::string("expected ") + spec->expected};
+      cost.*(spec->member) = value;
     }
     table[static_cast<unsigned>(*kind)] = cost;
   }

@@ -137,21 +137,38 @@ TEST(KernelCosts, ErrorsNameTheField) {
             "overhead (seconds per task), flops (FLOP/s), half_size and/or "
             "gemv_bandwidth");
   EXPECT_EQ(jsonError(withKernels(R"({"conv": {"overhead": -1}})")),
-            "sys.json: devices[0].kernels.conv.overhead: expected a "
-            "non-negative number of seconds");
+            "sys.json: devices[0].kernels.conv.overhead: expected a number "
+            "of seconds per task in [0, 1]");
   EXPECT_EQ(jsonError(withKernels(R"({"pool": {"flops": 0}})")),
-            "sys.json: devices[0].kernels.pool.flops: expected a positive "
-            "number of FLOP/s");
+            "sys.json: devices[0].kernels.pool.flops: expected a number of "
+            "FLOP/s in [1, 1e21]");
   EXPECT_EQ(jsonError(withKernels(R"({"conv": {"half_size": "big"}})")),
-            "sys.json: devices[0].kernels.conv.half_size: expected a "
-            "non-negative number (a GEMM side)");
+            "sys.json: devices[0].kernels.conv.half_size: expected a GEMM "
+            "side or positions per channel in [0, 1e9]");
+  // Figures that would price a task at infinity are refused here, naming
+  // the field, not later by the op's finite-cost check.
+  EXPECT_EQ(jsonError(withKernels(R"({"conv": {"overhead": 1e308}})")),
+            "sys.json: devices[0].kernels.conv.overhead: expected a number "
+            "of seconds per task in [0, 1]");
+  EXPECT_EQ(
+      jsonError(withKernels(R"({"contraction": {"gemv_bandwidth": 1e-300}})")),
+      "sys.json: devices[0].kernels.contraction.gemv_bandwidth: expected a "
+      "number of bytes per second in [1, 1e16]");
+  // A figure the cost model does not read for the kind is an error, not
+  // silently ignored.
+  EXPECT_EQ(jsonError(withKernels(R"({"fused": {"flops": 1e9}})")),
+            "sys.json: devices[0].kernels.fused.flops: not read for fused "
+            "tasks (overhead are)");
+  EXPECT_EQ(jsonError(withKernels(R"({"pool": {"gemv_bandwidth": 1e10}})")),
+            "sys.json: devices[0].kernels.pool.gemv_bandwidth: not read for "
+            "pool tasks (overhead, flops, half_size are)");
   EXPECT_EQ(jsonError(withKernels(R"({"conv": {"rate": 1}})")),
             "sys.json: devices[0].kernels.conv.rate: unknown field (expected "
             "overhead, flops, half_size, gemv_bandwidth)");
   EXPECT_EQ(
       jsonError(withKernels(R"({"contraction": {"gemv_bandwidth": -2}})")),
       "sys.json: devices[0].kernels.contraction.gemv_bandwidth: expected a "
-      "positive number of bytes per second");
+      "number of bytes per second in [1, 1e16]");
 }
 
 } // namespace
