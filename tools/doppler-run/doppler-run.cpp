@@ -647,6 +647,11 @@ int runMain(int argc, char **argv) {
                 llvm::Twine(numDevices.getValue()));
   if (repeat < 1)
     return fail("--repeat must be >= 1");
+  // An empty file name is a mistake, not "leave it out": nothing would be
+  // written or read while the run reports success.
+  for (const cl::opt<std::string> *path : {&writeOutputs, &argumentsFile})
+    if (path->getNumOccurrences() && path->empty())
+      return fail("--" + path->ArgStr.str() + " needs a file name");
   if (!(tolerance >= 0))
     return fail("--tolerance must be a non-negative number");
   if (taskTimeout.getNumOccurrences() &&
