@@ -49,10 +49,12 @@ TensorChecksum mlir::doppler::checksum(const HostTensor &tensor) {
 namespace {
 
 /// Rounds doubles to one float type; f64 and f32 avoid APFloat's cost.
+/// Integer tensors (gather indices and tables) hold integers already, copied
+/// from arguments or other integer tensors: nothing to round.
 class Rounder {
 public:
-  explicit Rounder(FloatType type) : type(type) {
-    if (type.isF64())
+  explicit Rounder(Type type) : type(dyn_cast<FloatType>(type)) {
+    if (!this->type || type.isF64())
       kind = Kind::F64;
     else if (type.isF32())
       kind = Kind::F32;
@@ -170,8 +172,9 @@ LogicalResult checkPoints(Operation *op, const ::doppler::IndexSizes &sizes) {
   return checkPoints(op, points);
 }
 
-/// Checks that `type` is a statically shaped float tensor the interpreter
-/// can hold; the error goes to `op`.
+/// Checks that `type` is a statically shaped tensor of floats or of i32/i64
+/// (gather indices and tables) that the interpreter can hold; the error goes
+/// to `op`.
 FailureOr<RankedTensorType> requireHostType(Operation *op, Type type,
                                             const Twine &what) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -181,10 +184,12 @@ FailureOr<RankedTensorType> requireHostType(Operation *op, Type type,
   if (!tensor.hasStaticShape())
     return op->emitOpError() << what << " has a dynamic shape " << type
                              << "; the interpreter needs static shapes";
-  if (!isa<FloatType>(tensor.getElementType()))
+  Type element = tensor.getElementType();
+  if (!isa<FloatType>(element) && !element.isSignlessInteger(32) &&
+      !element.isSignlessInteger(64))
     return op->emitOpError()
-           << what << " has element type " << tensor.getElementType()
-           << "; the interpreter runs float tensors only";
+           << what << " has element type " << element
+           << "; the interpreter runs float, i32 and i64 tensors only";
   // The same count as every layer's (never wrapped); the interpreter's own
   // cap on it is far lower than the 2^62 the verifier allows.
   double elements = ::doppler::approximateElementCount(
@@ -198,7 +203,7 @@ FailureOr<RankedTensorType> requireHostType(Operation *op, Type type,
 
 HostTensor makeTensor(RankedTensorType type) {
   HostTensor tensor;
-  tensor.elementType = cast<FloatType>(type.getElementType());
+  tensor.elementType = type.getElementType();
   tensor.shape.assign(type.getShape().begin(), type.getShape().end());
   tensor.data.assign(tensor.numElements(), 0.0);
   return tensor;
@@ -333,9 +338,54 @@ HostTensor evalAssemble(AssembleOp op, ArrayRef<const HostTensor *> blocks,
   return result;
 }
 
+/// `table` gathered along the op's axis at `indices`: for each position p
+/// before the axis, each index i and each position q after it,
+/// result[p, i, q] = table[p, indices[i], q], copied as rows of the q dims.
+/// An index outside [0, extent) is an error naming it and its position.
+FailureOr<HostTensor> evalGather(GatherOp op, const HostTensor &table,
+                                 const HostTensor &indices,
+                                 RankedTensorType type) {
+  int64_t axis = op.getAxis();
+  int64_t extent = table.shape[axis];
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d)
+    outer *= table.shape[d];
+  for (int64_t d = axis + 1, e = table.shape.size(); d < e; ++d)
+    inner *= table.shape[d];
+  int64_t count = indices.numElements();
+  for (int64_t i = 0; i < count; ++i) {
+    double index = indices.data[i];
+    if (!(index >= 0 && index < static_cast<double>(extent)))
+      return op.emitOpError()
+             << "index " << static_cast<int64_t>(index) << " at position " << i
+             << " of the indices is outside [0, " << extent << ") (axis "
+             << axis << " of the table)";
+  }
+  HostTensor result = makeTensor(type);
+  auto out = result.data.begin();
+  for (int64_t p = 0; p < outer; ++p)
+    for (int64_t i = 0; i < count; ++i) {
+      auto row = table.data.begin() +
+                 (p * extent + static_cast<int64_t>(indices.data[i])) * inner;
+      out = std::copy_n(row, inner, out);
+    }
+  return result;
+}
+
 } // namespace
 
-double mlir::doppler::roundToType(FloatType type, double value) {
+int64_t mlir::doppler::seededIndexBound(func::FuncOp function) {
+  int64_t bound = 0;
+  function.walk([&](GatherOp gather) {
+    int64_t extent =
+        cast<RankedTensorType>(gather.getTable().getType())
+            .getDimSize(gather.getAxis());
+    bound = bound == 0 ? extent : std::min(bound, extent);
+  });
+  return std::max<int64_t>(bound, 1);
+}
+
+double mlir::doppler::roundToType(Type type, double value) {
   return Rounder(type)(value);
 }
 
@@ -364,6 +414,7 @@ FailureOr<func::FuncOp> mlir::doppler::lookupFunction(ModuleOp module,
 FailureOr<SmallVector<HostTensor>>
 mlir::doppler::makeRandomInputs(func::FuncOp function, uint64_t seed) {
   std::mt19937_64 generator(seed);
+  double indexBound = static_cast<double>(seededIndexBound(function));
   SmallVector<HostTensor> inputs;
   for (auto [i, type] : llvm::enumerate(function.getArgumentTypes())) {
     FailureOr<RankedTensorType> tensorType =
@@ -372,10 +423,13 @@ mlir::doppler::makeRandomInputs(func::FuncOp function, uint64_t seed) {
       return failure();
     HostTensor tensor = makeTensor(*tensorType);
     Rounder round(tensor.elementType);
+    bool integer = isa<IntegerType>(tensor.elementType);
     for (double &value : tensor.data) {
-      // 53 random bits: uniform in [0, 1) exactly representable, then [-1, 1).
+      // 53 random bits: uniform in [0, 1) exactly representable, then [-1, 1)
+      // for floats, floor(u * indexBound) for integers (the runtime's
+      // makeSeededArguments draws the same).
       double unit = static_cast<double>(generator() >> 11) * 0x1.0p-53;
-      value = round(2.0 * unit - 1.0);
+      value = integer ? std::floor(unit * indexBound) : round(2.0 * unit - 1.0);
     }
     inputs.push_back(std::move(tensor));
   }
@@ -418,7 +472,7 @@ HostTensor evalWindow(Operation *op, ArrayRef<const HostTensor *> operands,
 FailureOr<HostTensor> evaluateOp(Operation *op,
                                  ArrayRef<const HostTensor *> operands) {
   if (isa<EinsumOp, FusedOp, SliceOp, AssembleOp, ReshapeOp, ConvOp, PoolOp,
-          FillOp, TransferOp, EvictOp, ReloadOp>(op)) {
+          FillOp, GatherOp, TransferOp, EvictOp, ReloadOp>(op)) {
     // Check up front that all operands and results are host tensors.
     for (auto [i, operand] : llvm::enumerate(op->getOperands()))
       if (failed(requireHostType(op, operand.getType(), "operand " + Twine(i))))
@@ -460,7 +514,7 @@ FailureOr<HostTensor> evaluateOp(Operation *op,
           return failure();
         // Row-major order is unchanged: the same elements, another shape.
         HostTensor result;
-        result.elementType = cast<FloatType>(type->getElementType());
+        result.elementType = type->getElementType();
         result.shape.assign(type->getShape().begin(), type->getShape().end());
         result.data = operands[0]->data;
         return result;
@@ -486,6 +540,12 @@ FailureOr<HostTensor> evaluateOp(Operation *op,
             roundToType(tensor.elementType, fill.getValue().convertToDouble()));
         return tensor;
       })
+      .Case([&](GatherOp gather) -> FailureOr<HostTensor> {
+        auto type = requireHostType(op, gather.getType(), "result");
+        if (failed(type))
+          return failure();
+        return evalGather(gather, *operands[0], *operands[1], *type);
+      })
       .Case([&](TransferOp) -> FailureOr<HostTensor> {
         // One address space here: a move between devices is a copy.
         return *operands[0];
@@ -504,8 +564,9 @@ FailureOr<HostTensor> evaluateOp(Operation *op,
                << "is not supported by the interpreter (it runs "
                   "doppler.einsum, doppler.fused, doppler.slice, "
                   "doppler.assemble, doppler.reshape, doppler.conv, "
-                  "doppler.pool, doppler.fill, doppler.transfer, "
-                  "doppler.evict, doppler.reload and func.return)";
+                  "doppler.pool, doppler.fill, doppler.gather, "
+                  "doppler.transfer, doppler.evict, doppler.reload and "
+                  "func.return)";
       });
 }
 

@@ -1,12 +1,12 @@
 // Bad input gives "error: ..." and exit code 1, never a crash.
 // RUN: not doppler-interpret %s --function arith 2>&1 | FileCheck %s --check-prefix=ARITH
-// ARITH: interpret-errors.mlir:{{[0-9]+}}:8: error: 'arith.addf' op is not supported by the interpreter (it runs doppler.einsum, doppler.fused, doppler.slice, doppler.assemble, doppler.reshape, doppler.conv, doppler.pool, doppler.fill, doppler.transfer, doppler.evict, doppler.reload and func.return)
+// ARITH: interpret-errors.mlir:{{[0-9]+}}:8: error: 'arith.addf' op is not supported by the interpreter (it runs doppler.einsum, doppler.fused, doppler.slice, doppler.assemble, doppler.reshape, doppler.conv, doppler.pool, doppler.fill, doppler.gather, doppler.transfer, doppler.evict, doppler.reload and func.return)
 // RUN: not doppler-interpret %s --function task 2>&1 | FileCheck %s --check-prefix=TASK
 // TASK: error: 'doppler.task' op is a cost-only op with opaque values; the interpreter cannot run it
 // RUN: not doppler-interpret %s --function dynamic 2>&1 | FileCheck %s --check-prefix=DYNAMIC
 // DYNAMIC: error: 'func.func' op argument 0 has a dynamic shape 'tensor<?xf32>'; the interpreter needs static shapes
 // RUN: not doppler-interpret %s --function integer 2>&1 | FileCheck %s --check-prefix=INTEGER
-// INTEGER: error: 'func.func' op argument 0 has element type 'i32'; the interpreter runs float tensors only
+// INTEGER: error: 'func.func' op argument 0 has element type 'i16'; the interpreter runs float, i32 and i64 tensors only
 // RUN: not doppler-interpret %s --function declaration 2>&1 | FileCheck %s --check-prefix=DECLARATION
 // DECLARATION: error: function @declaration is a declaration; it has no body to run
 // RUN: not doppler-interpret %s --function missing 2>&1 | FileCheck %s --check-prefix=MISSING
@@ -39,8 +39,8 @@ func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
   return %x : tensor<?xf32>
 }
 
-func.func @integer(%x: tensor<4xi32>) -> tensor<4xi32> {
-  return %x : tensor<4xi32>
+func.func @integer(%x: tensor<4xi16>) -> tensor<4xi16> {
+  return %x : tensor<4xi16>
 }
 
 func.func private @declaration(%x: tensor<4xf32>) -> tensor<4xf32>

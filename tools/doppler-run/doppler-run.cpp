@@ -210,7 +210,7 @@ int fail(const llvm::Twine &message) {
 }
 
 /// A runtime tensor as the interpreter holds it.
-HostTensor toInterpreterTensor(const rt::HostTensor &tensor, FloatType type) {
+HostTensor toInterpreterTensor(const rt::HostTensor &tensor, Type type) {
   HostTensor result;
   result.elementType = type;
   result.shape.assign(tensor.shape.begin(), tensor.shape.end());
@@ -270,7 +270,7 @@ LogicalResult compareWithInterpreter(func::FuncOp function,
     for (auto [tensor, type] :
          llvm::zip_equal(*given, function.getFunctionType().getInputs()))
       inputs->push_back(toInterpreterTensor(
-          tensor, cast<FloatType>(cast<RankedTensorType>(type).getElementType())));
+          tensor, cast<RankedTensorType>(type).getElementType()));
   } else {
     inputs = makeRandomInputs(function, seed);
   }
@@ -280,7 +280,7 @@ LogicalResult compareWithInterpreter(func::FuncOp function,
     // The runtime's seeded arguments must be the interpreter's, bit for bit;
     // otherwise a match below would mean nothing.
     rt::Result<rt::HostArguments> seeded =
-        rt::makeSeededArguments(plan->arguments, seed);
+        rt::makeSeededArguments(*plan, seed);
     if (!seeded) {
       fail(seeded.message());
       return failure();
@@ -531,7 +531,7 @@ std::optional<int> runPlan(const rt::Plan &plan, int devices,
       arguments.buffers.push_back(tensor.bytes);
   } else {
     rt::Result<rt::HostArguments> seeded =
-        rt::makeSeededArguments(plan.arguments, seed);
+        rt::makeSeededArguments(plan, seed);
     if (!seeded)
       return fail(seeded.message());
     arguments = std::move(*seeded);

@@ -118,6 +118,11 @@ public:
   /// Max or average pooling of `input` (the op's kind and geometry).
   virtual FailureOr<TaskRef> addPool(PoolOp op, int device, TaskRef input,
                                      std::string &error) = 0;
+  /// inputs[0] (the table) gathered along the op's axis at inputs[1] (the
+  /// i32/i64 indices).
+  virtual FailureOr<TaskRef> addGather(GatherOp op, int device,
+                                       ArrayRef<TaskRef> inputs,
+                                       std::string &error) = 0;
   virtual FailureOr<TaskRef> addFill(FillOp op, int device,
                                      RankedTensorType result,
                                      RuntimeElement element,

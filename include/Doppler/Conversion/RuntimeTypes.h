@@ -1,6 +1,7 @@
 //===- RuntimeTypes.h - What the runtime can hold, checked on IR -*- C++ -*-===//
 //
-// The runtime runs statically shaped tensors of f32, f64 and f16. Both ways
+// The runtime runs statically shaped tensors of f32, f64 and f16 (and i32
+// and i64 as gather indices and tables). Both ways
 // to it (doppler-lower-to-runtime, which emits C API calls, and the plan
 // builder of lib/Target/RuntimeProgram.cpp, which builds a task graph
 // directly) check types here, so they accept the same programs and refuse
@@ -18,11 +19,18 @@
 
 namespace mlir::doppler {
 
-/// Element codes of the runtime: DOPPLER_RT_F32/F64/F16 of CApi.h, which
-/// equal the values of doppler::runtime::ElementType.
-enum class RuntimeElement : int32_t { F32 = 0, F64 = 1, F16 = 2 };
+/// Element codes of the runtime: DOPPLER_RT_F32/F64/F16/I32/I64 of CApi.h,
+/// which equal the values of doppler::runtime::ElementType.
+enum class RuntimeElement : int32_t {
+  F32 = 0,
+  F64 = 1,
+  F16 = 2,
+  I32 = 3,
+  I64 = 4
+};
 
-/// The runtime code of a float type; an error at `op` for any other type.
+/// The runtime code of f16/f32/f64 or a signless i32/i64; an error at `op`
+/// for any other type.
 FailureOr<RuntimeElement> getRuntimeElement(Type type, Operation *op);
 
 /// `type` as a statically shaped ranked tensor; an error at `op` naming
@@ -31,7 +39,7 @@ FailureOr<RankedTensorType> requireStaticTensor(Type type, Operation *op,
                                                 const Twine &what);
 
 /// The device of a non-terminator op the runtime runs (einsum, slice,
-/// assemble, fill, transfer, task); an error at the op when it is another
+/// assemble, fill, gather, transfer, task); an error at the op when it is another
 /// op or has no doppler.device.
 FailureOr<int> getRuntimeDevice(Operation &op);
 

@@ -15,7 +15,10 @@
 // (JoinProgram::evaluate) and rounds only its output.
 //
 // Supported ops: doppler.einsum, doppler.fused, doppler.slice,
-// doppler.assemble, doppler.fill, doppler.transfer (a copy), func.return.
+// doppler.assemble, doppler.reshape, doppler.conv, doppler.pool,
+// doppler.fill, doppler.gather, doppler.transfer (a copy), doppler.evict,
+// doppler.reload, func.return. Tensors are float, or i32/i64 where gathers
+// use them (indices, tables, function arguments).
 // doppler.task (cost-only, opaque values) and ops of other dialects are
 // rejected with an error naming the op. Errors are emitted as MLIR diagnostics at the
 // offending op (or function) and reported as failure; nothing asserts on
@@ -37,9 +40,11 @@
 namespace mlir::doppler {
 
 /// A dense, row-major host tensor of a static shape. Elements are held as
-/// doubles whose values are representable in `elementType`.
+/// doubles whose values are representable in `elementType`: a float type,
+/// or i32/i64 (gather indices and tables; integers up to 2^53 in magnitude
+/// are exact, which covers every index of a tensor the interpreter holds).
 struct HostTensor {
-  FloatType elementType;
+  Type elementType;
   SmallVector<int64_t> shape;
   std::vector<double> data;
 
@@ -55,8 +60,15 @@ struct TensorChecksum {
 };
 TensorChecksum checksum(const HostTensor &tensor);
 
-/// Rounds `value` to the nearest value representable in `type`.
-double roundToType(FloatType type, double value);
+/// Rounds `value` to the nearest value representable in `type` (a float
+/// type; integer types return `value` unchanged).
+double roundToType(Type type, double value);
+
+/// The bound of seeded integer arguments: the smallest extent a
+/// doppler.gather of `function` indexes (its table's extent along its axis),
+/// at least 1; 1 when there is none. The runtime's seededIndexBound gives
+/// the same on the function's plan.
+int64_t seededIndexBound(func::FuncOp function);
 
 /// Finds the function to run: `name` if non-empty, otherwise the first
 /// func.func with a body. Emits an error on `module` and fails when there is
@@ -66,9 +78,11 @@ FailureOr<func::FuncOp> lookupFunction(ModuleOp module, StringRef name);
 /// Seeded random arguments for `function`: every element is uniform in
 /// [-1, 1) (53 random bits from std::mt19937_64, which the C++ standard
 /// specifies exactly, so results are the same on every platform), then
-/// rounded to the element type. Arguments are filled in order from one
+/// rounded to the element type; i32/i64 elements are floor(u *
+/// seededIndexBound(function)) for the same u in [0, 1), so seeded gather
+/// indices are in range. Arguments are filled in order from one
 /// generator. Fails (with an error) for arguments that are not statically
-/// shaped float tensors.
+/// shaped float, i32 or i64 tensors.
 ///
 /// Such inputs are meant for equivalence checks: a function that takes the
 /// log, sqrt or rsqrt of an input may produce NaN on them, and a causal mask

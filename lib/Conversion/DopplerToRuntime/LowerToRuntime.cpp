@@ -290,6 +290,17 @@ public:
          e.constI32(builder, loc, g.spatialDims())}));
   }
 
+  FailureOr<TaskRef> addGather(GatherOp gather, int,
+                               ArrayRef<TaskRef> inputs,
+                               std::string &) override {
+    auto addGather = e.declare("dopplerRtGraphAddGather", e.i64,
+                               {e.ptrType, e.i32, e.i64, e.i64, e.i64});
+    return task(checkedCall(addGather,
+                            {graph, taskDevice, ids[inputs[0]],
+                             ids[inputs[1]],
+                             e.constI64(builder, loc, gather.getAxis())}));
+  }
+
   FailureOr<TaskRef> addFill(FillOp fill, int, RankedTensorType result,
                              RuntimeElement element,
                              std::string &) override {

@@ -281,6 +281,8 @@ LogicalResult PlacedFunctionWalker::visitTensorOp(Operation &op, int device) {
     return define(&op, sink.addConv(conv, device, inputs, error), error);
   if (auto pool = dyn_cast<PoolOp>(op))
     return define(&op, sink.addPool(pool, device, inputs[0], error), error);
+  if (auto gather = dyn_cast<GatherOp>(op))
+    return define(&op, sink.addGather(gather, device, inputs, error), error);
   if (auto fill = dyn_cast<FillOp>(op))
     return define(
         &op, sink.addFill(fill, device, *resultType, *element, error), error);

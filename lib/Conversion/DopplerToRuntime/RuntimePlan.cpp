@@ -20,7 +20,11 @@ static_assert(static_cast<int>(rt::ElementType::F32) ==
                   static_cast<int>(rt::ElementType::F64) ==
                       static_cast<int>(RuntimeElement::F64) &&
                   static_cast<int>(rt::ElementType::F16) ==
-                      static_cast<int>(RuntimeElement::F16),
+                      static_cast<int>(RuntimeElement::F16) &&
+                  static_cast<int>(rt::ElementType::I32) ==
+                      static_cast<int>(RuntimeElement::I32) &&
+                  static_cast<int>(rt::ElementType::I64) ==
+                      static_cast<int>(RuntimeElement::I64),
               "RuntimeTypes.h codes are the runtime's element types");
 
 rt::Shape toShape(RankedTensorType type) {
@@ -144,6 +148,14 @@ public:
                                    : ::doppler::PoolKind::Avg;
     return answer(
         plan.graph.addPool(device, kind, input, pool.getGeometry()), error);
+  }
+
+  FailureOr<TaskRef> addGather(GatherOp gather, int device,
+                               ArrayRef<TaskRef> inputs,
+                               std::string &error) override {
+    return answer(plan.graph.addGather(device, inputs[0], inputs[1],
+                                       gather.getAxis()),
+                  error);
   }
 
   FailureOr<TaskRef> addFill(FillOp fill, int device, RankedTensorType result,

@@ -15,9 +15,13 @@ FailureOr<RuntimeElement> mlir::doppler::getRuntimeElement(Type type,
     return RuntimeElement::F64;
   if (type.isF16())
     return RuntimeElement::F16;
+  if (type.isSignlessInteger(32))
+    return RuntimeElement::I32;
+  if (type.isSignlessInteger(64))
+    return RuntimeElement::I64;
   return op->emitOpError() << "has element type " << type
                            << ", which the runtime does not support (f16, "
-                              "f32, f64)";
+                              "f32, f64, i32, i64)";
 }
 
 FailureOr<RankedTensorType>
@@ -35,12 +39,12 @@ FailureOr<int> mlir::doppler::getRuntimeDevice(Operation &op) {
   if (op.hasTrait<OpTrait::IsTerminator>())
     return op.emitOpError() << "is not supported by the runtime";
   if (!isa<EinsumOp, FusedOp, SliceOp, AssembleOp, ReshapeOp, ConvOp, PoolOp,
-           FillOp, TransferOp, EvictOp, ReloadOp, TaskOp>(op))
+           FillOp, GatherOp, TransferOp, EvictOp, ReloadOp, TaskOp>(op))
     return op.emitOpError()
            << "is not supported by the runtime (it runs doppler.einsum, "
               "doppler.fused, doppler.slice, doppler.assemble, "
               "doppler.reshape, doppler.conv, doppler.pool, doppler.fill, "
-              "doppler.transfer, "
+              "doppler.gather, doppler.transfer, "
               "doppler.evict, doppler.reload, and doppler.task as a delay)";
   int64_t device = getDevice(&op);
   if (device < 0)
@@ -60,10 +64,12 @@ mlir::doppler::getRuntimeArgumentType(FunctionOpInterface function,
     return failure();
   Type element = tensor->getElementType();
   // Said at the function (not "op has element type"), naming the argument.
-  if (!element.isF16() && !element.isF32() && !element.isF64())
+  if (!element.isF16() && !element.isF32() && !element.isF64() &&
+      !element.isSignlessInteger(32) && !element.isSignlessInteger(64))
     return function.emitError()
            << "argument " << index << " of @" << function.getName()
            << " has element type " << element
-           << ", which the runtime does not support (f16, f32, f64)";
+           << ", which the runtime does not support (f16, f32, f64, i32, "
+              "i64)";
   return std::make_pair(*tensor, *getRuntimeElement(element, function));
 }

@@ -85,7 +85,7 @@ func.func @f(%a: tensor<?xf32>) -> tensor<?xf32> {
 // -----
 
 func.func @f(%a: tensor<4xf32>) -> tensor<4xbf16> {
-  // expected-error @below {{'doppler.fill' op has element type 'bf16', which the runtime does not support (f16, f32, f64)}}
+  // expected-error @below {{'doppler.fill' op has element type 'bf16', which the runtime does not support (f16, f32, f64, i32, i64)}}
   %0 = doppler.fill 1.0 {doppler.device = #doppler.device<0>} : tensor<4xbf16>
   return %0 : tensor<4xbf16>
 }
