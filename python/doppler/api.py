@@ -274,7 +274,9 @@ class RunResult:
 
 def _tensor_json(tensor):
     tensor = tensor.detach().cpu().contiguous()
-    dtype = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16"}[tensor.dtype]
+    dtype = _BINARY_TYPES[tensor.dtype]
+    if not tensor.dtype.is_floating_point:  # i32/i64 gather indices: exact
+        return {"type": dtype, "shape": list(tensor.shape), "data": tensor.reshape(-1).tolist()}
     data = []
     for value in tensor.reshape(-1).double().tolist():
         if math.isfinite(value):
@@ -357,7 +359,8 @@ def _write_tensor(f, tensor):
         import numpy
     except ImportError:
         numpy = None
-    if numpy is None or not bool(torch.isfinite(tensor).all()) or tensor.numel() == 0:
+    if numpy is None or not tensor.dtype.is_floating_point \
+            or not bool(torch.isfinite(tensor).all()) or tensor.numel() == 0:
         json.dump(_tensor_json(tensor), f)
         return
     dtype = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16"}[tensor.dtype]
@@ -367,7 +370,8 @@ def _write_tensor(f, tensor):
     f.write("]}")
 
 
-_TORCH_DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16}
+_TORCH_DTYPES = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16,
+                 "i32": torch.int32, "i64": torch.int64}
 
 
 def read_outputs(path):
@@ -379,6 +383,10 @@ def read_outputs(path):
     root = json.loads(data)
     tensors = []
     for entry in root["outputs"]:
+        if entry["type"] in ("i32", "i64"):
+            tensors.append(torch.tensor(entry["data"], dtype=_TORCH_DTYPES[entry["type"]])
+                           .reshape(entry["shape"]))
+            continue
         data = [float(v) for v in entry["data"]]
         tensors.append(torch.tensor(data, dtype=torch.float64)
                        .reshape(entry["shape"]).to(_TORCH_DTYPES[entry["type"]]))

@@ -19,8 +19,8 @@ What each node becomes:
   baked into the program as a constant;
 * anything computed from integer or bool user inputs (and folded values)
   only is a *host value*: torch computes it too (views of `input_ids`,
-  attention masks, one-hots), and where a tensor is needed it is a
-  *derived input* argument;
+  attention masks, embedding indices), and where a tensor is needed it is a
+  *derived input* argument (float, or i32/i64 for gather indices);
 * export bookkeeping (guards, metadata and scalar asserts) runs with the
   graph and emits nothing (`_is_bookkeeping`);
 * Python values computed from shapes (`x.size(0)`, `C // n_head`) are static
@@ -47,14 +47,16 @@ from .ops_table import _aten_name
 from .sources import pytree, source_for
 
 _DTYPES = {torch.float32: "f32", torch.float64: "f64", torch.float16: "f16"}
+# Integer arguments (gather indices) keep their type: i32 or i64.
+_INDEX_TYPES = {torch.int32: "i32", torch.int64: "i64"}
 
 
 class Const:
     """A value torch computes on the host: it becomes an argument where a
     tensor is needed. `inputs`: the indices of the user inputs it is
     computed from (empty: folded from buffers and literals only, a
-    constant; else a *derived input*, e.g. a float attention mask or a
-    one-hot made from an integer input)."""
+    constant; else a *derived input*, e.g. a float attention mask or the
+    embedding indices viewed from an integer input)."""
 
     __slots__ = ("node", "value", "inputs")
 
@@ -355,14 +357,19 @@ class Importer:
         self.arg_names.add(name)
         return name
 
-    def argument(self, dedup, name, kind, key, tensor, source):
-        """The Val of a function argument (created once per `dedup` key)."""
+    def argument(self, dedup, name, kind, key, tensor, source, index=False):
+        """The Val of a function argument (created once per `dedup` key).
+        `index`: an integer tensor kept as i32/i64 (gather indices; other
+        integer types become i64), not converted to the program's type."""
         if dedup in self.args:
             return self.args[dedup].val
         if not isinstance(tensor, torch.Tensor):
             raise UnsupportedError(f"{source} is not a tensor", self.node)
         tensor = tensor.detach()
-        if tensor.dtype != self.dtype:
+        if index:
+            if tensor.dtype not in _INDEX_TYPES:
+                tensor = tensor.to(torch.int64)
+        elif tensor.dtype != self.dtype:
             if tensor.dtype.is_floating_point or tensor.dtype.is_complex:
                 raise UnsupportedError(
                     f"{source} has dtype {tensor.dtype} but the program's tensors are "
@@ -448,21 +455,21 @@ class Importer:
             return role
         return None
 
-    def constant(self, const, tensor=None, name=None):
+    def constant(self, const, tensor=None, name=None, index=False):
         """The argument holding a host-computed value (or `tensor` derived
         from it): a constant, or a derived input when it is computed from
-        user inputs."""
+        user inputs. `index`: kept as an i32/i64 tensor (see `argument`)."""
         node = const.node
         value = const.value if tensor is None else tensor
         named = self._named_attribute(node) if tensor is None else None
         if named is not None:
             kind, target = named
             if kind == "buffer":
-                return self.argument(("buffer", target), target, "buffer",
+                return self.argument(("buffer", target, index), target, "buffer",
                                      (self.buffers.get(target, len(self.buffers)),), value,
-                                     f"buffer {target}")
-            return self.argument(("attr", target), target, "constant", (0, target), value,
-                                 f"tensor attribute {target}")
+                                     f"buffer {target}", index)
+            return self.argument(("attr", target, index), target, "constant", (0, target),
+                                 value, f"tensor attribute {target}", index)
         dedup = ("const", node.name, name)
         if dedup in self.args:
             return self.args[dedup].val
@@ -471,9 +478,9 @@ class Importer:
         if const.inputs:
             first = min(const.inputs)
             return self.argument(dedup, label, "input", (first, 1, self.const_counter), value,
-                                 f"{label} (computed by torch from input {first})")
+                                 f"{label} (computed by torch from input {first})", index)
         return self.argument(dedup, label, "constant", (1, self.const_counter), value,
-                             f"value of '{node.name}' (folded by torch)")
+                             f"value of '{node.name}' (folded by torch)", index)
 
     # -- conversion -------------------------------------------------------------
 
@@ -714,7 +721,8 @@ class Importer:
                 re.search(re.escape(a.val.ssa) + r"(?![\w.$-])", body)]
         ordered = sorted(used, key=lambda a: (ArgSpec.KINDS.index(a.kind), a.key))
         arg_text = ",\n    ".join(
-            f"{a.val.ssa}: {b.type(a.val.phys)} loc(\"{a.name}\")" for a in ordered)
+            f"{a.val.ssa}: {b.type(a.val.phys, _INDEX_TYPES.get(a.tensor.dtype))} "
+            f"loc(\"{a.name}\")" for a in ordered)
         res_types = ", ".join(b.type(r.phys) for r in results)
         name = "forward"
         lines = [

@@ -58,8 +58,10 @@ class Builder:
 
     # -- text ------------------------------------------------------------
 
-    def type(self, shape):
-        return "tensor<" + "".join(f"{int(d)}x" for d in shape) + self.dtype + ">"
+    def type(self, shape, dtype=None):
+        """The tensor type of `shape` (the program's float type, or `dtype`:
+        "i32"/"i64" for gather indices)."""
+        return "tensor<" + "".join(f"{int(d)}x" for d in shape) + (dtype or self.dtype) + ">"
 
     def _new(self, op_text, phys, dims=None):
         ssa = f"%v{self.counter}"
@@ -94,6 +96,17 @@ class Builder:
 
     def scalar(self, value):
         return self.fill(value, ())
+
+    def gather(self, table, indices, index_type, axis=0):
+        """doppler.gather of `table` (made plain) along `axis` at the plain
+        integer tensor `indices` (element type `index_type`, "i32"/"i64"):
+        shape table[:axis] + indices + table[axis + 1:]."""
+        table = self.materialize(table)
+        out = table.phys[:axis] + indices.phys + table.phys[axis + 1:]
+        return self._new(
+            f"doppler.gather {table.ssa}[{indices.ssa}] axis {int(axis)} : "
+            f"{self.type(table.phys)}, {self.type(indices.phys, index_type)} -> "
+            f"{self.type(out)}", out)
 
     def slice_phys(self, val, offsets, sizes):
         """doppler.slice of the physical tensor (same view)."""

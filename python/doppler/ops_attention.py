@@ -1,5 +1,5 @@
 """Emitters of masks (masked_fill, where with folded conditions; comparisons
-are refused), the embedding (a one-hot contraction) and
+are refused), the embedding (a doppler.gather) and
 scaled_dot_product_attention."""
 
 import math
@@ -115,27 +115,26 @@ register(torch.gt, torch.lt, torch.ge, torch.le, torch.eq, torch.ne, operator.gt
 
 
 def _embedding(ctx, ids, weight, padding_idx=None, max_norm=None):
+    """doppler.gather of the weight's rows at the ids. The ids are computed by
+    torch (from integer inputs of forward, buffers and literals): an i32/i64
+    argument, a derived input when they depend on an input. padding_idx only
+    changes the gradient: forward is the plain gather."""
     if max_norm is not None:
         raise ctx.unsupported("embedding with max_norm (it renormalises the weight)")
     w = ctx.val(weight)
     if w.rank != 2:
         raise ctx.unsupported("embedding with a weight that is not 2-d")
-    vocab = w.shape[0]
-    if isinstance(ids, Const) and isinstance(ids.value, torch.Tensor) \
-            and not ids.value.dtype.is_floating_point:
-        # Computed by torch from integer inputs, buffers and constants: a
-        # one-hot argument (a derived input when it depends on an input).
-        onehot = F.one_hot(ids.value.long(), vocab).to(ctx.dtype)
-        arg = ctx.constant(ids, onehot, f"{ids.node.name}.onehot")
-    else:
+    if not (isinstance(ids, Const) and isinstance(ids.value, torch.Tensor)
+            and not ids.value.dtype.is_floating_point):
         raise ctx.unsupported(
             "embedding indices must be computed from integer inputs of forward, buffers and "
-            "constants only (they become one-hot arguments); these are computed from float "
+            "constants only (they become integer arguments); these are computed from float "
             "data")
-    letters = LETTERS[:arg.rank - 1]
-    v, d = LETTERS[arg.rank - 1], LETTERS[arg.rank]
-    return ctx.builder.einsum([(arg, letters + v), (w, v + d)], letters + d, ctx.shape, "mul",
-                              agg="add")
+    value = ids.value
+    index_type = "i32" if value.dtype == torch.int32 else "i64"
+    indices = ctx.constant(ids, value if value.dtype in (torch.int32, torch.int64)
+                           else value.long(), f"{ids.node.name}.ids", index=True)
+    return ctx.builder.gather(w, indices, index_type, axis=0)
 
 
 @register(F.embedding)
