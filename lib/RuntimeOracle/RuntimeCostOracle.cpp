@@ -163,8 +163,9 @@ RuntimeCostOracle::Impl::run(Program &program,
   if (failed(plan))
     return fail("cannot build the runtime program of the placement");
   if (!program.haveArguments) {
+    // The plan's form: integer ids drawn within every gathered extent.
     rt::Result<rt::HostArguments> seeded =
-        rt::makeSeededArguments(plan->arguments, options.seed);
+        rt::makeSeededArguments(*plan, options.seed);
     if (!seeded)
       return fail(seeded.message());
     program.arguments = std::move(*seeded);
