@@ -169,17 +169,7 @@ template <typename Word>
 std::vector<Word> runCopyPlan(const KernelPlan &plan,
                               std::vector<std::vector<Word>> &inputs,
                               size_t outElements) {
-  std::vector<HostBuffer> buffers;
-  for (auto &input : inputs)
-    buffers.push_back({reinterpret_cast<unsigned char *>(input.data()),
-                       static_cast<int64_t>(input.size())});
-  std::vector<Word> out(outElements, Word(0x5a5a));
-  Interpreter interpreter(plan, buffers,
-                          {reinterpret_cast<unsigned char *>(out.data()),
-                           static_cast<int64_t>(out.size())},
-                          false);
-  interpreter.run<float>();
-  return out;
+  return interpretPlan<float>(plan, inputs, outElements, false, Word(0x5a5a));
 }
 
 TEST(CudaPlan, SliceAndAssembleMatchTheCpuKernels) {

@@ -307,6 +307,26 @@ template <typename T> std::vector<T> cast(const std::vector<double> &values) {
   return std::vector<T>(values.begin(), values.end());
 }
 
+/// `plan` interpreted as element type RunAs on `typed` inputs (words of
+/// type T) into an output of `size` elements, each `poison` first (every
+/// element must be written).
+template <typename RunAs, typename T>
+std::vector<T> interpretPlan(const KernelPlan &plan,
+                             std::vector<std::vector<T>> &typed, size_t size,
+                             bool forceWide, T poison) {
+  std::vector<HostBuffer> buffers;
+  for (auto &input : typed)
+    buffers.push_back({reinterpret_cast<unsigned char *>(input.data()),
+                       static_cast<int64_t>(input.size())});
+  std::vector<T> out(size, poison);
+  Interpreter interpreter(plan, buffers,
+                          {reinterpret_cast<unsigned char *>(out.data()),
+                           static_cast<int64_t>(out.size())},
+                          forceWide);
+  interpreter.run<RunAs>();
+  return out;
+}
+
 /// Plans `c` for `limits`, interprets the plan and compares with the
 /// reference. Returns the plan.
 template <typename T>
@@ -327,23 +347,15 @@ std::optional<KernelPlan> checkPlan(const EinsumCase &c,
     return std::nullopt;
   std::vector<std::vector<double>> inputs;
   std::vector<std::vector<T>> typed;
-  std::vector<HostBuffer> buffers;
   for (size_t i = 0; i < c.shapes.size(); ++i) {
     inputs.push_back(inputFor(c.join, static_cast<int>(i),
                               numElements(c.shapes[i]), 7 + 13 * i));
     typed.push_back(cast<T>(inputs.back()));
   }
-  for (auto &input : typed)
-    buffers.push_back({reinterpret_cast<unsigned char *>(input.data()),
-                       static_cast<int64_t>(input.size())});
   std::vector<double> expected =
       referenceEinsum(*spec, c.join, c.aggregation, c.scalar, inputs, c.shapes);
-  std::vector<T> out(expected.size(), std::numeric_limits<T>::quiet_NaN());
-  Interpreter interpreter(*plan, buffers,
-                          {reinterpret_cast<unsigned char *>(out.data()),
-                           static_cast<int64_t>(out.size())},
-                          forceWide);
-  interpreter.run<T>();
+  std::vector<T> out = interpretPlan<T>(*plan, typed, expected.size(), forceWide,
+                                       std::numeric_limits<T>::quiet_NaN());
   double tolerance = std::is_same_v<T, double> ? 1e-12 : 2e-5;
   EXPECT_LE(relativeError(out.data(), expected), tolerance);
   return std::move(*plan);
@@ -362,19 +374,11 @@ void checkFusedPlan(const FusedCase &c, bool forceWide = false) {
   ASSERT_TRUE(plan) << plan.message();
   std::vector<std::vector<double>> inputs = fusedInputs(c, 5);
   std::vector<std::vector<T>> typed;
-  std::vector<HostBuffer> buffers;
   for (const std::vector<double> &input : inputs)
     typed.push_back(cast<T>(input));
-  for (auto &input : typed)
-    buffers.push_back({reinterpret_cast<unsigned char *>(input.data()),
-                       static_cast<int64_t>(input.size())});
   std::vector<double> expected = referenceFused(c, inputs);
-  std::vector<T> out(expected.size(), std::numeric_limits<T>::quiet_NaN());
-  Interpreter interpreter(*plan, buffers,
-                          {reinterpret_cast<unsigned char *>(out.data()),
-                           static_cast<int64_t>(out.size())},
-                          forceWide);
-  interpreter.run<T>();
+  std::vector<T> out = interpretPlan<T>(*plan, typed, expected.size(), forceWide,
+                                       std::numeric_limits<T>::quiet_NaN());
   EXPECT_EQ(fusedMismatches(out.data(), expected,
                             std::is_same_v<T, double> ? 1e-12 : 1e-6),
             0);
