@@ -5,6 +5,7 @@
 #include "Doppler/Dialect/DopplerOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -64,7 +65,8 @@ enum class DiscardableKind {
   NonNegativeFloat,
   PositiveInts,
   NonNegativeInts,
-  Dictionary
+  Dictionary,
+  Nodes
 };
 struct DiscardableAttr {
   StringLiteral name;
@@ -83,7 +85,44 @@ constexpr DiscardableAttr kDiscardableAttrs[] = {
     // doppler-plan-memory: predicted peak bytes per device, and a summary.
     {kPeakMemoryAttr, DiscardableKind::NonNegativeInts},
     {kOffloadAttr, DiscardableKind::Dictionary},
+    // On a module placed for a system of several nodes: each device's node.
+    {kNodesAttr, DiscardableKind::Nodes},
 };
+
+/// `doppler.nodes`: on a module, one non-negative node id per device, for
+/// every device an op of the module is placed on.
+LogicalResult verifyNodes(Operation *op, Attribute value) {
+  if (!isa<ModuleOp>(op))
+    return op->emitOpError() << "'" << kNodesAttr
+                             << "' belongs on a module, not on this op";
+  auto nodes = dyn_cast<DenseI64ArrayAttr>(value);
+  if (!nodes || nodes.empty())
+    return op->emitOpError() << "'" << kNodesAttr
+                             << "' must be a non-empty array<i64> (the node "
+                                "of each device), got "
+                             << value;
+  if (nodes.size() > ::doppler::kMaxDevices)
+    return op->emitOpError() << "'" << kNodesAttr << "' lists " << nodes.size()
+                             << " devices, more than the limit of "
+                             << ::doppler::kMaxDevices;
+  for (auto [device, node] : llvm::enumerate(nodes.asArrayRef()))
+    if (node < 0 || node >= ::doppler::kMaxDevices)
+      return op->emitOpError()
+             << "'" << kNodesAttr << "' entries must be in [0, "
+             << ::doppler::kMaxDevices << "), got " << node << " for device "
+             << device;
+  int64_t size = nodes.size();
+  WalkResult placed = op->walk([&](Operation *nested) {
+    auto device = nested->getAttrOfType<DeviceAttr>(kDeviceAttr);
+    if (!device || device.getId() < size)
+      return WalkResult::advance();
+    op->emitOpError() << "'" << kNodesAttr << "' lists " << size
+                      << " device(s), but an op is placed on device "
+                      << device.getId();
+    return WalkResult::interrupt();
+  });
+  return failure(placed.wasInterrupted());
+}
 } // namespace
 
 LogicalResult DopplerDialect::verifyOperationAttribute(Operation *op,
@@ -126,6 +165,8 @@ LogicalResult DopplerDialect::verifyOperationAttribute(Operation *op,
                                    << least << ", got " << entry;
       return success();
     }
+    case DiscardableKind::Nodes:
+      return verifyNodes(op, attr.getValue());
     case DiscardableKind::Dictionary:
       if (!isa<DictionaryAttr>(attr.getValue()))
         return op->emitOpError() << "'" << name

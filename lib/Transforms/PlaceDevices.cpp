@@ -112,6 +112,20 @@ public:
             getOperation(),
             [&](FunctionOpInterface function) { return placeFunction(function); })))
       signalPassFailure();
+    // A module placed for a system of several nodes says which node each
+    // device is on (doppler-run maps node i to rank i under mpirun); one
+    // placed without them drops what an earlier placement wrote.
+    if (!isa<ModuleOp>(getOperation()))
+      return;
+    if (!networkSystem) {
+      getOperation()->removeAttr(kNodesAttr);
+      return;
+    }
+    std::vector<int64_t> nodes;
+    for (int d = 0; d < devices; ++d)
+      nodes.push_back(networkSystem->nodeOf(d));
+    getOperation()->setAttr(kNodesAttr,
+                            Builder(&getContext()).getDenseI64ArrayAttr(nodes));
   }
 
 private:

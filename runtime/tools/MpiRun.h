@@ -64,6 +64,38 @@ public:
 #endif
   }
 
+  /// The number of ranks (1 in one process).
+  int ranks() const {
+#if defined(DOPPLER_WITH_MPI)
+    return transport_ ? transport_->ranks() : 1;
+#else
+    return 1;
+#endif
+  }
+
+  /// The transport of runs across the ranks (null in one process), for a
+  /// tool that builds its own executor over one device per rank.
+  std::shared_ptr<Transport> transport() const {
+#if defined(DOPPLER_WITH_MPI)
+    return transport_;
+#else
+    return nullptr;
+#endif
+  }
+
+  /// Collective: fails on every rank, naming the ranks and hashes, when a
+  /// rank's `hash` of `what` differs from rank 0's; a barrier besides.
+  Status agree(const std::string &what, uint64_t hash) {
+#if defined(DOPPLER_WITH_MPI)
+    if (transport_)
+      return transport_->agree(what, hash);
+#else
+    (void)what;
+    (void)hash;
+#endif
+    return Status();
+  }
+
   /// Maps `devices` devices to the ranks, checks that every rank has the
   /// same plan, and makes `options`' runs collective. Collective.
   Status setUp(const Plan &plan, int devices, const std::string &backend,

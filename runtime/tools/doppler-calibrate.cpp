@@ -44,16 +44,28 @@
 // backend sees it, with the link model off (doppler-run's default): run
 // doppler-run with the same --devices and no --link-* options.
 //
-//   doppler-calibrate [-o system.json] [--devices D] [--repeat N] [--alone]
-//                     [--gemm-size N] [--elementwise-elements M]
-//                     [--join-elements J] [--transfer-bytes B] [--seed S]
-//                     [--json]
+// Under mpirun (R ranks, the nodes of runs across processes), every rank
+// measures its own D devices, all ranks at once so that the host's load is
+// that of R x D busy devices, and then the network between ranks 0 and 1
+// (CalibrateNetwork.h: round trips through the executor and the MPI
+// transport, messages of several sizes). Rank 0 writes a description of R
+// nodes of D devices (its own figures) joined by that network, one NIC per
+// node (each rank's progress thread moves one message at a time). The
+// ranks must be given the same command line (hashes compared: a mismatch
+// is an error on every rank).
+//
+//   [mpirun -np R] doppler-calibrate [-o system.json] [--devices D]
+//                     [--repeat N] [--alone] [--gemm-size N]
+//                     [--elementwise-elements M] [--join-elements J]
+//                     [--transfer-bytes B] [--seed S] [--json]
 //
 //===----------------------------------------------------------------------===//
 
 #include "ArgParser.h"
 #include "CalibrateBench.h"
 #include "CalibrateKernels.h"
+#include "CalibrateNetwork.h"
+#include "MpiRun.h"
 #include "RunSupport.h"
 
 #include "Doppler/Support/Limits.h"
@@ -81,7 +93,11 @@ using namespace doppler::runtime::calibrate;
 
 namespace {
 
+/// Calibrates across processes when started by mpirun.
+tools::MpiRun mpi;
+
 int fail(const std::string &message) {
+  mpi.failIfActive("doppler-calibrate", message); // ends every rank
   std::cerr << "doppler-calibrate: error: " << message << "\n";
   return 1;
 }
@@ -174,6 +190,9 @@ struct Figures {
   double linkBandwidth = 0;
   std::vector<KernelFigure> kernels;
   HandOffFigure handOff;
+  /// Under mpirun with 2 ranks or more: the ranks (nodes) and the network.
+  int ranks = 1;
+  std::optional<NetworkFigure> network;
 };
 
 /// Times benches on the CPU backend's devices; each measure*() sets one
@@ -414,12 +433,23 @@ double hostMemoryBytes() {
                                    : 0;
 }
 
+/// The ranks sharing this host: Open MPI's local size under mpirun, else
+/// all of them (one host, as on a loopback).
+int ranksOnThisHost(int ranks) {
+  if (const char *local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"))
+    if (int count = std::atoi(local); count > 0)
+      return count;
+  return ranks;
+}
+
 /// The system description (docs/SystemDescription.md) of the figures.
 nlohmann::json describeSystem(const Options &options, const Figures &figures) {
-  // Each device gets an equal share; 4 GB (the cpu presets' figure) when
-  // the host does not say.
+  // Each device on the host gets an equal share; 4 GB (the cpu presets'
+  // figure) when the host does not say.
   const double host = hostMemoryBytes();
-  const double memory = host > 0 ? host / options.devices : 4e9;
+  const double memory =
+      host > 0 ? host / (options.devices * ranksOnThisHost(figures.ranks))
+               : 4e9;
   nlohmann::json throughputs = nlohmann::json::object();
   for (auto [join, rate] : figures.joinRates)
     throughputs[std::string(joinKindName(join))] = rate;
@@ -435,20 +465,31 @@ nlohmann::json describeSystem(const Options &options, const Figures &figures) {
     kernels[kernel.kind] = entry;
   }
   const double *peak = figures.peak;
-  return {
-      {"name", "calibrated-cpu"},
-      {"devices",
-       {{{"name", "cpu"},
-         {"count", options.devices},
-         {"peak_flops",
-          {{"f32", peak[0]}, {"f64", peak[1]}, {"default", peak[0]}}},
-         {"memory_bytes", memory},
-         {"memory_bandwidth", figures.bandwidth},
-         {"launch_overhead", figures.overhead},
-         {"join_throughput", throughputs},
-         {"kernels", kernels}}}},
-      {"links",
-       {{"bandwidth", figures.linkBandwidth}, {"latency", figures.latency}}}};
+  nlohmann::json devices = {
+      {{"name", "cpu"},
+       {"count", options.devices},
+       {"peak_flops",
+        {{"f32", peak[0]}, {"f64", peak[1]}, {"default", peak[0]}}},
+       {"memory_bytes", memory},
+       {"memory_bandwidth", figures.bandwidth},
+       {"launch_overhead", figures.overhead},
+       {"join_throughput", throughputs},
+       {"kernels", kernels}}};
+  nlohmann::json links = {{"bandwidth", figures.linkBandwidth},
+                          {"latency", figures.latency}};
+  if (!figures.network)
+    return {{"name", "calibrated-cpu"}, {"devices", devices}, {"links", links}};
+  // One node per rank, each a copy of rank 0's figures.
+  return {{"name", "calibrated-cpu-" + std::to_string(figures.ranks) + "n"},
+          {"nodes",
+           {{{"name", "rank"},
+             {"count", figures.ranks},
+             {"nics", 1},
+             {"devices", devices},
+             {"links", links}}}},
+          {"network",
+           {{"bandwidth", figures.network->bandwidth},
+            {"latency", figures.network->latency}}}};
 }
 
 /// The figures as text, for people.
@@ -498,43 +539,91 @@ void printFigures(const Options &options, const Figures &figures, int busy,
             << formatSignificant(figures.latency * 1e6, 3) << " us, bandwidth "
             << formatSignificant(figures.linkBandwidth / 1e9, 4)
             << " GB/s\n";
+  if (figures.network) {
+    std::cout << "  network between ranks 0 and 1 (" << figures.ranks
+              << " ranks): latency "
+              << formatSignificant(figures.network->latency * 1e6, 3)
+              << " us, bandwidth "
+              << formatSignificant(figures.network->bandwidth / 1e9, 4)
+              << " GB/s; hops:";
+    for (const NetworkSample &sample : figures.network->samples)
+      std::cout << " " << sample.bytes << " B "
+                << formatSignificant(sample.hop * 1e6, 3) << " us";
+    std::cout << "\n";
+  }
   if (devices > static_cast<int>(cores) && cores > 0)
     std::cout << "note: " << devices << " devices share " << cores
               << " core(s); the rates are each device's share with all "
                  "of them busy\n";
   if (!options.output.empty())
-    std::cout << "wrote " << options.output << " (" << options.devices
+    std::cout << "wrote " << options.output << " ("
+              << (figures.network ? std::to_string(figures.ranks) +
+                                        " nodes of " +
+                                        std::to_string(options.devices)
+                                  : std::to_string(options.devices))
               << " devices)\n";
 }
 
 } // namespace
 
 namespace {
-int runCalibration(int argc, char **argv) {
-  Options options;
-  if (std::optional<int> exitCode = parseArguments(argc, argv, options))
-    return *exitCode;
-
+/// This rank's devices' figures (every rank at once under mpirun: each
+/// measurement starts when all ranks reach it).
+Status measureDevices(const Options &options, int busy, Figures &figures) {
   // The devices the description will have; two at least, to time a
   // transfer.
-  int devices = static_cast<int>(options.devices);
   CpuBackendOptions cpu;
-  cpu.numDevices = std::max(devices, 2);
+  cpu.numDevices = std::max(static_cast<int>(options.devices), 2);
   Result<std::unique_ptr<Backend>> backend = createCpuBackend(cpu);
   if (!backend)
-    return fail(backend.message());
+    return backend.status();
   Executor executor(std::move(*backend));
-  int busy = options.alone ? 1 : devices;
-
-  Figures figures;
   Calibrator calibrator(executor, options, busy);
+  uint64_t step = 0;
   for (Status (Calibrator::*measure)(Figures &) :
        {&Calibrator::measureOverhead, &Calibrator::measureContractions,
         &Calibrator::measureBandwidth, &Calibrator::measureJoins,
         &Calibrator::measureKernelCosts, &Calibrator::measureLinks,
-        &Calibrator::measureHandOffs})
+        &Calibrator::measureHandOffs}) {
+    if (Status same = mpi.agree("calibration step", ++step); !same)
+      return same;
     if (Status status = (calibrator.*measure)(figures); !status)
-      return fail(status.message());
+      return status;
+  }
+  return Status();
+}
+
+int runCalibration(int argc, char **argv) {
+  Options options;
+  if (std::optional<int> exitCode = parseArguments(argc, argv, options))
+    return *exitCode;
+  // Every rank measures the same things the same number of times (each
+  // run with the network's executor is collective).
+  std::string commandLine;
+  for (int i = 1; i < argc; ++i)
+    commandLine.append(argv[i]).push_back('\0');
+  if (Status same = mpi.agree(
+          "command line", hashBytes(commandLine.data(), commandLine.size()));
+      !same)
+    return fail(same.message());
+
+  int busy = options.alone ? 1 : static_cast<int>(options.devices);
+  Figures figures;
+  if (Status status = measureDevices(options, busy, figures); !status)
+    return fail(status.message());
+  if (mpi.ranks() > 1) {
+    std::mt19937_64 generator(static_cast<uint64_t>(options.seed) + 1);
+    Result<NetworkFigure> network =
+        measureNetwork(mpi.transport(), generator,
+                       static_cast<int>(options.repeat), options.transferBytes);
+    if (!network)
+      return fail(network.message());
+    figures.ranks = mpi.ranks();
+    figures.network = *network;
+  }
+  mpi.runsDone();
+  if (mpi.rank() != 0)
+    return 0; // rank 0 reports
 
   unsigned cores = std::thread::hardware_concurrency();
   nlohmann::json description = describeSystem(options, figures);
@@ -558,6 +647,13 @@ int runCalibration(int argc, char **argv) {
                               {{"chain", figures.handOff.chain},
                                {"model", figures.handOff.model}}},
                              {"host_cores", cores}};
+    if (figures.network) {
+      nlohmann::json hops = nlohmann::json::array();
+      for (const NetworkSample &sample : figures.network->samples)
+        hops.push_back({{"bytes", sample.bytes}, {"hop_s", sample.hop}});
+      report["ranks"] = figures.ranks;
+      report["network_hops"] = hops;
+    }
     if (!options.output.empty())
       report["output"] = options.output;
     std::cout << report.dump(2) << "\n";
@@ -569,10 +665,12 @@ int runCalibration(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
+  if (Status started = mpi.start(&argc, &argv); !started)
+    return fail(started.message());
   // Many devices on a small host (a task graph, buffers and a worker stack
   // per device) can run out of address space: one error line, not an abort.
   try {
-    return runCalibration(argc, argv);
+    return mpi.finishWith("doppler-calibrate", runCalibration(argc, argv));
   } catch (const std::bad_alloc &) {
     return fail("out of host memory (std::bad_alloc); use fewer devices or "
                 "smaller sizes");

@@ -472,8 +472,9 @@ int writePlan(const rt::Plan &plan) {
 /// error.
 FailureOr<int> checkPlanOptions(func::FuncOp function, const rt::Plan &plan) {
   int used = plan.graph.numDevicesUsed();
-  int devices = numDevices.getNumOccurrences() ? numDevices.getValue()
-                                                : std::max(used, 1);
+  int devices = numDevices.getNumOccurrences()
+                    ? numDevices.getValue()
+                    : plan.devices.value_or(std::max(used, 1));
   if (devices < used) {
     fail("--devices " + llvm::Twine(devices) +
          " is too few: the program uses device " + llvm::Twine(used - 1) +

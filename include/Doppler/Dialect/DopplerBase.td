@@ -32,7 +32,9 @@ def Doppler_Dialect : Dialect {
   // the cost model's results and the simulated schedule (in the graph's cost
   // units, microseconds for the IR), explicit partition counts for
   // doppler-decompose, and doppler-plan-memory's predicted peak bytes per
-  // device and offload summary (on functions). C++ names them through the generated helpers
+  // device and offload summary (on functions), and, on a module placed for a
+  // system of several nodes, the node of each device (index = device id;
+  // across processes node i runs on rank i). C++ names them through the generated helpers
   // (DopplerDialect::DeviceAttrHelper::getNameStr(), ...), aliased as
   // kDeviceAttr, ... in DopplerDialect.h.
   let discardableAttrs = (ins
@@ -44,7 +46,8 @@ def Doppler_Dialect : Dialect {
     "::mlir::FloatAttr":$makespan,
     "::mlir::DenseI64ArrayAttr":$parts,
     "::mlir::DenseI64ArrayAttr":$peak_memory,
-    "::mlir::DictionaryAttr":$offload
+    "::mlir::DictionaryAttr":$offload,
+    "::mlir::DenseI64ArrayAttr":$nodes
   );
   let extraClassDeclaration = [{
   private:

@@ -30,6 +30,8 @@ inline constexpr StringLiteral kPeakMemoryAttr =
     DopplerDialect::PeakMemoryAttrHelper::getNameStr();
 inline constexpr StringLiteral kOffloadAttr =
     DopplerDialect::OffloadAttrHelper::getNameStr();
+inline constexpr StringLiteral kNodesAttr =
+    DopplerDialect::NodesAttrHelper::getNameStr();
 } // namespace mlir::doppler
 
 #endif // DOPPLER_DIALECT_DOPPLERDIALECT_H

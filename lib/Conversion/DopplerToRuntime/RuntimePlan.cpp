@@ -7,6 +7,9 @@
 
 #include "Doppler/Conversion/DopplerToRuntime.h"
 
+#include "Doppler/Dialect/DopplerDialect.h"
+
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -225,6 +228,15 @@ mlir::doppler::buildRuntimePlan(func::FuncOp function,
   PlacedFunctionWalker walker(function, sink, walkOptions);
   if (failed(walker.run()))
     return failure();
+  // A module placed for a system of several nodes gives each device's node
+  // (the dialect verified one per placed device): the plan's "nodes", and
+  // its device count, which may exceed the devices used.
+  if (auto module = function->getParentOfType<ModuleOp>())
+    if (auto nodes = module->getAttrOfType<DenseI64ArrayAttr>(kNodesAttr)) {
+      sink.plan.nodes.assign(nodes.asArrayRef().begin(),
+                             nodes.asArrayRef().end());
+      sink.plan.devices = static_cast<int>(nodes.size());
+    }
   if (taskOps) {
     taskOps->assign(sink.plan.graph.size(), nullptr);
     for (auto [value, task] : walker.taskValues())
