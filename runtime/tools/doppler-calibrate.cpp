@@ -73,6 +73,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -567,6 +568,53 @@ void printFigures(const Options &options, const Figures &figures, int busy,
 } // namespace
 
 namespace {
+/// Under mpirun, the CPU backend pins device d's compute worker to the
+/// (d mod C)-th of the C cores a process may use, d counted over every
+/// rank's devices (rank r has r x D .. r x D + D - 1), so the ranks of a
+/// run spread over the cores. A rank's calibration numbers its devices
+/// from 0: while this is alive, the calling thread (and so the workers an
+/// executor made meanwhile starts) may use only the cores the rank's
+/// devices get in a run, so that its devices are pinned (or, one core
+/// left, confined) as they will run, not every rank's device 0 on core 0.
+class RankCores {
+public:
+  RankCores(int rank, int devices) {
+#if defined(__linux__)
+    if (rank == 0 || sched_getaffinity(0, sizeof(saved_), &saved_) != 0)
+      return;
+    std::vector<int> allowed;
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &saved_))
+        allowed.push_back(cpu);
+    if (allowed.size() < 2)
+      return;
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    for (int d = 0; d < devices; ++d)
+      CPU_SET(allowed[static_cast<size_t>(rank * devices + d) %
+                      allowed.size()],
+              &mine);
+    restore_ = sched_setaffinity(0, sizeof(mine), &mine) == 0;
+#else
+    (void)rank, (void)devices;
+#endif
+  }
+  ~RankCores() {
+#if defined(__linux__)
+    if (restore_)
+      (void)sched_setaffinity(0, sizeof(saved_), &saved_);
+#endif
+  }
+  RankCores(const RankCores &) = delete;
+  RankCores &operator=(const RankCores &) = delete;
+
+private:
+#if defined(__linux__)
+  cpu_set_t saved_{};
+#endif
+  bool restore_ = false;
+};
+
 /// This rank's devices' figures (every rank at once under mpirun: each
 /// measurement starts when all ranks reach it).
 Status measureDevices(const Options &options, int busy, Figures &figures) {
@@ -577,8 +625,13 @@ Status measureDevices(const Options &options, int busy, Figures &figures) {
   Result<std::unique_ptr<Backend>> backend = createCpuBackend(cpu);
   if (!backend)
     return backend.status();
-  Executor executor(std::move(*backend));
-  Calibrator calibrator(executor, options, busy);
+  std::optional<Executor> executor;
+  {
+    // The workers start (and are pinned) in the constructor.
+    RankCores cores(mpi.rank(), static_cast<int>(options.devices));
+    executor.emplace(std::move(*backend));
+  }
+  Calibrator calibrator(*executor, options, busy);
   uint64_t step = 0;
   for (Status (Calibrator::*measure)(Figures &) :
        {&Calibrator::measureOverhead, &Calibrator::measureContractions,
