@@ -5,14 +5,16 @@ import math
 import numbers
 import os
 import re
+import shutil
 import struct
+import subprocess
 import tempfile
 
 import torch
 
 from .errors import DopplerError
 from .frontend import import_module
-from .tools import run_tool
+from .tools import ToolError, find_tool, run_tool
 from .host import resolve_system
 
 
@@ -394,7 +396,7 @@ def read_outputs(path):
 
 
 def run(module, example_inputs, devices=4, system="host", backend="cpu", policy="doppler",
-        repeat=3, check=False, **pipeline_options):
+        repeat=3, check=False, nodes=None, **pipeline_options):
     """Places `module` and runs it on Doppler's runtime (doppler-run) on `example_inputs`.
 
     `system="host"` (the default) places for this machine: the description
@@ -406,15 +408,43 @@ def run(module, example_inputs, devices=4, system="host", backend="cpu", policy=
     the outputs read back (--write-outputs). check=True also compares the
     runtime's outputs with the reference interpreter's (doppler-run --check;
     result in `max_rel_error`).
+
+    `nodes=R` runs the placed program in R processes (MPI ranks, node i on
+    rank i) that `mpirun -np R --oversubscribe` starts, as root too
+    (runtime/README.md, "Across processes (MPI)"): the devices of each node
+    of `system` (a description with nodes, e.g. doppler-calibrate's under
+    mpirun), else `devices / R` contiguous devices per rank. The result is
+    as in one process; rank 0 reports.
     """
     program = import_module(module, example_inputs)
     return run_program(program, devices, system, backend, policy, repeat, check,
-                       **pipeline_options)
+                       nodes=nodes, **pipeline_options)
+
+
+def _run_doppler(command, nodes):
+    """doppler-run's standard output, in one process or on `nodes` MPI ranks."""
+    if nodes is None:
+        return run_tool("doppler-run", command)
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        raise DopplerError(f"nodes={nodes} needs mpirun (Open MPI, e.g. Debian's "
+                           "openmpi-bin) on PATH")
+    line = [mpirun, "-np", str(int(nodes)), "--oversubscribe", "--bind-to", "none",
+            find_tool("doppler-run")] + [str(a) for a in command]
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    done = subprocess.run(line, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise ToolError(f"doppler-run on {nodes} ranks failed with exit status "
+                        f"{done.returncode}", line, done.stdout, done.stderr)
+    return done.stdout
 
 
 def run_program(program, devices=4, system="host", backend="cpu", policy="doppler", repeat=3,
-                check=False, **pipeline_options):
+                check=False, nodes=None, **pipeline_options):
     """doppler.run on an imported Program (`doppler.exported(...)`)."""
+    if nodes is not None and (isinstance(nodes, bool) or
+                              not isinstance(nodes, numbers.Integral) or nodes < 1):
+        raise DopplerError(f"nodes: expected a positive number of ranks, got {nodes!r}")
     system = resolve_system(system, devices, backend)
     placement = _place_program(program, devices, system, policy, pipeline_options)
     with tempfile.TemporaryDirectory(prefix="doppler-") as tmp:
@@ -429,6 +459,6 @@ def run_program(program, devices=4, system="host", backend="cpu", policy="dopple
                    "--repeat", str(int(repeat))]
         if check:
             command += ["--check", "--tolerance", "1e300"]  # report, never fail
-        report = json.loads(run_tool("doppler-run", command))
+        report = json.loads(_run_doppler(command, nodes))
         results = read_outputs(outs)
     return RunResult(program.unflatten(results), report, placement)
