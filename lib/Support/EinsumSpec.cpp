@@ -46,6 +46,7 @@ constexpr JoinInfo kJoins[] = {
     {JoinKind::Square, "square", 1, false, 1},
     {JoinKind::Scale, "scale", 1, true, 1},
     {JoinKind::Shift, "shift", 1, true, 1},
+    {JoinKind::Erf, "erf", 1, false, 1},
 };
 static_assert(sizeof(kJoins) / sizeof(kJoins[0]) == kNumJoinKinds,
               "one JoinInfo row per JoinKind");
@@ -98,6 +99,7 @@ double applyJoin(JoinKind kind, double a, double b, double scalar) {
   case JoinKind::Square: return a * a;
   case JoinKind::Scale: return a * scalar;
   case JoinKind::Shift: return a + scalar;
+  case JoinKind::Erf: return std::erf(a);
   }
   return a;
 }

@@ -139,6 +139,8 @@ DOPPLER_HD float mathAbs(float x) { return fabsf(x); }
 DOPPLER_HD double mathAbs(double x) { return fabs(x); }
 DOPPLER_HD float mathTanh(float x) { return tanhf(x); }
 DOPPLER_HD double mathTanh(double x) { return tanh(x); }
+DOPPLER_HD float mathErf(float x) { return erff(x); }
+DOPPLER_HD double mathErf(double x) { return erf(x); }
 
 /// applyJoin in T. Max/Min keep std::max(a, b)/std::min(a, b)'s argument
 /// order, so a NaN in `a` propagates and one in `b` does not.
@@ -192,6 +194,8 @@ template <typename T> DOPPLER_HD T joinOp(JoinKind kind, T a, T b, T scalar) {
     return a * scalar;
   case JoinKind::Shift:
     return a + scalar;
+  case JoinKind::Erf:
+    return mathErf(a);
   }
   return a;
 }

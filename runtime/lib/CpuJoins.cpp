@@ -52,10 +52,12 @@ __m256 Sleef_expf8_u10avx2(__m256);
 __m256 Sleef_logf8_u10avx2(__m256);
 __m256 Sleef_powf8_u10avx2(__m256, __m256);
 __m256 Sleef_tanhf8_u10avx2(__m256);
+__m256 Sleef_erff8_u10avx2(__m256);
 __m256d Sleef_expd4_u10avx2(__m256d);
 __m256d Sleef_logd4_u10avx2(__m256d);
 __m256d Sleef_powd4_u10avx2(__m256d, __m256d);
 __m256d Sleef_tanhd4_u10avx2(__m256d);
+__m256d Sleef_erfd4_u10avx2(__m256d);
 }
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -204,6 +206,7 @@ struct F32x8 {
     return fixOverflows<F32x8>(Sleef_powf8_u10avx2(a, b), a, b);
   }
   static V tanh(V a) { return Sleef_tanhf8_u10avx2(a); }
+  static V erf(V a) { return Sleef_erff8_u10avx2(a); }
 };
 
 /// Four doubles, as F32x8.
@@ -234,6 +237,7 @@ struct F64x4 {
     return fixOverflows<F64x4>(Sleef_powd4_u10avx2(a, b), a, b);
   }
   static V tanh(V a) { return Sleef_tanhd4_u10avx2(a); }
+  static V erf(V a) { return Sleef_erfd4_u10avx2(a); }
 };
 
 template <class I, JoinKind J>
@@ -295,6 +299,8 @@ inline typename I::V joinVector(typename I::V a, typename I::V b,
     return I::mul(a, scalar);
   else if constexpr (J == JoinKind::Shift)
     return I::add(a, scalar);
+  else if constexpr (J == JoinKind::Erf)
+    return I::erf(a);
   else
     return a;
 }

@@ -129,6 +129,8 @@ template <JoinKind J, typename T> inline T joinValue(T a, T b, T scalar) {
     return a * scalar;
   else if constexpr (J == JoinKind::Shift)
     return a + scalar;
+  else if constexpr (J == JoinKind::Erf)
+    return std::erf(a);
   else
     return a;
 }
@@ -156,6 +158,7 @@ constexpr bool isExactJoin(JoinKind join) {
   case JoinKind::Gelu:
   case JoinKind::Tanh:
   case JoinKind::Sigmoid:
+  case JoinKind::Erf:
     return false;
   default:
     return true;

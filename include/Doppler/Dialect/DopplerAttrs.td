@@ -34,6 +34,7 @@ def Doppler_JoinKind : I32EnumAttr<"JoinKind",
       I32EnumAttrCase<"Square", 20, "square">,
       I32EnumAttrCase<"Scale", 21, "scale">,
       I32EnumAttrCase<"Shift", 22, "shift">,
+      I32EnumAttrCase<"Erf", 23, "erf">,
     ]> {
   let cppNamespace = "::mlir::doppler";
   let genSpecializedAttr = 0;

@@ -23,9 +23,9 @@ namespace doppler {
 enum class JoinKind : uint32_t {
   Identity, Add, Sub, Mul, Div, Max, Min, Pow,
   Neg, Exp, Log, Sqrt, Rsqrt, Reciprocal, Abs, Relu, Silu, Gelu, Tanh,
-  Sigmoid, Square, Scale, Shift,
+  Sigmoid, Square, Scale, Shift, Erf,
 };
-constexpr unsigned kNumJoinKinds = static_cast<unsigned>(JoinKind::Shift) + 1;
+constexpr unsigned kNumJoinKinds = static_cast<unsigned>(JoinKind::Erf) + 1;
 
 /// How an einsum combines the values of a contracted index.
 enum class AggKind : uint32_t { Add, Mul, Max, Min };

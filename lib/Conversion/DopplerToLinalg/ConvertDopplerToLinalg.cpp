@@ -133,6 +133,8 @@ Value emitJoin(OpBuilder &b, Location loc, JoinKind join, Value x, Value y,
     return arith::MulFOp::create(b, loc, x, cst(scalar));
   case JoinKind::Shift:
     return arith::AddFOp::create(b, loc, x, cst(scalar));
+  case JoinKind::Erf:
+    return math::ErfOp::create(b, loc, x);
   }
   llvm_unreachable("unknown join");
 }

@@ -28,6 +28,7 @@ std::optional<JoinKind> linalg_to_doppler::unaryJoin(Operation *op) {
       .Case<math::SqrtOp>([](auto) { return JoinKind::Sqrt; })
       .Case<math::RsqrtOp>([](auto) { return JoinKind::Rsqrt; })
       .Case<math::TanhOp>([](auto) { return JoinKind::Tanh; })
+      .Case<math::ErfOp>([](auto) { return JoinKind::Erf; })
       .Case<math::AbsFOp>([](auto) { return JoinKind::Abs; })
       .Default([](Operation *) { return std::nullopt; });
 }

@@ -189,6 +189,19 @@ func.func @join_tanh(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
+func.func @join_erf(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = doppler.einsum "ij->ij" join(erf) (%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func.func @join_erf
+// CHECK: linalg.generic
+// CHECK: ^bb0(%[[X:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[R:.*]] = math.erf %[[X]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+
+// -----
+
 func.func @join_sigmoid(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %0 = doppler.einsum "ij->ij" join(sigmoid) (%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>

@@ -1,13 +1,13 @@
 // Every message of convert-linalg-to-doppler: the remark listing what was
 // converted and left by kind (linalg.generic, linalg.matmul, tensor ops),
 // the per-op reasons with report=true, and with full=true an error on each
-// linalg op left (math.erf bodies, linalg.index, convolutions and pools
+// linalg op left (math.sin bodies, linalg.index, convolutions and pools
 // doppler cannot hold, integer and dynamic tensors, a non-constant fill); a
 // pad with a non-constant value is left (a remark) and its convolution
 // converted.
 // RUN: doppler-opt %s --split-input-file --verify-diagnostics --convert-linalg-to-doppler="full=true"
 // RUN: doppler-opt %s --split-input-file --convert-linalg-to-doppler="report=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
-// REPORT: remark: left as is: the body's 'math.erf' has no doppler join
+// REPORT: remark: left as is: the body's 'math.sin' has no doppler join
 // REPORT: remark: left as is: its body uses linalg.index
 // REPORT: remark: left as is: it is not a convolution or pooling doppler can take: its result is not a float tensor of static shape
 // REPORT: remark: left as is: it is not a convolution or pooling doppler can take: its body is not a multiply-accumulate
@@ -22,16 +22,16 @@
 #id = affine_map<(d0, d1) -> (d0, d1)>
 
 // expected-remark @below {{converted 1 op(s) to doppler (linalg.matmul: 1); left 1 (linalg.generic: 1)}}
-func.func @erf(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
+func.func @sin(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> tensor<8x16xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<8x16xf32>
   %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
   %m = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x16xf32>) outs(%f : tensor<8x16xf32>) -> tensor<8x16xf32>
-  // expected-error @below {{could not be converted to doppler: the body's 'math.erf' has no doppler join}}
+  // expected-error @below {{could not be converted to doppler: the body's 'math.sin' has no doppler join}}
   %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%m : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
   ^bb0(%a: f32, %o: f32):
-    %r = math.erf %a : f32
+    %r = math.sin %a : f32
     linalg.yield %r : f32
   } -> tensor<8x16xf32>
   return %0 : tensor<8x16xf32>

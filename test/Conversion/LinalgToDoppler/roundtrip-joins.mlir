@@ -47,7 +47,9 @@ func.func @every_join(%a: tensor<6x8xf32>, %b: tensor<6x8xf32>, %v: tensor<8xf32
   %u1 = doppler.einsum "ij,ij->ij" join(add) (%exp, %log) : (tensor<6x8xf32>, tensor<6x8xf32>) -> tensor<6x8xf32>
   %u2 = doppler.einsum "ij,ij->ij" join(mul) (%sqrt, %rsqrt) : (tensor<6x8xf32>, tensor<6x8xf32>) -> tensor<6x8xf32>
   %u3 = doppler.einsum "ij,ij->ij" join(sub) (%silu, %gelu) : (tensor<6x8xf32>, tensor<6x8xf32>) -> tensor<6x8xf32>
-  %u4 = doppler.einsum "ij,ij->ij" join(add) (%tanh, %sig) : (tensor<6x8xf32>, tensor<6x8xf32>) -> tensor<6x8xf32>
+  %erf = doppler.einsum "ij->ij" join(erf) (%b) : (tensor<6x8xf32>) -> tensor<6x8xf32>
+  %tanherf = doppler.einsum "ij,ij->ij" join(add) (%tanh, %erf) : (tensor<6x8xf32>, tensor<6x8xf32>) -> tensor<6x8xf32>
+  %u4 = doppler.einsum "ij,ij->ij" join(add) (%tanherf, %sig) : (tensor<6x8xf32>, tensor<6x8xf32>) -> tensor<6x8xf32>
   %u5 = doppler.einsum "ij,ji->ij" join(add) (%rcp, %t) : (tensor<6x8xf32>, tensor<8x6xf32>) -> tensor<6x8xf32>
   // Every aggregation, with and without a join.
   %sum = doppler.einsum "ij->i" join(identity) agg(add) (%u1) : (tensor<6x8xf32>) -> tensor<6xf32>
