@@ -22,6 +22,9 @@ struct LinalgToDopplerOptions {
   /// Rewrite the erf form of gelu to the gelu join (the tanh
   /// approximation; not exact).
   bool erfGeluAsTanh = false;
+  /// Most elements of a constant an op computed from constants only is
+  /// folded into (a larger one is converted as usual, or left).
+  int64_t foldLimit = int64_t(1) << 16;
 };
 
 /// What the patterns did, filled in as they run (single-threaded: one

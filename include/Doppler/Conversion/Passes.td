@@ -182,7 +182,7 @@ def ConvertLinalgToDopplerPass
       the output too: keepdim reductions) and whose body is built of
       recognised scalar ops becomes a chain of
       `doppler.einsum`s: arith add/sub/mul/div/max/min/neg, math
-      exp/log/sqrt/rsqrt/tanh/abs/powf, select+cmpf forms of max, min and
+      exp/log/sqrt/rsqrt/tanh/erf/abs/powf, select+cmpf forms of max, min and
       relu. Constants become `scale`/`shift` joins (or a rank-0
       `doppler.fill` operand); single-input sub-expressions that compute
       sigmoid, silu (x*sigmoid(x), x/(1+exp(-x))), gelu (tanh form) or relu
@@ -216,6 +216,20 @@ def ConvertLinalgToDopplerPass
       (-inf) is combined by one more einsum (torch-mlir's bias in the
       init).
 
+    - Before the patterns (lib/Conversion/LinalgToDoppler/Prepare.h): an op
+      whose operands are all constants (iota, `arange`, comparisons and
+      boolean logic of masks, integer index arithmetic, i1/i64 fills,
+      gathers and `tm_tensor.scan`s of constants, casts, sin/cos tables) is
+      evaluated into one constant (`doppler.fill` when uniform, else an
+      `arith.constant` dense) of at most `fold-limit` elements; a `select`
+      on a constant i1 mask becomes float arithmetic with 0/1 and fill
+      constants (as the PyTorch frontend writes `where`); torch's safe
+      softmax (`where(all(x == -inf), 0, softmax(x))`) a softmax with its
+      row max clamped to the lowest finite value and 1e-30 added to its
+      sum; an f32 -> f64 -> f32 island (torch-mlir's LayerNorm variance) is
+      computed in f32. A generic yielding `tensor.extract` of a table at an
+      integer input along one axis, or at positions computed from
+      constants and loops only, becomes one `doppler.gather`.
     What cannot be converted stays as it is (it is placed and costed through
     the WorkOpInterface models of `registerLinalgWorkModels`). A remark on
     each function lists the ops converted and left, by kind, whenever some
@@ -239,6 +253,9 @@ def ConvertLinalgToDopplerPass
     Option<"erfGelu", "erf-gelu-as-tanh", "bool", /*default=*/"false",
            "Convert the erf form of gelu to the gelu join (its tanh "
            "approximation: differs by up to about 5e-4)">,
+    Option<"foldLimit", "fold-limit", "int64_t", /*default=*/"65536",
+           "Most elements of the constant an op computed from constants "
+           "only is folded into">,
   ];
   let statistics = [
     Statistic<"numConverted", "ops-converted", "linalg/tensor ops converted">,

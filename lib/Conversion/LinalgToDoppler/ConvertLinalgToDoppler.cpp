@@ -11,6 +11,7 @@
 #include "Doppler/Conversion/LinalgToDoppler.h"
 #include "Doppler/Conversion/Passes.h"
 #include "Doppler/Dialect/DopplerDialect.h"
+#include "Prepare.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -54,6 +55,7 @@ struct ConvertLinalgToDopplerPass
   void runOnOperation() override {
     LinalgToDopplerOptions options;
     options.erfGeluAsTanh = erfGelu;
+    options.foldLimit = foldLimit;
     bool failedAny = false;
     SmallVector<FunctionOpInterface> functions;
     getOperation()->walk([&](FunctionOpInterface function) {
@@ -68,6 +70,15 @@ struct ConvertLinalgToDopplerPass
 
   LogicalResult convert(FunctionOpInterface function,
                         const LinalgToDopplerOptions &options) {
+    LinalgToDopplerCounters counters;
+    // Rewrites into forms the patterns convert (Prepare.h): casts through
+    // f64 computed in f32, ops on constants folded, selects on constant
+    // masks and the safe softmax as the frontend writes them.
+    linalg_to_doppler::foldF64Islands(function, &counters);
+    linalg_to_doppler::foldConstants(function, options.foldLimit, &counters);
+    linalg_to_doppler::rewriteSafeSoftmax(function, &counters);
+    linalg_to_doppler::rewriteMaskSelects(function, options.foldLimit,
+                                          &counters);
     // The linalg and tensor ops of the function (not those nested in their
     // bodies), tensor.empty included so that unused inits are erased.
     SmallVector<Operation *> ops;
@@ -80,9 +91,8 @@ struct ConvertLinalgToDopplerPass
               parent ? parent->getDialect() : nullptr))
         ops.push_back(op);
     });
-    if (ops.empty() && !report)
+    if (ops.empty() && !report && counters.converted.empty())
       return success();
-    LinalgToDopplerCounters counters;
     RewritePatternSet patterns(&getContext());
     populateLinalgToDopplerPatterns(patterns, options, &counters);
     FrozenRewritePatternSet frozen(std::move(patterns));
@@ -91,10 +101,11 @@ struct ConvertLinalgToDopplerPass
     // The result does not depend on convergence: an op a pattern cannot
     // convert is left, and reported below.
     (void)applyOpPatternsGreedily(ops, frozen, config);
-    // Scalar constants only the converted bodies and fills used.
+    // Constants only the converted ops used: scalars of bodies and fills,
+    // tensors folded into others or read by a converted gather.
     SmallVector<Operation *> dead;
     function->walk([&](arith::ConstantOp constant) {
-      if (constant->use_empty() && !isa<ShapedType>(constant.getType()))
+      if (constant->use_empty())
         dead.push_back(constant);
     });
     for (Operation *op : dead)

@@ -2,6 +2,7 @@
 
 #include "Doppler/Conversion/LinalgToDoppler.h"
 #include "Builders.h"
+#include "Prepare.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -15,6 +16,8 @@ void mlir::doppler::populateLinalgToDopplerPatterns(
   linalg_to_doppler::populateStructuredOpPatterns(patterns, options, counters);
   linalg_to_doppler::populateTensorOpPatterns(patterns, counters);
   linalg_to_doppler::populateWindowPatterns(patterns, counters);
+  linalg_to_doppler::populateGatherPatterns(patterns, options.foldLimit,
+                                            counters);
 }
 
 bool mlir::doppler::isConversionCandidate(Operation *op) {
@@ -33,6 +36,12 @@ bool mlir::doppler::isComputeCandidate(Operation *op) {
 std::string
 mlir::doppler::explainUnconvertible(Operation *op,
                                     const LinalgToDopplerOptions &options) {
+  if (std::optional<std::string> why =
+          linalg_to_doppler::explainGather(op, options.foldLimit))
+    return *why;
+  if (std::optional<std::string> why =
+          linalg_to_doppler::explainConstantOp(op, options.foldLimit))
+    return *why;
   if (isa_and_nonnull<linalg::LinalgDialect>(op->getDialect())) {
     if (std::optional<std::string> why =
             linalg_to_doppler::explainWindowOp(op))
