@@ -124,7 +124,10 @@ def DopplerPlacePass : Pass<"doppler-place"> {
     network between nodes), the learned policy's budget adds hierarchical
     starts (pipeline stages across nodes), and the network simulator (link
     and NIC contention) judges the starts, the refinement and the remark's
-    predicted makespan (docs/SystemDescription.md).
+    predicted makespan (docs/SystemDescription.md). Run on a module, it
+    then writes `doppler.nodes` there (the node of each device, which
+    `mpirun -np R doppler-run` follows: node i on rank i), and removes it
+    when placing without nodes.
 
     Memory: with `system` or `memory-limit`, and ops that carry byte sizes
     (einsum and friends, not cost-only `doppler.task` graphs), the placement
