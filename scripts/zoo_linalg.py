@@ -267,6 +267,9 @@ class Row:
         self.asserts = 0
         self.import_s = None
         self.convert_s = None
+        self.rel_error = None
+        self.run_s = None
+        self.run_error = None
         self.error = None
 
 
@@ -328,6 +331,97 @@ def convert(row, text, out, doppler_opt, sources=None):
         row.error = "full=true passed with ops left"
 
 
+# -- running the converted program -------------------------------------------------------
+
+_CONSTANT_LINE = re.compile(
+    r'^\s*(%[\w.$-]+) = arith\.constant (dense(?:_resource)?<.*>) : (tensor<[^>]*>)\s*$')
+_RESOURCE = re.compile(r'^\s*([\w.$-]+): "0x([0-9A-Fa-f]*)",?\s*$')
+_NUMPY_TYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "i64": "int64",
+                "i32": "int32"}
+
+
+def hoist_constants(text):
+    """(text, [(shape, element type, numpy array)]): the function's tensor
+    constants (torch-mlir's frozen buffers, the conversion's folded
+    constants) made arguments after the others, with their values, since
+    doppler-run takes tensors as arguments only (as the frontend's folded
+    constants are)."""
+    import numpy as np
+    from torch_mlir import ir
+    resources = {}
+    for line in text.splitlines():
+        match = _RESOURCE.match(line)
+        if match:
+            resources[match.group(1)] = bytes.fromhex(match.group(2))
+    kept, hoisted = [], []
+    for line in text.splitlines():
+        match = _CONSTANT_LINE.match(line)
+        if not match:
+            kept.append(line)
+            continue
+        name, attr, type_text = match.groups()
+        dims = type_text[len("tensor<"):-1].split("x")
+        shape, element = [int(d) for d in dims[:-1]], dims[-1]
+        if element not in _NUMPY_TYPES:
+            raise ValueError(f"a {element} constant is left ({name}): doppler-run takes "
+                             f"{', '.join(_NUMPY_TYPES)} tensors")
+        if attr.startswith("dense_resource<"):
+            blob = resources[attr[len("dense_resource<"):-1]]
+            value = np.frombuffer(blob[4:], dtype=_NUMPY_TYPES[element]).copy()
+        else:
+            with ir.Context():
+                value = np.array(ir.DenseElementsAttr(ir.Attribute.parse(
+                    f"{attr} : {type_text}")))
+            value = np.broadcast_to(value, shape).astype(_NUMPY_TYPES[element])
+        hoisted.append((name, type_text, value.reshape(shape)))
+    text = "\n".join(kept)
+    if hoisted:
+        head = re.search(r'func\.func @\w+\(', text)
+        depth, i = 1, head.end()
+        while depth:
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            i += 1
+        extra = ", ".join(f"{n}: {t}" for n, t, _ in hoisted)
+        sep = ", " if text[head.end():i - 1].strip() else ""
+        text = text[:i - 1] + sep + extra + text[i - 1:]
+    return text, [v for _, _, v in hoisted]
+
+
+def run_converted(row, model, inputs, params, doppler_path, doppler_opt, out):
+    """Places the converted program on 4 cpu4 devices (doppler-pipeline), runs
+    it with doppler-run on the model's inputs, parameters and the hoisted
+    constants, and compares with PyTorch eager (row.rel_error: max |out -
+    ref| / max |ref|, as the zoo's doppler.run check)."""
+    import json
+    import torch
+    from doppler import api, zoo
+    start = time.perf_counter()
+    text, constants = hoist_constants(open(doppler_path).read())
+    base = os.path.join(out, row.name)
+    with open(base + ".run.mlir", "w") as f:
+        f.write(text)
+    spec = api._pipeline_spec(4, "cpu4", "doppler", {})
+    bin_dir = os.path.dirname(doppler_opt)
+    placed = subprocess.run([doppler_opt, base + ".run.mlir", f"--doppler-pipeline={spec}",
+                             "-o", base + ".placed.mlir"], capture_output=True, text=True)
+    if placed.returncode != 0:
+        raise RuntimeError(f"doppler-pipeline: {_first_error(placed.stderr)}")
+    arguments = list(inputs) + list(params) + [torch.from_numpy(c) for c in constants]
+    api._write_binary(arguments, base + ".arguments.bin")
+    ran = subprocess.run([os.path.join(bin_dir, "doppler-run"), base + ".placed.mlir",
+                          "--backend", "cpu", "--devices", "4", "--arguments",
+                          base + ".arguments.bin", "--write-outputs", base + ".outputs.bin",
+                          "--json", "--repeat", "1"], capture_output=True, text=True)
+    if ran.returncode != 0:
+        raise RuntimeError(f"doppler-run: {_first_error(ran.stderr)}")
+    json.loads(ran.stdout)
+    outputs = api.read_outputs(base + ".outputs.bin")
+    with torch.no_grad():
+        expected = zoo.leaves(model(*inputs))
+    row.rel_error = zoo.relative_error(outputs, expected)
+    row.run_s = time.perf_counter() - start
+
+
 def _first_error(stderr):
     for line in stderr.splitlines():
         if "error:" in line:
@@ -335,7 +429,7 @@ def _first_error(stderr):
     return stderr.strip()[:200]
 
 
-def check(name, out, doppler_opt, frozen=False):
+def check(name, out, doppler_opt, frozen=False, run=False):
     from doppler import zoo
     row = Row(name)
     try:
@@ -346,6 +440,15 @@ def check(name, out, doppler_opt, frozen=False):
         row.error = f"import: {type(e).__name__}: {str(e).splitlines()[0][:200]}"
         return row
     convert(row, text, out, doppler_opt, sources)
+    if run and not row.error and not row.left:
+        # zoo.build again: the import changed the model's buffer bookkeeping.
+        model, inputs = zoo.build(name)
+        params = [] if frozen else [p.detach() for _, p in model.named_parameters()]
+        try:
+            run_converted(row, model, inputs, params,
+                          os.path.join(out, name + ".doppler.mlir"), doppler_opt, out)
+        except Exception as e:  # noqa: BLE001: the table says what failed
+            row.run_error = f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
     return row
 
 
@@ -369,19 +472,24 @@ def _left_total(row):
 
 def table(rows):
     lines = ["| model | linalg/tensor ops in | converted | doppler ops out | left | import s "
-             "| convert s |", "|---|---|---|---|---|---|---|"]
+             "| convert s | rel. error | run s |", "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r.error and r.converted is None:
             lines.append(f"| {r.name} | {_counter_text(r.linalg_in) if r.linalg_in else '-'} "
                          f"| - | - | error: {r.error.replace('|', '/')} | "
-                         f"{_secs(r.import_s)} | {_secs(r.convert_s)} |")
+                         f"{_secs(r.import_s)} | {_secs(r.convert_s)} | - | - |")
             continue
         left = collections.Counter()
         for what, count in r.left.items():
             left[what.split(":", 1)[0]] += count
+        if r.run_error:
+            error = f"run failed: {r.run_error.replace('|', '/')}"
+        else:
+            error = f"{r.rel_error:.1e}" if r.rel_error is not None else "-"
         lines.append(f"| {r.name} | {_counter_text(r.linalg_in)} | {r.converted} | "
                      f"{_counter_text(r.doppler_out)} | {_counter_text(left)} | "
-                     f"{_secs(r.import_s)} | {_secs(r.convert_s)} |")
+                     f"{_secs(r.import_s)} | {_secs(r.convert_s)} | {error} | "
+                     f"{_secs(r.run_s)} |")
     return "\n".join(lines)
 
 
@@ -413,40 +521,33 @@ def left_list(rows):
 # Where each kind of op left comes from in the zoo, and why it stays (the
 # first matching key of the op's description).
 WHY = [
-    ("tm_tensor.scan", "`aten.cumsum` (transformers' mask creation, RoBERTa's position ids "
-     "from input_ids) on i64: torch-mlir lowers it to its TMTensor dialect, not to linalg, "
-     "and integer tensors are not in the dialect"),
-    ("exact erf", "exact erf GELU (`nn.GELU()`, BERT's `gelu`): no erf join in the dialect; "
-     "`convert-linalg-to-doppler=erf-gelu-as-tanh=true` converts it as the tanh form "
-     "(differs by up to about 5e-4)"),
-    ("math.sin", "RoPE's `sin` of positions x inv_freq, computed in the graph: no sin join"),
-    ("math.cos", "RoPE's `cos`, the same: no cos join"),
-    ("(arith.extf), f32/f64", "LayerNorm: torch-mlir lowers `aten.var_mean` (LayerNorm's "
-     "decomposition) in f64, with an f32 -> f64 cast of the input and an f64 -> f32 cast of "
-     "the variance; the f64 ops between convert, the two casts do not (a doppler op keeps "
-     "one element type and there is no cast op)"),
-    ("(arith.truncf), f32/f64", "the f64 -> f32 cast of the same LayerNorm variance"),
-    ("gather of floats", "embedding lookups (`aten.embedding`: a gather of the table at "
-     "i64 ids) and, in torchvision's ConvNeXt, the `as_strided` view export leaves after "
-     "the adaptive average pool (torch-mlir lowers it to a gather): no gather op, and the "
-     "indices are integer tensors"),
-    ("float comparison into an i1 mask", "`_safe_softmax` of the attention decomposition "
-     "(`scores == -inf`, then `all` over the row, then `where`): i1 tensors are not in "
-     "the dialect"),
-    ("select on an i1 mask", "`where` on those masks (safe softmax; transformers' causal "
-     "and padding masks applied to scores): operand 0 is an i1 tensor"),
-    ("integer/boolean arithmetic (arith.andi)", "`all` of the safe softmax and `&` of "
-     "transformers' causal and padding masks, on i1 tensors"),
-    ("integer comparison", "transformers' masks (`create_causal_mask`: positions compared, "
-     "padding mask compared to 0) into i1 tensors"),
-    ("gather of integers", "transformers' masking utilities indexing i64 position and "
-     "padding-mask tensors"),
-    ("iota", "`arange` (positions) as an i64 tensor"),
-    ("(arith.sitofp)", "RoPE's i64 positions cast to f32"),
-    ("element type cast", "integer casts of positions and masks (i1 -> i64, i64 <-> i32)"),
-    ("integer/boolean arithmetic", "integer arithmetic on positions and masks"),
-    ("linalg.fill: fill", "i1 / i64 fills (initial values of `all`, positions)"),
-    ("copy or broadcast", "copies and broadcasts of i1 / i64 mask and position tensors"),
+    ("tm_tensor.scan", "`aten.cumsum` of data (RoBERTa's position ids, `cumsum(input_ids != "
+     "pad)`): torch-mlir lowers it to its TMTensor dialect; a scan of constants is folded, "
+     "one of input data stays (the dialect computes on integers only as gather indices)"),
+    ("gather of integers", "the padding mask (`attention_mask != 0`, an i1 tensor computed "
+     "from an input) read at constant positions, or RoBERTa's positions: a gather of a "
+     "boolean table, or at indices computed from data (doppler.gather takes float, i32 and "
+     "i64 tables at integer data)"),
+    ("integer comparison", "transformers' padding mask compared from the `attention_mask` "
+     "(or `input_ids`) input into an i1 tensor: a comparison of input data (comparisons of "
+     "constants, the causal mask's, are folded)"),
+    ("integer/boolean arithmetic (arith.andi)", "`&` of the (folded) causal mask with that "
+     "padding mask"),
+    ("select on an i1 mask", "`where` on that mask (scores masked): its condition depends "
+     "on an input; `where` on a constant mask converts"),
+    ("element type cast", "RoBERTa's integer casts of its input-dependent positions"),
+    ("integer/boolean arithmetic", "RoBERTa's integer arithmetic on its input-dependent "
+     "positions"),
+    ("exact erf", "`math.erf` outside a body the conversion reads"),
+    ("(arith.extf), f32/f64", "an f32 -> f64 island whose f64 values leave other than "
+     "through a cast back"),
+    ("(arith.truncf), f32/f64", "the f64 -> f32 cast of such an island"),
+    ("gather of floats", "a gather whose indices are neither one integer input nor "
+     "computed from constants"),
+    ("float comparison into an i1 mask", "a comparison of data that is not a safe softmax"),
+    ("iota", "`linalg.index` mixed with data"),
+    ("linalg.fill: fill", "an i1/i64 fill of a non-constant"),
+    ("copy or broadcast", "copies and broadcasts of input-dependent i1/i64 tensors"),
 ]
 
 
@@ -493,7 +594,13 @@ erased (no values; doppler-opt has no `cf`). Then `doppler-opt
 converted + folded + left); *doppler ops out*: the doppler ops it made;
 *left*: the ops it left, by name (full=true fails on each), torch-mlir's
 non-linalg ops included; *import*: export, decompositions, torch-mlir's
-lowering, printing; *convert*: doppler-opt, twice.
+lowering, printing; *convert*: doppler-opt, twice; *rel. error* (`--run`,
+models with nothing left): the converted program, its tensor constants
+(torch-mlir's frozen buffers, the constants the conversion folded) made
+arguments, placed by `doppler-pipeline` on 4 cpu4 devices and run by
+doppler-run on the model's inputs and parameters, against PyTorch eager:
+max |out - ref| / max |ref|, as the zoo's own check; *run s*: placing and
+running.
 
 {table(rows)}
 
@@ -503,13 +610,19 @@ lowering, printing; *convert*: doppler-opt, twice.
 Set-up: `scripts/setup_torch_mlir.sh` (about 10 s: the 80 MB torch-mlir
 wheel, torch from build/torch-venv through a .pth file, no torch pinned),
 then `OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 build/torch-mlir-venv/bin/python
-scripts/zoo_linalg.py --table docs/zoo.md`. Not in scripts/test.sh's
+scripts/zoo_linalg.py --run --table docs/zoo.md`. Not in scripts/test.sh's
 set-up; python/tests/test_zoo_linalg.py runs ResNet-18 and GPT-2 through it
-(about 10 s) when the venv is there and is skipped otherwise.
+with `--run` when the venv is there and is skipped otherwise.
 
 ### What is left, and why
 
-Over the zoo, by kind (where it comes from, why it stays):
+What the conversion folds or rewrites first (docs/LinalgFrontends.md):
+ops on constants only (positions, causal masks, cumsums and sin/cos tables
+of constants), `where` on a constant mask, torch's safe softmax, the f64
+LayerNorm statistics (computed in f32), and embeddings and other gathers
+(one doppler.gather each). What stays is computed from integer inputs (the
+`attention_mask` and `input_ids` given to the model). Over the zoo, by
+kind (where it comes from, why it stays):
 
 {why_over_the_zoo(rows)}
 
@@ -546,6 +659,9 @@ def main(argv=None):
                                                             os.path.join(ROOT, "build")),
                                              "bin", "doppler-opt"))
     parser.add_argument("--table", help="write the section into this Markdown file")
+    parser.add_argument("--run", action="store_true",
+                        help="also place each model converted with nothing left on 4 cpu4 "
+                        "devices, run it with doppler-run and compare with PyTorch")
     parser.add_argument("--frozen", action="store_true",
                         help="parameters as constants (torch-mlir's default) instead of "
                         "arguments")
@@ -571,14 +687,16 @@ def main(argv=None):
         if not zoo.available(name):
             print(f"{name}: skipped ({zoo.MODELS[name][0]} is not installed)", file=sys.stderr)
             continue
-        row = check(name, args.out, args.doppler_opt, frozen=args.frozen)
+        row = check(name, args.out, args.doppler_opt, frozen=args.frozen, run=args.run)
         rows.append(row)
         print(table([row]).splitlines()[-1], file=sys.stderr, flush=True)
     text = section(rows, time.perf_counter() - start, versions, args.frozen)
     print(text)
     if args.table:
         write_section(args.table, text)
-    return 1 if any(r.error or r.left for r in rows) else 0
+    bad_run = any(r.run_error or (r.rel_error is not None and r.rel_error > 1e-4)
+                  for r in rows)
+    return 1 if any(r.error or r.left for r in rows) or bad_run else 0
 
 
 if __name__ == "__main__":

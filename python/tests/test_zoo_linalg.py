@@ -1,7 +1,9 @@
 """scripts/zoo_linalg.py: zoo models through PyPI torch-mlir to linalg on
 tensors, then convert-linalg-to-doppler full=true. The end-to-end test runs
-it on ResNet-18 (nothing left) and GPT-2 (whatever is left is listed with its
-reason and counted in the row) with build/torch-mlir-venv's python, and is
+it with --run on ResNet-18 and GPT-2 (nothing left in either; whatever would
+be is listed with its reason and counted in the row; each converted program
+placed on 4 cpu4 devices and run by doppler-run within 1e-4 of PyTorch) with
+build/torch-mlir-venv's python, and is
 skipped when that venv is not there (scripts/setup_torch_mlir.sh installs it;
 the suite installs nothing). The helpers that read the IR and write the docs
 section are tested without it."""
@@ -23,9 +25,10 @@ VENV_PYTHON = os.path.join(BUILD, "torch-mlir-venv", "bin", "python")
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import zoo_linalg  # noqa: E402
 
-# A row: | model | in | converted | out | left | import s | convert s |
+# A row: | model | in | converted | out | left | import s | convert s | rel. error | run s |
 _ROW = re.compile(r"^\| (\w+) \| (\d+) \(([^)]*)\) \| (\d+) \| (\d+) \(([^)]*)\) \| "
-                  r"(\d+)(?: \(([^)]*)\))? \| [\d.]+ \| [\d.]+ \|$", re.MULTILINE)
+                  r"(\d+)(?: \(([^)]*)\))? \| [\d.]+ \| [\d.]+ \| ([^|]+) \| ([\d.]+|-) \|$",
+                  re.MULTILINE)
 
 
 @needs_tools
@@ -35,7 +38,7 @@ def test_resnet18_and_gpt2_through_torch_mlir(tmp_path):
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     table = tmp_path / "zoo.md"
     table.write_text("# Model zoo\n\n## Handed over as nn.Modules\n\nkept\n")
-    done = subprocess.run([VENV_PYTHON, SCRIPT, "resnet18", "gpt2", "--out",
+    done = subprocess.run([VENV_PYTHON, SCRIPT, "resnet18", "gpt2", "--run", "--out",
                            str(tmp_path / "out"), "--table", str(table)],
                           capture_output=True, text=True, timeout=600, env=env)
     rows = {m.group(1): m for m in _ROW.finditer(done.stdout)}
@@ -47,7 +50,12 @@ def test_resnet18_and_gpt2_through_torch_mlir(tmp_path):
     assert rows["resnet18"].group(7) == "0", rows["resnet18"].group(0)
     assert "conv 20" in rows["resnet18"].group(6) and "pool 1" in rows["resnet18"].group(6)
     assert "- **resnet18**: nothing left." in done.stdout
-    # GPT-2: what is left is listed per kind, the counts add up to the row's.
+    # Both convert with nothing left and run equal to torch.
+    for row in rows.values():
+        assert row.group(7) == "0" and float(row.group(9)) <= 1e-4, row.group(0)
+    # GPT-2: its embeddings are gathers; what is left would be listed per
+    # kind, the counts adding up to the row's.
+    assert "gather 2" in rows["gpt2"].group(6), rows["gpt2"].group(0)
     left = int(rows["gpt2"].group(7))
     if left:
         listed = re.search(r"- \*\*gpt2\*\* \((\d+) left\):\n((?:  - .*\n)+)", done.stdout)

@@ -67,16 +67,6 @@ int64_t linalg_to_doppler::wrapTo(Type type, int64_t value) {
 
 namespace {
 
-ConstTensor emptyLike(RankedTensorType type) {
-  ConstTensor t;
-  t.type = type;
-  if (t.isFloat())
-    t.floats.assign(type.getNumElements(), 0.0);
-  else
-    t.ints.assign(type.getNumElements(), 0);
-  return t;
-}
-
 ConstTensor splat(RankedTensorType type, double f, int64_t i) {
   ConstTensor t;
   t.type = type;
@@ -121,7 +111,7 @@ std::optional<ConstTensor> readElements(ElementsAttr attr,
     }
     if (type.getNumElements() > maxElements)
       return std::nullopt;
-    ConstTensor t = emptyLike(type);
+    ConstTensor t = zeroTensor(type);
     int64_t i = 0;
     if (isa<FloatType>(element)) {
       for (APFloat value : dense.getValues<APFloat>()) {
@@ -139,7 +129,7 @@ std::optional<ConstTensor> readElements(ElementsAttr attr,
   }
   if (type.getNumElements() > maxElements)
     return std::nullopt;
-  ConstTensor t = emptyLike(type);
+  ConstTensor t = zeroTensor(type);
   if (readResource<DenseF32ResourceElementsAttr, float>(attr, t) ||
       readResource<DenseF64ResourceElementsAttr, double>(attr, t) ||
       readResource<DenseI64ResourceElementsAttr, int64_t>(attr, t) ||
@@ -159,6 +149,16 @@ std::optional<int64_t> intConstant(Value value) {
 }
 
 } // namespace
+
+ConstTensor linalg_to_doppler::zeroTensor(RankedTensorType type) {
+  ConstTensor t;
+  t.type = type;
+  if (t.isFloat())
+    t.floats.assign(type.getNumElements(), 0.0);
+  else
+    t.ints.assign(type.getNumElements(), 0);
+  return t;
+}
 
 bool linalg_to_doppler::isConstantTensor(Value value) {
   Operation *op = value ? value.getDefiningOp() : nullptr;

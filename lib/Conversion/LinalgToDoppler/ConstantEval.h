@@ -41,6 +41,9 @@ struct ConstTensor {
 /// than `maxElements` elements (non-splat).
 std::optional<ConstTensor> readConstant(Value value, int64_t maxElements);
 
+/// A tensor of `type` holding zeros.
+ConstTensor zeroTensor(RankedTensorType type);
+
 /// Whether `value` is a constant readConstant reads (without reading it).
 bool isConstantTensor(Value value);
 

@@ -74,16 +74,6 @@ void setElement(ConstTensor &t, int64_t i, Scalar s) {
     t.ints[i] = wrapTo(t.type.getElementType(), s.i);
 }
 
-ConstTensor zeros(RankedTensorType type) {
-  ConstTensor t;
-  t.type = type;
-  if (t.isFloat())
-    t.floats.assign(type.getNumElements(), 0.0);
-  else
-    t.ints.assign(type.getNumElements(), 0);
-  return t;
-}
-
 //===----------------------------------------------------------------------===//
 // Whole ops
 //===----------------------------------------------------------------------===//
@@ -104,7 +94,7 @@ Operands readOperands(Operation *op, ValueRange operands, int64_t limit,
     Attribute scalar;
     if (operand.getType().isIntOrIndexOrFloat() &&
         matchPattern(operand, m_Constant(&scalar))) {
-      ConstTensor t = zeros(RankedTensorType::get({}, operand.getType()));
+      ConstTensor t = zeroTensor(RankedTensorType::get({}, operand.getType()));
       if (auto f = dyn_cast<FloatAttr>(scalar))
         t.floats[0] = f.getValueAsDouble();
       else if (auto n = dyn_cast<IntegerAttr>(scalar))
@@ -120,7 +110,7 @@ Operands readOperands(Operation *op, ValueRange operands, int64_t limit,
     }
     if (i < mayBeEmpty.size() && mayBeEmpty[i] &&
         operand.getDefiningOp<tensor::EmptyOp>()) {
-      result.values.push_back(zeros(type));
+      result.values.push_back(zeroTensor(type));
       continue;
     }
     if (!isConstantTensor(operand)) {
@@ -347,7 +337,7 @@ EvalResult evalTensorOp(Operation *op, int64_t limit) {
               " (option fold-limit)";
     return out;
   }
-  ConstTensor result = zeros(resultType);
+  ConstTensor result = zeroTensor(resultType);
   bool ok = true;
   llvm::TypeSwitch<Operation *>(op)
       .Case<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::ReshapeOp>(
