@@ -244,6 +244,7 @@ class Row:
         self.import_s = None
         self.run_s = None
         self.skipped = None
+        self.program = None  # the imported Program, when the import succeeded
 
 
 def interpret(program, expected):
@@ -302,6 +303,7 @@ def check(name, exported=False, traced=False, devices=4, system="cpu4", interpre
         row.error = _short(e)
         return row, expected, None
     row.import_s = time.perf_counter() - start
+    row.program = program
     row.ops = op_counts(program.mlir)
     start = time.perf_counter()
     if interpreted:
