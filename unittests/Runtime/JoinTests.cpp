@@ -41,6 +41,7 @@ template <typename T> double ulpBound(JoinKind join) {
   case JoinKind::Log:
   case JoinKind::Pow:
   case JoinKind::Tanh:
+  case JoinKind::Erf:
     // f64: SLEEF's error plus that of the reference's libm.
     return std::is_same_v<T, float> ? 2 : 3;
   case JoinKind::Silu:
