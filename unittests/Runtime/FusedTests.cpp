@@ -62,6 +62,8 @@ const ProgramCase kPrograms[] = {
     {2, "div(in0, in1); sub(in1, s0); max(in0, s1); min(in0, s2)"},
     // A step read by several later ones; in-place reuse of buffers.
     {2, "mul(in0, in1); exp(s0); add(s0, s1); tanh(s2); mul(s3, s1)"},
+    // The exact GELU without its 0.5: x (1 + erf(x / sqrt 2)).
+    {1, "scale(in0, 0.7071067811865476); erf(s0); shift(s1, 1); mul(s2, in0)"},
 };
 
 /// Every join appears in some program above (checked, so a new join must
