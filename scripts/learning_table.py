@@ -146,13 +146,13 @@ def main(argv=None):
         time_ratios.append(max(r["learned"]["seconds"] - load, 0) /
                            max(r["better"]["seconds"], 1e-6))
         if learned > better * (1 + 1e-9):
-            slower.append(name)
+            slower.append(f"{name} D={devices}")
         if gain >= 0.02:
             share = (better - learned) / (better - long)
             captured.append(share)
             share_text = f"{share:.2f}"
         else:
-            small_gain.append(name)
+            small_gain.append(f"{name} D={devices}")
             share_text = f"- (gain {gain * 100:.1f}%)"
         line = (f"| {name} ({system}) | {devices} | {r['learned']['nodes']} | "
                 f"{fmt(r['learned']['lower_bound'])} | {fmt(better)} ({r['better']['name']}) | "
@@ -168,9 +168,9 @@ def main(argv=None):
         f"learned / better heuristic: geometric mean {geomean(learned_ratios):.3f} over "
         f"{len(learned_ratios)} (graph, D) pairs; above the better heuristic on "
         f"{len(slower)}{': ' + ', '.join(slower) if slower else ''}.",
-        f"captured share of {args.anneal_seconds:g} s of annealing's gain: geometric mean "
-        + (f"{geomean([max(c, 1e-3) for c in captured]):.3f} over {len(captured)} pairs "
-           f"(min {min(captured):.2f}, max {max(captured):.2f})" if captured
+        f"captured share of {args.anneal_seconds:g} s of annealing's gain: mean "
+        + (f"{sum(captured) / len(captured):.2f} over {len(captured)} pairs "
+           f"({', '.join(f'{c:.2f}' for c in captured)})" if captured
            else "- (no pair where annealing gains 2% or more)")
         + f"; gain under 2% on {len(small_gain)} pairs.",
         f"learned time (less {load:.2f} s of loading LibTorch and the model) / better "

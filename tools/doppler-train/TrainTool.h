@@ -33,7 +33,7 @@ struct Arguments {
   int64_t repeat = 1, warmup = 1;
   int64_t seed = 0, checkpointEvery = 500, evaluateEvery = 100;
   int64_t evaluationPairs = 64, generate = 0, generateSeed = 0;
-  int64_t generateMaxNodes = 320, samples = 0;
+  int64_t generateMaxNodes = 320, samples = 0, horizon = -1;
   double capacityFactor = 0;
   std::string episodesPerUpdate;
   double gamma = 0.99;

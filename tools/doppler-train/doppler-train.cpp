@@ -168,7 +168,7 @@ cost came from ("simulator", "runtime-cpu", ...).
   doppler-train GRAPH... --devices D --stages il,sim-rl,real-rl
                 --episodes N1,N2,N3 -o MODEL [options]
   doppler-train --compare MODEL GRAPH... --devices D [--samples K] [--seed S]
-                [--capacity-factor X]
+                [--capacity-factor X] [--horizon N]
   doppler-train --write-generated DIR --generate N [--generate-seed S]
   doppler-train --baseline gdp|placeto GRAPH... --devices D --episodes N
                 [--seed S] [--log CURVE.jsonl]
@@ -352,6 +352,12 @@ TextOption compareOption(
 TextOption samplesOption("samples", "K",
                          "Also K rollouts, best by the simulator",
                          compareCategory);
+TextOption horizonOption(
+    "horizon", "N",
+    "Where the completions do not fit the budget: N nodes of bounded-horizon "
+    "completions that may overrule the better rule's device (an experiment; "
+    "default 0: the lookahead prior follows the rule's device)",
+    compareCategory);
 TextOption capacityFactorOption(
     "capacity-factor", "X",
     "Compare under memory: each device holds X times the least "
@@ -473,6 +479,7 @@ Arguments readArguments() {
     args.generateFamilies = generateFamiliesOption;
   args.compare = compareOption;
   readInt(samplesOption, 0, args.samples);
+  readInt(horizonOption, 0, args.horizon);
   readDouble(
       capacityFactorOption, args.capacityFactor,
       [](double x) { return x > 0; },

@@ -304,12 +304,14 @@ TEST(PolicyTest, LookaheadIsNeverWorseThanTheBetterHeuristic) {
 }
 
 TEST(PolicyTest, PastTheBudgetFollowsTheBetterRule) {
-  // A graph too large for the completions gets the rule they would complete
-  // with: the lookahead prior goes to the device the better of critical
-  // path and join-aware picks at each step. With SEL following its
-  // critical-path prior as well, the placement is that heuristic's. The two
-  // runs that choose the rule are the least budget that does this; below
-  // it the prior never applies.
+  // Without bounded-horizon completions (horizonNodes 0, the default), a
+  // graph too large for the completions gets the rule they would complete
+  // with: the
+  // lookahead prior goes to the device the better of critical path and
+  // join-aware picks at each step. With SEL following its critical-path
+  // prior as well, the placement is that heuristic's. The two runs that
+  // choose the rule are the least budget that does this; below it the
+  // prior never applies.
   auto policy = lookaheadFollower(7);
   ASSERT_TRUE(policy);
   {
@@ -346,6 +348,46 @@ TEST(PolicyTest, PastTheBudgetFollowsTheBetterRule) {
   // Both rules are followed somewhere.
   EXPECT_GT(joinAwareBetter, 0);
   EXPECT_GT(criticalPathBetter, 0);
+}
+
+TEST(PolicyTest, PastTheBudgetReadsBoundedHorizonCompletions) {
+  // Asked for (horizonNodes > 0), a graph too large for the completions
+  // gets bounded-horizon ones (Horizon.h) on top of the rule: the lookahead
+  // prior goes to the device they estimate shortest where that beats the
+  // rule's device. The placement is deterministic, differs from the rule's
+  // somewhere, and is the same for any budget from the two runs that
+  // choose the rule up to the whole completions (the horizon's cost is
+  // bounded per step, not budgeted).
+  auto policy = lookaheadFollower(7);
+  ASSERT_TRUE(policy);
+  {
+    torch::NoGradGuard noGrad;
+    policy->impl().network->selPrior.fill_(1000);
+  }
+  int32_t differs = 0, pairs = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    Graph graph = testGraph(seed, 30 + 10 * static_cast<int32_t>(seed));
+    for (int32_t devices : {2, 3, 5}) {
+      PlaceOptions past, little, rule;
+      past.lookaheadVisits = wholeLookaheadVisits(graph, devices) - 1;
+      past.horizonNodes = little.horizonNodes = kHorizonNodes;
+      little.lookaheadVisits = 2 * rolloutRunVisits(graph, devices);
+      rule = past;
+      rule.horizonNodes = 0;
+      std::string error;
+      auto horizon = policy->place(graph, devices, past, &error);
+      ASSERT_TRUE(horizon) << error;
+      EXPECT_EQ(policy->place(graph, devices, past)->assignment,
+                horizon->assignment);
+      EXPECT_EQ(policy->place(graph, devices, little)->assignment,
+                horizon->assignment);
+      auto followed = policy->place(graph, devices, rule, &error);
+      ASSERT_TRUE(followed) << error;
+      differs += horizon->assignment != followed->assignment;
+      ++pairs;
+    }
+  }
+  EXPECT_GT(differs, pairs / 3);
 }
 
 TEST(PolicyTest, ModelFileRoundTrip) {

@@ -247,6 +247,8 @@ PlacementResult LearnedPolicy::Impl::place(const Graph &graph,
     rollout.candidateWindow = options.candidateWindow;
     if (options.lookaheadVisits >= 0)
       rollout.lookaheadVisits = options.lookaheadVisits;
+    if (options.horizonNodes >= 0)
+      rollout.horizonNodes = options.horizonNodes;
     if (!options.memoryCapacities.empty())
       rollout.memoryCapacities = &options.memoryCapacities;
     rollout.sample = k > 0;

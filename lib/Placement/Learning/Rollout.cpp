@@ -464,7 +464,13 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
   // The completion makespans, standardised across devices; 0 at steps
   // without them.
   const DeviceId completionDevice =
-      lookahead_.on ? lookAhead(env, v) : DeviceId(-1);
+      lookahead_.on ? lookAhead(env, v)
+      : lookahead_.horizon
+          ? horizon_.evaluate(env, v, stepCandidates_,
+                              lookaheadMakespans_.data())
+          : DeviceId(-1);
+  // The horizon's estimates steer the prior (below), not the column: the
+  // network reads 0 there, as past the budget without them.
   if (weights.lookaheadColumn) {
     if (lookahead_.on)
       standardizeSmall(lookaheadMakespans_.data(), D, 1, 1,
@@ -497,11 +503,16 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
                             raw + kJoinSplitFeature, kNumDeviceFeatures)
           : -1;
   // The lookahead prior's device: the shortest completion's, or past the
-  // budget the better rule's.
-  const DeviceId lookaheadDevice =
-      lookahead_.followRule
-          ? (lookahead_.joinAware ? joinDevice : heuristicDevice)
-          : completionDevice;
+  // budget the better rule's -- unless bounded-horizon completions
+  // (RolloutOptions::horizonNodes) estimate another device shorter.
+  DeviceId lookaheadDevice = completionDevice;
+  if (lookahead_.followRule) {
+    lookaheadDevice = lookahead_.joinAware ? joinDevice : heuristicDevice;
+    if (lookahead_.horizon && completionDevice >= 0 && lookaheadDevice >= 0 &&
+        lookaheadMakespans_[completionDevice] <
+            lookaheadMakespans_[lookaheadDevice])
+      lookaheadDevice = completionDevice;
+  }
   auto score = [&] {
     scoreDevices(v, D, weights, tables);
     scores_[heuristicDevice] += weights.plcPrior;
@@ -596,6 +607,14 @@ void RolloutEngine::setUpLookahead(const Graph &graph, int32_t numDevices,
   // where critical path is better.
   l.followRule = !l.on && weights.lookaheadColumn && weights.joinColumn &&
                  D >= 2 && 2 * runVisits <= budget;
+  // ... and, where asked, bounded-horizon completions (Horizon.h) that
+  // may overrule the rule's device.
+  l.horizon = l.followRule && options.horizonNodes > 0;
+  if (l.horizon) {
+    l.bottom = computeBottomLevels(graph).value;
+    horizon_.reset(graph, D, l.bottom, options.horizonNodes);
+    lookaheadMakespans_.resize(D);
+  }
   if (!l.on && !l.followRule)
     return;
   l.simulator = std::make_unique<Simulator>(graph, D);
@@ -648,6 +667,7 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
         candidates = ArrayView<NodeId>(windowCandidates_);
       }
     }
+    stepCandidates_ = candidates;
     StepTrace *stepTrace = nullptr;
     if (trace) {
       trace->emplace_back();

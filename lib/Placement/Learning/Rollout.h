@@ -14,6 +14,7 @@
 #ifndef DOPPLER_LIB_PLACEMENT_LEARNING_ROLLOUT_H
 #define DOPPLER_LIB_PLACEMENT_LEARNING_ROLLOUT_H
 
+#include "Horizon.h"
 #include "Random.h"
 
 #include "Doppler/Placement/Environment.h"
@@ -173,6 +174,13 @@ struct RolloutOptions {
   /// the prior goes to the better rule's device (Lookahead::followRule),
   /// if its two runs fit. 0: none at all (imitation).
   int64_t lookaheadVisits = kLookaheadVisitBudget;
+  /// Past the budget (where the prior follows the better rule): > 0 adds
+  /// bounded-horizon completions (Horizon.h) of this many nodes, and the
+  /// prior goes to the device they estimate shortest when that is shorter
+  /// than the rule's device's estimate (the column still reads 0). 0 (the
+  /// default): none. An experiment (docs/Method.md section 11): mixed on
+  /// the held-out real programs, so off by default.
+  int32_t horizonNodes = 0;
 };
 
 /// Judges placements on `numDevices` identical devices: the reference
@@ -260,6 +268,9 @@ private:
     // the lookahead prior goes to the device the better rule picks for the
     // node at this step (setUpLookahead).
     bool followRule = false;
+    // Past the budget with horizonNodes > 0: bounded-horizon completions
+    // (Horizon.h) instead of the rule.
+    bool horizon = false;
     bool joinAware = false; // the completing (or followed) rule
     std::unique_ptr<Simulator> simulator;
     std::vector<double> bottom; // computeBottomLevels
@@ -271,6 +282,8 @@ private:
     double keptMakespan = 0;
   };
   Lookahead lookahead_;
+  HorizonLookahead horizon_;
+  ArrayView<NodeId> stepCandidates_;       // what SEL saw at this step
   std::vector<double> lookaheadMakespans_; // [D]
 
   // Scratch.

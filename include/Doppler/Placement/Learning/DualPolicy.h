@@ -172,6 +172,11 @@ struct PlaceOptions {
   /// completions may cost, all or none (RolloutOptions::lookaheadVisits);
   /// -1: the default, kLookaheadVisitBudget.
   int64_t lookaheadVisits = -1;
+  /// Where the completions do not fit: nodes of the bounded-horizon
+  /// completions that may overrule the better rule's device
+  /// (RolloutOptions::horizonNodes, an experiment); -1: the default, 0
+  /// (none).
+  int32_t horizonNodes = -1;
 };
 
 struct PlacementResult {
