@@ -37,9 +37,10 @@ import collections
 import json
 import os
 import re
-import subprocess
 import sys
 import time
+
+from decompose_table import run  # a command, its output; an error with its stderr
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_CACHE = os.path.join(ROOT, "build", "real-programs")
@@ -176,13 +177,6 @@ def split_of(name):
 def graph_path(cache, model, system, devices, uniform=False):
     suffix = ".uniform" if uniform else ""
     return os.path.join(cache, "graphs", f"{model}.{system}.d{devices}{suffix}.mlir")
-
-
-def run(command, timeout):
-    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr[-2000:]}")
-    return done
 
 
 def export(name, cache):

@@ -22,24 +22,37 @@ Graph join() {
   return *builder.build();
 }
 
+/// A graph on D devices, with an environment and a horizon over it; `u` of
+/// `placed` goes on device `on` first (none when u < 0).
+struct HorizonCase {
+  Graph graph;
+  std::vector<double> bottom;
+  PlacementEnvironment env;
+  HorizonLookahead horizon;
+  std::vector<double> makespans;
+  HorizonCase(Graph g, int32_t devices, NodeId u = -1, DeviceId on = 0)
+      : graph(std::move(g)), bottom(computeBottomLevels(graph).value),
+        makespans(devices) {
+    env.reset(graph, devices);
+    if (u >= 0)
+      env.step(u, on);
+    horizon.reset(graph, devices, bottom, kHorizonNodes);
+  }
+  DeviceId evaluate(NodeId v, std::vector<NodeId> window) {
+    return horizon.evaluate(env, v, window, makespans.data());
+  }
+};
+
 TEST(HorizonTest, AJoinGoesWhereItsOtherInputIs) {
   // u is on device 1. v on device 1 runs after u (1 -> 2) and w follows at
   // once (2 -> 3); v on device 0 runs at 0 -> 1, but w waits 100 us for one
   // of its inputs wherever it goes (101 -> 102). The rule's device for v
   // alone (the earliest start) is 0; the horizon sees the join.
-  Graph graph = join();
-  std::vector<double> bottom = computeBottomLevels(graph).value;
-  PlacementEnvironment env;
-  ASSERT_TRUE(env.reset(graph, 2));
-  ASSERT_TRUE(env.step(0, 1));
-  EXPECT_EQ(env.earliestDevice(1), 0);
-  HorizonLookahead horizon;
-  horizon.reset(graph, 2, bottom, kHorizonNodes);
-  std::vector<double> makespans(2);
-  std::vector<NodeId> window = {1};
-  EXPECT_EQ(horizon.evaluate(env, 1, window, makespans.data()), 1);
-  EXPECT_DOUBLE_EQ(makespans[1], 3);
-  EXPECT_DOUBLE_EQ(makespans[0], 102);
+  HorizonCase s(join(), 2, /*u=*/0, /*on=*/1);
+  EXPECT_EQ(s.env.earliestDevice(1), 0);
+  EXPECT_EQ(s.evaluate(1, {1}), 1);
+  EXPECT_DOUBLE_EQ(s.makespans[1], 3);
+  EXPECT_DOUBLE_EQ(s.makespans[0], 102);
 }
 
 TEST(HorizonTest, TheWorkLeftBoundsTheEstimate) {
@@ -49,43 +62,27 @@ TEST(HorizonTest, TheWorkLeftBoundsTheEstimate) {
   GraphBuilder builder;
   for (int i = 0; i < 4; ++i)
     builder.addNode(10, 1);
-  Graph graph = *builder.build();
-  std::vector<double> bottom = computeBottomLevels(graph).value;
-  PlacementEnvironment env;
-  ASSERT_TRUE(env.reset(graph, 2));
-  HorizonLookahead horizon;
-  horizon.reset(graph, 2, bottom, kHorizonNodes);
-  std::vector<double> makespans(2);
-  std::vector<NodeId> window = {0, 1, 2, 3};
-  EXPECT_EQ(horizon.evaluate(env, 0, window, makespans.data()), 0);
-  EXPECT_DOUBLE_EQ(makespans[0], 20);
-  EXPECT_DOUBLE_EQ(makespans[1], 20);
+  HorizonCase s(*builder.build(), 2);
+  EXPECT_EQ(s.evaluate(0, {0, 1, 2, 3}), 0);
+  EXPECT_DOUBLE_EQ(s.makespans[0], 20);
+  EXPECT_DOUBLE_EQ(s.makespans[1], 20);
   // With a horizon of one node, the two others are work left: still 20.
-  horizon.reset(graph, 2, bottom, 1);
-  horizon.evaluate(env, 0, window, makespans.data());
-  EXPECT_DOUBLE_EQ(makespans[0], 20);
+  s.horizon.reset(s.graph, 2, s.bottom, 1);
+  s.evaluate(0, {0, 1, 2, 3});
+  EXPECT_DOUBLE_EQ(s.makespans[0], 20);
 }
 
 TEST(HorizonTest, OnlyTheEarliestDevicesAreTried) {
   // 12 devices, u on device 11: v is tried on the 8 devices with the
   // smallest est (0-7, free at 0); device 11 (est 1) is not among them and
   // reads as the worst tried, never the best.
-  Graph graph = join();
-  std::vector<double> bottom = computeBottomLevels(graph).value;
-  PlacementEnvironment env;
-  ASSERT_TRUE(env.reset(graph, 12));
-  ASSERT_TRUE(env.step(0, 11));
-  HorizonLookahead horizon;
-  horizon.reset(graph, 12, bottom, kHorizonNodes);
-  std::vector<double> makespans(12);
-  std::vector<NodeId> window = {1};
-  DeviceId best = horizon.evaluate(env, 1, window, makespans.data());
-  EXPECT_LT(best, kHorizonDevices);
+  HorizonCase s(join(), 12, /*u=*/0, /*on=*/11);
+  EXPECT_LT(s.evaluate(1, {1}), kHorizonDevices);
   double worst = 0;
   for (DeviceId d = 0; d < kHorizonDevices; ++d)
-    worst = std::max(worst, makespans[d]);
+    worst = std::max(worst, s.makespans[d]);
   for (DeviceId d = kHorizonDevices; d < 12; ++d)
-    EXPECT_EQ(makespans[d], worst);
+    EXPECT_EQ(s.makespans[d], worst);
 }
 
 } // namespace
