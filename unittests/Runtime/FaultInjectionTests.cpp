@@ -125,6 +125,8 @@ bool appliesTo(FaultKind kind, const TaskGraph &graph, ValueId id) {
     return task == TaskKind::Transfer;
   case FaultKind::Alloc:
     return true; // Every task of SpreadGraph has a buffer.
+  case FaultKind::Hang:
+    return task != TaskKind::Input; // Compute and copies alike.
   case FaultKind::None:
     break;
   }
