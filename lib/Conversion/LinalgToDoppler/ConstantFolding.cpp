@@ -312,6 +312,15 @@ void copyStrided(ConstTensor &big, ConstTensor &box, ArrayRef<int64_t> offsets,
   }
 }
 
+/// Whether a slice op's offsets, sizes and strides are all static (what
+/// copyStrided needs).
+bool hasStaticBox(OffsetSizeAndStrideOpInterface op) {
+  return !llvm::any_of(llvm::concat<const int64_t>(op.getStaticOffsets(),
+                                                   op.getStaticSizes(),
+                                                   op.getStaticStrides()),
+                       ShapedType::isDynamic);
+}
+
 EvalResult evalTensorOp(Operation *op, int64_t limit) {
   EvalResult out;
   auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
@@ -346,28 +355,22 @@ EvalResult evalTensorOp(Operation *op, int64_t limit) {
             result.type = resultType;
           })
       .Case([&](tensor::ExtractSliceOp slice) {
-        ArrayRef<int64_t> offsets = slice.getStaticOffsets(),
-                          sizes = slice.getStaticSizes(),
-                          steps = slice.getStaticStrides();
-        if (llvm::any_of(llvm::concat<const int64_t>(offsets, sizes, steps),
-                         ShapedType::isDynamic)) {
+        if (!hasStaticBox(slice)) {
           ok = false;
           return;
         }
-        copyStrided(operands.values[0], result, offsets, sizes, steps, true);
+        copyStrided(operands.values[0], result, slice.getStaticOffsets(),
+                    slice.getStaticSizes(), slice.getStaticStrides(), true);
       })
       .Case([&](tensor::InsertSliceOp insert) {
-        ArrayRef<int64_t> offsets = insert.getStaticOffsets(),
-                          sizes = insert.getStaticSizes(),
-                          steps = insert.getStaticStrides();
-        if (llvm::any_of(llvm::concat<const int64_t>(offsets, sizes, steps),
-                         ShapedType::isDynamic)) {
+        if (!hasStaticBox(insert)) {
           ok = false;
           return;
         }
         result = operands.values[1];
         result.type = resultType;
-        copyStrided(result, operands.values[0], offsets, sizes, steps, false);
+        copyStrided(result, operands.values[0], insert.getStaticOffsets(),
+                    insert.getStaticSizes(), insert.getStaticStrides(), false);
       })
       .Case([&](tensor::ConcatOp concat) {
         int64_t dim = concat.getDim(), offset = 0;
