@@ -16,7 +16,9 @@ import, by family: `ops_linalg` (matmul, linear, einsum), `ops_elementwise`
 (arithmetic, activations), `ops_activations` (piecewise and composite
 activations, safe softmax, full_like, stochastic depth), `ops_reduce`
 (reductions, softmax, norms), `ops_pad_norm` (constant padding, group norm),
-`ops_layout` (no-ops, views, reshapes, joining, slicing), `ops_attention`
+`ops_layout` (no-ops, views, reshapes, joining, slicing), `ops_index`
+(indexing, gathers, reflection padding, upsampling, cumsum at positions
+torch computes), `ops_attention`
 (masks, embedding, scaled_dot_product_attention) and `ops_conv`
 (convolutions, pooling); `ops_common` has the
 argument helpers they share. This module imports them all and re-exports
@@ -24,13 +26,12 @@ the table.
 """
 
 from . import (ops_activations, ops_attention, ops_conv, ops_elementwise,  # fill the table
-               ops_layout, ops_linalg, ops_pad_norm, ops_reduce)
+               ops_index, ops_layout, ops_linalg, ops_pad_norm, ops_reduce)
 from .ops_attention import _sdpa
 from .ops_table import (ATEN, FUNCTIONS, METHODS, MODULES, NAMED, function_emitter,
                         module_emitter, register, register_module, target_name)
 
 __all__ = ["FUNCTIONS", "ATEN", "METHODS", "MODULES", "NAMED", "register", "register_module",
            "function_emitter", "module_emitter", "target_name", "_sdpa",
-           "ops_activations", "ops_attention", "ops_conv", "ops_elementwise", "ops_layout",
-           "ops_linalg", "ops_pad_norm",
-           "ops_reduce"]
+           "ops_activations", "ops_attention", "ops_conv", "ops_elementwise", "ops_index",
+           "ops_layout", "ops_linalg", "ops_pad_norm", "ops_reduce"]

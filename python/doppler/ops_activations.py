@@ -1,8 +1,8 @@
 """Emitters of the piecewise and composite activations (ReLU6 / hardtanh,
 hardswish, hardsigmoid, leaky ReLU, ELU, softplus, log1p, expm1), the safe
 softmax of torch 2's attention, tensors filled like another (full_like,
-zeros_like, ones_like) and torchvision's stochastic depth (identity in
-eval)."""
+zeros_like, ones_like, fill, copy) and torchvision's stochastic depth
+(identity in eval)."""
 
 import math
 
@@ -175,6 +175,22 @@ def zeros_like(ctx, input, *, dtype=None, **kwargs):
 def ones_like(ctx, input, *, dtype=None, **kwargs):
     _like_dtype(ctx, dtype)
     return _filled(ctx, 1.0)
+
+
+@register("aten.fill")
+def fill(ctx, input, value):
+    """fill.Scalar / fill.Tensor: the input's shape filled with a value
+    (a tensor value: computed by torch, or broadcast from the program's)."""
+    if isinstance(value, (int, float)):
+        return _filled(ctx, value)
+    v = ctx.val(value)
+    return _binary(ctx, "add", v, ctx.builder.fill(0.0, ctx.shape))
+
+
+@register("aten.copy")
+def copy(ctx, input, src, non_blocking=False):
+    """copy(self, src): src broadcast to self's shape (in the program's dtype)."""
+    return _binary(ctx, "add", src, ctx.builder.fill(0.0, ctx.shape))
 
 
 def _stochastic_depth(ctx, input, p, mode, training=True):

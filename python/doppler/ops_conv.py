@@ -40,6 +40,7 @@ import torch.nn.functional as F
 
 from .frontend import Unavailable
 from .ir import LETTERS
+from .ops_index import adaptive_average
 from .ops_table import register, register_module
 
 
@@ -512,7 +513,8 @@ def avg_pool_module(ctx, module, name, input):
 def _adaptive_pool(ctx, input, output_size, spatial, kind):
     """Adaptive pooling to sizes that divide the input's: a pooling with
     kernel = stride = input / output; to one element per channel (global
-    pooling), one einsum reduction."""
+    pooling), one einsum reduction; average pooling to other sizes: an
+    einsum per dim with torch's averaging matrix (ops_index)."""
     x = ctx.val(input)
     sizes = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size]
     if len(sizes) == 1:
@@ -522,7 +524,11 @@ def _adaptive_pool(ctx, input, output_size, spatial, kind):
                               "spatial dims")
     extents = x.shape[x.rank - spatial:]
     sizes = [e if s is None else int(s) for s, e in zip(sizes, extents)]
-    if any(s < 1 or e % s for s, e in zip(sizes, extents)):
+    if any(s < 1 for s in sizes):
+        raise ctx.unsupported(f"adaptive {kind} pooling to {tuple(sizes)}")
+    if any(e % s for s, e in zip(sizes, extents)):
+        if kind != "max":  # bins of different sizes, or overlapping: a matrix per dim
+            return adaptive_average(ctx, x, sizes)
         raise ctx.unsupported(f"adaptive {kind} pooling of {tuple(extents)} to "
                               f"{tuple(sizes)} (only sizes that divide the input's)")
     kernel = [e // s for s, e in zip(sizes, extents)]

@@ -191,6 +191,18 @@ def _gelu_erf(ctx, x):
     return bld.unary(s, "scale", 0.5)
 
 
+@register(torch.log2, ".log2", "aten.log2")
+def log2(ctx, input):
+    return ctx.builder.unary(ctx.builder.unary(ctx.val(input), "log"), "scale",
+                             1.0 / math.log(2.0))
+
+
+@register(torch.log10, ".log10", "aten.log10")
+def log10(ctx, input):
+    return ctx.builder.unary(ctx.builder.unary(ctx.val(input), "log"), "scale",
+                             1.0 / math.log(10.0))
+
+
 @register(torch.erf, ".erf", "aten.erf")
 def erf(ctx, input):
     return ctx.builder.unary(ctx.val(input), "erf")

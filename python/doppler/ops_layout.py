@@ -13,6 +13,8 @@ import torch.nn.functional as F
 from .frontend import Const, Unavailable
 from .ir import Bcast, is_phys
 from .ops_common import _dim, _dims, _is_tensor
+from .ops_conv import _blocked, _residue
+from .ops_index import aten_index, gather_at
 from .ops_table import register, register_module
 
 
@@ -167,16 +169,36 @@ def reshape_alias(ctx, input, size, stride):
 def as_strided(ctx, input, size, stride, storage_offset=None):
     """A reshape when it reads the input's elements in row-major order (the
     decompositions write some views so, e.g. a pooled [N, C, 1, 1]); other
-    strides gather: an error."""
+    strides of a contiguous input (overlapping windows, diagonals): a gather
+    at the positions torch's as_strided reads."""
     x = ctx.val(input)
     size = [int(e) for e in size]
     offset = ctx.layout(ctx.node.args[0])[1] if storage_offset is None and \
         ctx.layout(ctx.node.args[0]) else int(storage_offset or 0)
-    if not _strided_as_reshape(ctx, x.shape, size, stride, offset):
+    if _strided_as_reshape(ctx, x.shape, size, stride, offset):
+        return ctx.builder.reshape(x, size)
+    layout = ctx.layout(ctx.node.args[0])
+    if layout is None or tuple(layout[0]) != _contiguous_strides(x.shape):
         raise ctx.unsupported(f"as_strided to {tuple(size)} with strides "
-                              f"{tuple(int(s) for s in stride)} (not a reshape of its input: "
-                              "a gather)")
-    return ctx.builder.reshape(x, size)
+                              f"{tuple(int(s) for s in stride)} of a tensor that is not "
+                              "contiguous in memory")
+    storage = math.prod(x.shape)
+    try:  # the positions it reads, from torch's own as_strided of an arange
+        positions = torch.arange(storage + layout[1]).as_strided(
+            size, [int(s) for s in stride], offset) - layout[1]
+    except RuntimeError as e:
+        raise ctx.unsupported(f"as_strided to {tuple(size)} out of its input: {e}") from None
+    if positions.numel() and (int(positions.min()) < 0 or int(positions.max()) >= storage):
+        raise ctx.unsupported(f"as_strided to {tuple(size)} reads outside its input")
+    return gather_at(ctx, x, 0, x.rank, positions, Const(ctx.node, positions))
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for e in reversed(shape):
+        strides.append(step)
+        step *= max(int(e), 1)
+    return tuple(reversed(strides))
 
 
 @register(".view_as", ".reshape_as")
@@ -381,50 +403,27 @@ def select(ctx, input, dim, index):
     return ctx.builder.drop_dim(ctx.builder.slice(x, d, i, 1), d)
 
 
+def strided_slice(ctx, x, d, begin, stop, stride):
+    """Elements begin, begin + stride, ... below stop of logical dim `d`: a
+    slice; with a step, the range viewed as (blocks, stride) (padded at its
+    end, never read) and the first of each block taken (a slice and
+    reshapes, not a slice per element)."""
+    if stride < 1:
+        raise ctx.unsupported(f"slicing with step {stride} (torch requires a positive step)")
+    bld = ctx.builder
+    count = len(range(begin, stop, stride))
+    x = bld.slice(x, d, begin, max(stop - begin, 0))
+    if stride == 1 or count <= 1:
+        return bld.slice(x, d, 0, count)
+    return _residue(bld, _blocked(bld, x, d, stride), d, 0, count)
+
+
 @register("aten.slice")
 def aten_slice(ctx, input, dim=0, start=None, end=None, step=1):
     x = ctx.val(input)
     d = _dim(dim, x.rank)
     begin, stop, stride = slice(start, end, step).indices(x.shape[d])
-    if stride != 1:
-        raise ctx.unsupported(f"slice with step {stride}")
-    return ctx.builder.slice(x, d, begin, max(stop - begin, 0))
-
-
-@register("aten.index")
-def aten_index(ctx, input, indices):
-    """x[..., idx, ...] with one 1-d index tensor computed by torch on the
-    host (aten's form of reflection and replication padding, rolls, flips):
-    a slice per run of consecutive indices, assembled. Exact for any values.
-    Indices computed in the program, or several index tensors, are gathers:
-    an error."""
-    x = ctx.val(input)
-    given = [(j, i) for j, i in enumerate(indices) if i is not None]
-    if len(given) != 1 or not isinstance(given[0][1], Const) or \
-            not isinstance(given[0][1].value, torch.Tensor):
-        raise ctx.unsupported("indexing with tensors computed in the program, or with several "
-                              "index tensors (a gather), is not supported")
-    if given[0][1].inputs:
-        raise ctx.unsupported("indexing with indices computed from an input (a gather on "
-                              "data); only constant indices are supported")
-    d, index = given[0][0], given[0][1].value
-    if index.dtype == torch.bool or index.dim() != 1:
-        raise ctx.unsupported(f"indexing with a {index.dtype} tensor of rank {index.dim()} "
-                              "(only 1-d integer indices; a gather)")
-    extent = x.shape[d]
-    positions = [int(i) % extent if -extent <= int(i) < extent else None
-                 for i in index.tolist()]
-    if any(p is None for p in positions):
-        raise ctx.unsupported(f"an index out of range for extent {extent}")
-    runs = []  # (start, length) of consecutive indices
-    for p in positions:
-        if runs and runs[-1][0] + runs[-1][1] == p:
-            runs[-1][1] += 1
-        else:
-            runs.append([p, 1])
-    bld = ctx.builder
-    pieces = [bld.materialize(bld.slice(x, d, start, length)) for start, length in runs]
-    return bld.concat(pieces, d) if len(pieces) > 1 else pieces[0]
+    return strided_slice(ctx, x, d, begin, stop, stride)
 
 
 @register(operator.getitem)
@@ -433,8 +432,13 @@ def getitem(ctx, obj, index):
         return obj[index]  # an Unavailable item fails where it is used
     x = ctx.val(obj)
     items = list(index) if isinstance(index, tuple) else [index]
+    if any(isinstance(i, Const) for i in items) and all(
+            isinstance(i, Const) or i == slice(None) for i in items):
+        # x[:, idx] with index tensors computed by torch: aten.index's form
+        return aten_index(ctx, x, [i if isinstance(i, Const) else None for i in items])
     if any(_is_tensor(i) or isinstance(i, (list, torch.Tensor)) for i in items):
-        raise ctx.unsupported("indexing with tensors or lists (gather) is not supported")
+        raise ctx.unsupported("indexing with tensors or lists (gather) is not supported, "
+                              "except index tensors computed by torch, with full slices")
     if any(i is Ellipsis for i in items):
         k = items.index(Ellipsis)
         used = sum(1 for i in items if i is not None and i is not Ellipsis)
@@ -455,9 +459,7 @@ def getitem(ctx, obj, index):
             j += 1
         elif isinstance(item, slice):
             begin, stop, stride = item.indices(x.shape[j])
-            if stride != 1:
-                raise ctx.unsupported(f"slicing with step {stride}")
-            x = bld.slice(x, j, begin, max(stop - begin, 0))
+            x = strided_slice(ctx, x, j, begin, stop, stride)
             j += 1
         else:
             raise ctx.unsupported(f"index of type {type(item).__name__}")

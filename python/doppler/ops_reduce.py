@@ -33,6 +33,12 @@ def mean(ctx, input, dim=None, keepdim=False, *, dtype=None, out=None):
     return _reduce(ctx, input, dim, keepdim, "add", mean=True, dtype=dtype)
 
 
+@register(torch.prod, ".prod", "aten.prod")
+def prod(ctx, input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """prod.default (all elements) and prod.dim_int: a multiply reduction."""
+    return _reduce(ctx, input, dim, keepdim, "mul", dtype=dtype)
+
+
 @register(torch.amax, ".amax", "aten.amax")
 def amax(ctx, input, dim=(), keepdim=False, *, out=None):
     return _reduce(ctx, input, dim, keepdim, "max")
@@ -224,8 +230,9 @@ if hasattr(nn, "RMSNorm"):
 
 def _batch_norm(ctx, input, running_mean, running_var, weight, bias, training, eps):
     """Batch norm with running statistics (inference): per channel (dim 1),
-    (x - mean) * rsqrt(var + eps) * weight + bias. Batch statistics (training
-    mode, or no running statistics) are not supported."""
+    (x - mean) * rsqrt(var + eps) * weight + bias. Training mode (batch
+    statistics, running ones updated) is refused: call module.eval(); a
+    batch norm without running statistics is `_batch_statistics_norm`."""
     if training or running_mean is None or running_var is None:
         raise ctx.unsupported("batch norm with batch statistics (training mode, or "
                               "track_running_stats=False); call module.eval()")
@@ -250,6 +257,27 @@ def _batch_norm(ctx, input, running_mean, running_var, weight, bias, training, e
         y = bld.elementwise("mul", [y, per_channel(weight, "weight")], x.shape)
     if bias is not None:
         y = bld.elementwise("add", [y, per_channel(bias, "bias")], x.shape)
+    return y
+
+
+def _batch_statistics_norm(ctx, input, weight, bias, eps):
+    """Batch norm with the batch's own statistics (per channel, dim 1, over
+    every other dim; the variance biased, as torch normalises with): aten's
+    form of instance norm, and of batch norm without running statistics."""
+    bld = ctx.builder
+    x = ctx.val(input)
+    if x.rank < 2:
+        raise ctx.unsupported(f"batch norm of a rank-{x.rank} tensor (needs N, C, ...)")
+    axes = [0] + list(range(2, x.rank))
+    centered = bld.elementwise("sub", [x, bld.mean(x, axes, True)], x.shape)
+    var = bld.mean(bld.unary(centered, "square"), axes, True)
+    y = bld.elementwise("mul", [centered, bld.unary(bld.unary(var, "shift", float(eps)),
+                                                    "rsqrt")], x.shape)
+    channel = [x.shape[1]] + [1] * (x.rank - 2)
+    if weight is not None:
+        y = bld.elementwise("mul", [y, bld.reshape(ctx.val(weight), channel)], x.shape)
+    if bias is not None:
+        y = bld.elementwise("add", [y, bld.reshape(ctx.val(bias), channel)], x.shape)
     return y
 
 
@@ -286,8 +314,10 @@ def native_batch_norm_legit(ctx, input, weight, bias, *args):
     """torch 2's batch norm: (input, weight, bias, running_mean, running_var,
     training, momentum, eps), or without running statistics (no_stats:
     input, weight, bias, training, momentum, eps)."""
-    if len(args) == 3:  # no_stats
-        raise ctx.unsupported("batch norm with batch statistics (track_running_stats=False)")
+    if len(args) == 3:  # no_stats: the batch's statistics (instance norm's form)
+        return [_batch_statistics_norm(ctx, input, weight, bias, args[2]),
+                Unavailable("the saved mean of native_batch_norm"),
+                Unavailable("the saved inverse std of native_batch_norm")]
     running_mean, running_var, training, momentum, eps = args
     y = _batch_norm(ctx, input, running_mean, running_var, weight, bias, training, eps)
     return [y, Unavailable("the saved mean of native_batch_norm"),

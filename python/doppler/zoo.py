@@ -170,12 +170,16 @@ MODELS = collections.OrderedDict([
 
 def _entry(name):
     """(library, builder) of a zoo model: one of MODELS, or of the
-    benchmarks' models at their real sizes (doppler.zoo_large.LARGE)."""
+    benchmarks' models at their real sizes (doppler.zoo_large.LARGE), or of
+    the models the zoo does not list (doppler.zoo_unseen.MODELS)."""
     if name in MODELS:
         return MODELS[name]
     from .zoo_large import LARGE
     if name in LARGE:
         return LARGE[name]
+    from .zoo_unseen import MODELS as UNSEEN
+    if name in UNSEEN:
+        return UNSEEN[name]
     raise KeyError(f"unknown zoo model {name!r}")
 
 
@@ -283,7 +287,7 @@ def check(name, exported=False, traced=False, devices=4, system="cpu4", interpre
     interpreted=True the program is not placed or run: the reference
     interpreter runs it (`interpret`; rel_error is then the L2 relative error)."""
     from . import api, sources
-    library = MODELS[name][0]
+    library = _entry(name)[0]
     row = Row(name, library)
     if not available(name):
         row.skipped = f"{library} is not installed"
