@@ -159,6 +159,12 @@ public:
   // Tasks run to completion on the calling worker: a view is ready when
   // its input is.
   bool supportsViews() const override { return true; }
+  // A copy is a memcpy any thread can make, unless the link is emulated.
+  uint64_t inlineCopyBytes() const override {
+    return options_.linkBandwidth > 0 || options_.linkLatency > 0
+               ? 0
+               : options_.inlineCopyBytes;
+  }
 
   Status attachWorker(int device, WorkerKind kind, int) override {
 #if defined(__linux__)

@@ -40,6 +40,10 @@ namespace {
 /// How long a compute worker woken at the start of a run spins for its
 /// first task (ExecutorImpl.h: runEpoch) before parking again.
 constexpr std::chrono::microseconds kStartSpin{1000};
+/// The watchdog slot (Impl::slotOf) of the executor worker running on this
+/// thread; -1 on other threads (run()'s caller, a transport's progress
+/// thread), which never copy inline.
+thread_local int workerSlot = -1;
 } // namespace
 
 Executor::Impl::Impl(std::unique_ptr<Backend> backendIn,
@@ -53,6 +57,7 @@ Executor::Impl::Impl(std::unique_ptr<Backend> backendIn,
         threads <= static_cast<int>(std::thread::hardware_concurrency()) ? 20
                                                                          : 0;
   idleSpin = std::chrono::microseconds(options.idleSpinMicroseconds);
+  inlineCopyBytes = backend ? backend->inlineCopyBytes() : 0;
   for (int d = 0; d < numDevices; ++d) {
     computeQueues.push_back(std::make_unique<ReadyQueue>());
     copyQueues.push_back(std::make_unique<ReadyQueue>());
@@ -95,6 +100,7 @@ void Executor::Impl::workerLoop(ReadyQueue &queue, int device, WorkerKind kind,
     ++startedWorkers;
   }
   workerStarted.notify_all();
+  workerSlot = slotOf(device, kind, lane);
   uint64_t seenEpoch = runEpoch.load(std::memory_order_acquire);
   while (true) {
     Clock::duration spin = idleSpin;
@@ -179,6 +185,8 @@ void Executor::Impl::enqueue(RunState &run, ValueId id) {
       startSend(run, id);
     return;
   }
+  if (copyInline(run, id))
+    return;
   const Task &task = run.graph.task(id);
   ReadyQueue &queue = queueOf(task);
   bool wake;
@@ -195,11 +203,39 @@ void Executor::Impl::enqueue(RunState &run, ValueId id) {
     queue.wakeUp.notify_one();
 }
 
+bool Executor::Impl::copyInline(RunState &run, ValueId id) {
+  const Task &task = run.graph.task(id);
+  // Not where the copy's timing or order is the point (a fixed-duration
+  // copy of a cost-only graph, program order on the copy queue), nor where
+  // admission may park it or a fault is injected into it: those take the
+  // copy worker's path.
+  if (workerSlot < 0 || inlineCopyBytes == 0 ||
+      task.kind != TaskKind::Transfer || task.seconds >= 0 ||
+      run.graph.byteSize(id) > inlineCopyBytes || run.waitForMemory ||
+      id == run.faultTask || run.role(id) != RemoteRole::Local ||
+      copyQueues[task.device]->program())
+    return false;
+  if (!run.failed.load(std::memory_order_relaxed)) {
+    Status status;
+    try {
+      status = executeTask(run, id, WorkerKind::Copy, 0, workerSlot);
+    } catch (...) {
+      status = Status::failure(exceptionMessage(std::current_exception()));
+    }
+    if (!status)
+      fail(run, taskContext(run.graph, id) + ": " + status.message());
+  }
+  finishTask(run, id);
+  return true;
+}
+
 Status Executor::Impl::executeTask(RunState &run, ValueId id, WorkerKind kind,
-                                   int lane) {
+                                   int lane, int slotIndex) {
   const Task &task = run.graph.task(id);
   // The only cost of fault injection when it is off: one comparison.
-  RunningSlot &slot = run.running[slotOf(task.device, kind, lane)];
+  RunningSlot &slot = run.running[slotIndex >= 0
+                                      ? slotIndex
+                                      : slotOf(task.device, kind, lane)];
   if (id == run.faultTask) {
     // Kernel and transfer faults strike after the output was allocated, as
     // a real one would, so that the failure path must free it.

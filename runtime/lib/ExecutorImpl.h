@@ -337,7 +337,14 @@ struct Executor::Impl {
                int lane);
   Admission admit(RunState &run, ReadyQueue &queue, ValueId id,
                   Status &error);
-  Status executeTask(RunState &run, ValueId id, WorkerKind kind, int lane);
+  /// Runs `id` on the calling thread, recorded as worker (kind, lane) of
+  /// its device; `slot` (default: that worker's) is the watchdog's slot of
+  /// the thread that runs it.
+  Status executeTask(RunState &run, ValueId id, WorkerKind kind, int lane,
+                     int slot = -1);
+  /// A transfer made ready on a worker thread, copied there at once when
+  /// the backend allows (Backend::inlineCopyBytes): true when it ran.
+  bool copyInline(RunState &run, ValueId id);
   void finishTask(RunState &run, ValueId id);
   void enqueue(RunState &run, ValueId id);
   /// Runs across ranks (ExecutorRemote.cpp): each task's role; a receive
@@ -386,6 +393,8 @@ struct Executor::Impl {
   std::vector<detail::WorkerThread> workers;
   std::atomic<bool> shutdown{false};
   Clock::duration idleSpin{0};
+  /// Backend::inlineCopyBytes, read once.
+  uint64_t inlineCopyBytes = 0;
   /// Bumped when a run begins (before its inputs are uploaded): a parked
   /// compute worker wakes and spins, up to kStartSpin, for the run's first
   /// tasks, instead of paying a futex wake-up when they are queued (35 us

@@ -240,6 +240,44 @@ TEST(Executor, CopiesOverlapCompute) {
   EXPECT_LT(compute.start, copy.end);
 }
 
+TEST(Executor, SmallCopiesRunOnTheProducersWorker) {
+  // Device 0's only copy worker is held 200 ms by a fixed-duration copy;
+  // meanwhile device 1 produces a small value for device 0. Copied inline
+  // by device 1's worker (CpuBackendOptions::inlineCopyBytes), it arrives
+  // long before the held copy ends; with inline copies off it queues
+  // behind it.
+  TaskGraph g;
+  ValueId early = unwrap(g.addDelay(1, 0, {}, {8}));
+  ValueId held = unwrap(g.addTransfer(early, 0, 200 * kMs));
+  (void)unwrap(g.addDelay(1, 20 * kMs)); // runs before `produced`
+  ValueId x = unwrap(g.addInput(1, {256}));
+  ValueId produced =
+      unwrap(g.addEinsum(1, "i->i", JoinKind::Neg, std::nullopt, {x}));
+  ValueId small = unwrap(g.addTransfer(produced, 0));
+  ValueId doubled = unwrap(
+      g.addEinsum(0, "i->i", JoinKind::Scale, std::nullopt, {small}, 2.0));
+  ASSERT_TRUE(g.markOutput(doubled));
+  std::vector<float> data = randomFloats(256, 5);
+  for (uint64_t inlineBytes : {uint64_t{64} << 10, uint64_t{0}}) {
+    SCOPED_TRACE(inlineBytes);
+    CpuBackendOptions cpu;
+    cpu.inlineCopyBytes = inlineBytes;
+    auto executor = makeExecutor(2, cpu);
+    RunResult result = runOk(*executor, g, {{x, data.data()}});
+    const float *out = result.outputs[doubled].f32();
+    for (int i = 0; i < 256; ++i)
+      ASSERT_EQ(out[i], -2.0f * data[i]);
+    const TaskTiming &copy = result.tasks[small];
+    EXPECT_EQ(copy.device, 0);
+    EXPECT_EQ(copy.worker, WorkerKind::Copy);
+    EXPECT_EQ(result.devices[0].copyTasks, 2);
+    if (inlineBytes)
+      EXPECT_LT(copy.end, result.tasks[held].end - 100 * kMs);
+    else
+      EXPECT_GE(copy.start, result.tasks[held].end);
+  }
+}
+
 /// x -> a = exp(x), c = neg(x); d = a + c (output), all on device 0.
 struct FanGraph {
   TaskGraph graph;

@@ -101,6 +101,13 @@ public:
   /// backend whose tasks complete asynchronously (CUDA's deferred events)
   /// would have no event for the view.
   virtual bool supportsViews() const { return false; }
+  /// Transfers between devices of at most this many bytes may run on the
+  /// worker thread that made them ready (the producer's), as soon as it
+  /// has, instead of waking the destination's copy worker: a hop then
+  /// pays one wake-up (the consumer's) instead of two. Only for a backend
+  /// whose copies are plain memory copies that any thread may make. 0 (the
+  /// default): every transfer runs on its copy worker.
+  virtual uint64_t inlineCopyBytes() const { return 0; }
 };
 
 } // namespace doppler::runtime

@@ -43,6 +43,12 @@ struct CpuBackendOptions {
   /// for milliseconds: two devices on two idle cores then run one after the
   /// other. Copy workers stay unbound.
   bool pinComputeWorkers = true;
+  /// Transfers of at most this many bytes run on the worker that made them
+  /// ready (Backend::inlineCopyBytes), saving the copy worker's wake-up;
+  /// 0: every transfer on its copy worker. Off while the links are
+  /// emulated (linkBandwidth or linkLatency set): a throttled copy would
+  /// hold the producer's worker for the link's time.
+  uint64_t inlineCopyBytes = 64 * 1024;
 };
 
 /// Fails on invalid options (no devices, negative bandwidth or latency).
