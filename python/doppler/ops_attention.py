@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from .frontend import Const, Unavailable
 from .ir import LETTERS
 from .ops_common import _is_number
+from .ops_activations import safe_softmax
 from .ops_layout import transpose
 from .ops_linalg import _matmul
 from .ops_reduce import _softmax
@@ -158,14 +159,44 @@ def embedding_module(ctx, module, name, input):
 # -- attention -------------------------------------------------------------------------
 
 
+def _grouped_mask_shape(ctx, shape, kv_heads, group):
+    """A mask's shape (..., heads or 1, L, S) with enable_gqa's heads split
+    as the query's are, (..., kv_heads, group, L, S) or (..., 1, 1, L, S)."""
+    if len(shape) < 3:
+        return shape
+    heads = shape[-3]
+    if heads == 1:
+        return shape[:-3] + (1, 1) + shape[-2:]
+    if heads == kv_heads * group:
+        return shape[:-3] + (kv_heads, group) + shape[-2:]
+    raise ctx.unsupported(f"an attention mask with {heads} heads for {kv_heads * group} "
+                          "query heads")
+
+
 def _sdpa(ctx, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
           enable_gqa=False, _shape=None):
+    """softmax(q k^T * scale + mask) v as torch 2 computes it: a row that
+    the mask leaves nothing to attend to gives 0 (torch's safe softmax),
+    not nan. enable_gqa: key and value have H_kv heads (dim -3) for the
+    query's H = G H_kv; query head h reads kv head h // G."""
     if dropout_p:
         raise ctx.unsupported("scaled_dot_product_attention with dropout_p > 0")
-    if enable_gqa:
-        raise ctx.unsupported("scaled_dot_product_attention with enable_gqa")
     bld = ctx.builder
     q, k, v = ctx.val(query), ctx.val(key), ctx.val(value)
+    out_shape = ctx.shape if _shape is None else _shape
+    if enable_gqa and q.rank >= 3 and q.shape[-3] != k.shape[-3]:
+        heads, kv_heads = q.shape[-3], k.shape[-3]
+        if kv_heads != v.shape[-3] or heads % kv_heads:
+            raise ctx.unsupported(f"enable_gqa with {heads} query heads and "
+                                  f"{k.shape[-3]}/{v.shape[-3]} key/value heads")
+        # Query heads in groups of G per kv head, a new dim beside it; the
+        # kv tensors broadcast along it.
+        group = heads // kv_heads
+        q = bld.reshape(q, q.shape[:-3] + (kv_heads, group) + q.shape[-2:])
+        k = bld.reshape(k, k.shape[:-2] + (1,) + k.shape[-2:])
+        v = bld.reshape(v, v.shape[:-2] + (1,) + v.shape[-2:])
+    else:
+        group = None
     length, source, e = q.shape[-2], k.shape[-2], q.shape[-1]
     batch = [max(a, b) for a, b in zip(q.shape[:-2], k.shape[:-2])]
     s_shape = tuple(batch) + (length, source)
@@ -184,12 +215,20 @@ def _sdpa(ctx, query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False
         if isinstance(attn_mask, Const) and attn_mask.value.dtype == torch.bool:
             add = torch.zeros(attn_mask.value.shape, dtype=ctx.dtype).masked_fill(
                 ~attn_mask.value, float("-inf"))
+            if group is not None:
+                add = add.reshape(_grouped_mask_shape(ctx, tuple(add.shape), kv_heads, group))
             mask = ctx.constant(attn_mask, add, f"{attn_mask.node.name}.additive")
         else:
             mask = ctx.val(attn_mask)
+            if group is not None:
+                mask = bld.reshape(mask, _grouped_mask_shape(ctx, mask.shape, kv_heads, group))
         scores = bld.elementwise("add", [scores, mask], s_shape)
-    p = _softmax(ctx, scores, -1)
-    return _matmul(ctx, p, v, ctx.shape if _shape is None else _shape)
+    if attn_mask is None and not is_causal:
+        p = _softmax(ctx, scores, -1)
+    else:
+        p = safe_softmax(ctx, scores, -1)
+    out = _matmul(ctx, p, v, tuple(batch) + (length, v.shape[-1]))
+    return out if out.shape == tuple(out_shape) else bld.reshape(out, tuple(out_shape))
 
 
 register(getattr(F, "scaled_dot_product_attention", None), "aten.scaled_dot_product_attention")(

@@ -11,7 +11,12 @@ torch.export: `torch.export.export(module, args, strict=False)`, then
 in is decomposed too). The decomposition table is torch's default one, except
 that `aten._safe_softmax` and `aten.softplus` are kept (their decompositions
 compare computed values, a bool computation on data; the emitters compute
-the same results without one). The export's placeholders are mapped by `ep.graph_signature`:
+the same results without one), and so is
+`aten.scaled_dot_product_attention`: its emitter is the attention itself
+(a few einsums), and torch 2.15's decomposition of it fails to retrace on
+batches of more than one (GPT-2 at batch 2: the CPU kernel's output layout,
+(B, L, H, E) viewed as (B, H, L, E), is not the decomposition's, and a
+later `view` of it stops run_decompositions). The export's placeholders are mapped by `ep.graph_signature`:
 parameters, buffers (persistent or not) and lifted constants become
 arguments of their kind, user inputs are the flattened (args, kwargs).
 """
@@ -88,8 +93,9 @@ def flatten_inputs(example_inputs, example_kwargs=None):
 
 # Ops kept whole: their decompositions compare computed values (bool
 # arithmetic on data, which Doppler programs do not hold), their emitters
-# compute the same values without.
-_KEPT = ("_safe_softmax", "softplus")
+# compute the same values without; attention's emitter is its math, and its
+# decomposition does not retrace at batch > 1 in torch 2.15 (above).
+_KEPT = ("_safe_softmax", "softplus", "scaled_dot_product_attention")
 
 
 def decomposition_table():

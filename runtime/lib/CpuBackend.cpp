@@ -213,6 +213,8 @@ public:
       }
       if (task.kind != TaskKind::Einsum && task.kind != TaskKind::Fused)
         continue;
+      if (task.converts()) // cpu::convertElements, no kernel to prepare
+        continue;
       std::vector<Shape> shapes;
       for (ValueId input : task.inputs)
         shapes.push_back(graph.task(input).shape);
@@ -265,6 +267,10 @@ public:
     const Task &task = *launch.task;
     switch (task.kind) {
     case TaskKind::Einsum: {
+      if (task.converts())
+        return cpu::convertElements(launch.inputs[0].data, task.convertsFrom,
+                                    launch.output.data, task.type,
+                                    numElements(task.shape));
       auto *prepared = static_cast<CpuPreparedGraph *>(launch.prepared);
       const std::optional<cpu::EinsumKernel> &kernel =
           prepared->kernels[launch.id];
