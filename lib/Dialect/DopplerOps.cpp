@@ -224,7 +224,8 @@ std::vector<std::vector<int64_t>> operandShapes(ValueRange inputs) {
 /// type. On success `shapes` holds the operands' shapes.
 LogicalResult verifyStaticOperands(Operation *op, ValueRange inputs,
                                    RankedTensorType result,
-                                   std::vector<std::vector<int64_t>> &shapes) {
+                                   std::vector<std::vector<int64_t>> &shapes,
+                                   bool sameElementType = true) {
   for (auto [i, input] : llvm::enumerate(inputs))
     if (failed(requireStatic(op, input.getType(), "operand " + Twine(i))))
       return failure();
@@ -232,6 +233,8 @@ LogicalResult verifyStaticOperands(Operation *op, ValueRange inputs,
     return failure();
   Type resultElement = result.getElementType();
   for (auto [i, input] : llvm::enumerate(inputs)) {
+    if (!sameElementType)
+      break;
     Type element = cast<RankedTensorType>(input.getType()).getElementType();
     if (element != resultElement)
       return op->emitOpError() << "operand " << i << " has element type "
@@ -257,9 +260,25 @@ LogicalResult EinsumOp::verify() {
   if (!spec)
     return emitOpError() << "invalid spec: " << error;
 
+  // A conversion: an identity einsum changing the element type.
+  Type resultElement = getType().getElementType();
+  bool converts = false;
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    Type element = cast<RankedTensorType>(input.getType()).getElementType();
+    if (element == resultElement)
+      continue;
+    if (getJoin() != JoinKind::Identity || getInputs().size() != 1 ||
+        !spec->isIdentity())
+      return emitOpError()
+             << "operand " << i << " has element type " << element
+             << " but the result has " << resultElement
+             << " (only a conversion, the identity join over one operand "
+                "whose term is the output's, changes the element type)";
+    converts = true;
+  }
   std::vector<std::vector<int64_t>> shapes;
   if (failed(verifyStaticOperands(*this, getInputs(), getOutput().getType(),
-                                  shapes)))
+                                  shapes, /*sameElementType=*/!converts)))
     return failure();
   std::optional<double> scalar;
   if (getScalar())

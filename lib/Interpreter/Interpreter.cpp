@@ -357,9 +357,15 @@ FailureOr<HostTensor> evalGather(GatherOp op, const HostTensor &table,
     double index = indices.data[i];
     if (!(index >= 0 && index < static_cast<double>(extent)))
       return op.emitOpError()
-             << "index " << static_cast<int64_t>(index) << " at position " << i
+             << "index " << index << " at position " << i
              << " of the indices is outside [0, " << extent << ") (axis "
              << axis << " of the table)";
+    // Float indices (integers carried as floats) must be integers.
+    if (std::floor(index) != index)
+      return op.emitOpError()
+             << "index " << index << " at position " << i
+             << " of the indices is not an integer (axis " << axis
+             << " of the table)";
   }
   HostTensor result = makeTensor(type);
   auto out = result.data.begin();
@@ -486,6 +492,15 @@ FailureOr<HostTensor> evaluateOp(Operation *op,
           return failure();
         if (failed(checkPoints(op, einsum.getIndexSizes())))
           return failure();
+        // A conversion of integers: exact, or an error naming the value
+        // (as the runtime's; floats are rounded by evalEinsum).
+        if (operands[0]->elementType.isInteger())
+          for (auto [i, value] : llvm::enumerate(operands[0]->data))
+            if (roundToType(type->getElementType(), value) != value)
+              return op->emitOpError()
+                     << "the integer " << static_cast<int64_t>(value)
+                     << " at position " << i << " has no exact "
+                     << type->getElementType() << " value";
         return evalEinsum(einsum, operands, *type);
       })
       .Case([&](FusedOp fused) -> FailureOr<HostTensor> {

@@ -47,6 +47,13 @@ constexpr JoinInfo kJoins[] = {
     {JoinKind::Scale, "scale", 1, true, 1},
     {JoinKind::Shift, "shift", 1, true, 1},
     {JoinKind::Erf, "erf", 1, false, 1},
+    {JoinKind::Eq, "eq", 2, false, 1},
+    {JoinKind::Ne, "ne", 2, false, 1},
+    {JoinKind::Lt, "lt", 2, false, 1},
+    {JoinKind::Le, "le", 2, false, 1},
+    {JoinKind::Gt, "gt", 2, false, 1},
+    {JoinKind::Ge, "ge", 2, false, 1},
+    {JoinKind::Where, "where", 2, false, 1},
 };
 static_assert(sizeof(kJoins) / sizeof(kJoins[0]) == kNumJoinKinds,
               "one JoinInfo row per JoinKind");
@@ -100,6 +107,13 @@ double applyJoin(JoinKind kind, double a, double b, double scalar) {
   case JoinKind::Scale: return a * scalar;
   case JoinKind::Shift: return a + scalar;
   case JoinKind::Erf: return std::erf(a);
+  case JoinKind::Eq: return a == b ? 1.0 : 0.0;
+  case JoinKind::Ne: return a != b ? 1.0 : 0.0;
+  case JoinKind::Lt: return a < b ? 1.0 : 0.0;
+  case JoinKind::Le: return a <= b ? 1.0 : 0.0;
+  case JoinKind::Gt: return a > b ? 1.0 : 0.0;
+  case JoinKind::Ge: return a >= b ? 1.0 : 0.0;
+  case JoinKind::Where: return a != 0 ? b : -0.0;
   }
   return a;
 }

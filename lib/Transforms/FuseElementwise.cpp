@@ -24,6 +24,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -54,7 +55,11 @@ struct Elementwise {
 std::optional<Elementwise> asElementwise(Operation *op) {
   Elementwise result;
   if (auto einsum = dyn_cast<EinsumOp>(op)) {
-    if (einsum.getAggregation())
+    // A conversion (identity to another element type) changes the type the
+    // program computes in: it stays an einsum.
+    if (einsum.getAggregation() ||
+        getElementTypeOrSelf(einsum.getInputs()[0].getType()) !=
+            getElementTypeOrSelf(einsum.getType()))
       return std::nullopt;
     result.spec = einsum.getParsedSpec();
     if (result.spec.contracts())

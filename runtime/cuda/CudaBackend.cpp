@@ -137,6 +137,15 @@ public:
       Result<KernelPlan> plan = Status::failure("no plan");
       switch (task.kind) {
       case TaskKind::Einsum: {
+        if (task.converts()) {
+          plan = Status::failure(
+              "an einsum converting " +
+              std::string(elementTypeName(task.convertsFrom)) + " to " +
+              std::string(elementTypeName(task.type)) +
+              " is not supported by the CUDA backend (run it on the CPU "
+              "backend)");
+          break;
+        }
         std::vector<Shape> shapes;
         for (ValueId input : task.inputs)
           shapes.push_back(graph.task(input).shape);
@@ -573,6 +582,11 @@ private:
     const Task &task = *launch.task;
     const Task &table = launch.graph->task(task.inputs[0]);
     const Task &indices = launch.graph->task(task.inputs[1]);
+    if (!isIntegerType(indices.type))
+      return Status::failure(
+          "gather at " + std::string(elementTypeName(indices.type)) +
+          " indices (integers computed on a float carrier) is not supported "
+          "by the CUDA backend (run it on the CPU backend)");
     std::vector<unsigned char> host(launch.inputs[1].bytes);
     if (!host.empty()) {
       DOPPLER_CUDA_TRY(cudaMemcpyAsync(host.data(), launch.inputs[1].data,

@@ -196,6 +196,20 @@ template <typename T> DOPPLER_HD T joinOp(JoinKind kind, T a, T b, T scalar) {
     return a + scalar;
   case JoinKind::Erf:
     return mathErf(a);
+  case JoinKind::Eq:
+    return a == b ? T(1) : T(0);
+  case JoinKind::Ne:
+    return a != b ? T(1) : T(0);
+  case JoinKind::Lt:
+    return a < b ? T(1) : T(0);
+  case JoinKind::Le:
+    return a <= b ? T(1) : T(0);
+  case JoinKind::Gt:
+    return a > b ? T(1) : T(0);
+  case JoinKind::Ge:
+    return a >= b ? T(1) : T(0);
+  case JoinKind::Where:
+    return a != T(0) ? b : T(-0.0);
   }
   return a;
 }

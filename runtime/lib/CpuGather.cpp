@@ -3,12 +3,16 @@
 // out[p, i, q] = table[p, indices[i], q]: one memcpy per (outer position,
 // index) of the row table[p, indices[i], :]. Every index is checked before
 // anything is written, so a bad one fails the task without a partial result
-// and without reading outside the table.
+// and without reading outside the table. Indices are i32/i64, or f32/f64
+// holding integral values (integers computed on float carriers): a float
+// index that is not an integer (or NaN) fails as one out of range does.
 //
 //===----------------------------------------------------------------------===//
 
 #include "doppler/runtime/CpuKernels.h"
 
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -16,10 +20,34 @@ namespace doppler::runtime::cpu {
 
 namespace {
 
+/// The index at position i; only called once checkGatherIndices passed
+/// (a float index is then integral and in range).
 int64_t indexAt(const void *indices, ElementType type, int64_t i) {
-  if (type == ElementType::I32)
+  switch (type) {
+  case ElementType::I32:
     return static_cast<const int32_t *>(indices)[i];
-  return static_cast<const int64_t *>(indices)[i];
+  case ElementType::F32:
+    return static_cast<int64_t>(static_cast<const float *>(indices)[i]);
+  case ElementType::F64:
+    return static_cast<int64_t>(static_cast<const double *>(indices)[i]);
+  default:
+    return static_cast<const int64_t *>(indices)[i];
+  }
+}
+
+bool isIndexType(ElementType type) {
+  return type != ElementType::F16;
+}
+
+/// A float index's value, when it is not an integer in [0, extent): its
+/// text for the error; empty if it is one.
+std::string badFloatIndex(double value, int64_t extent) {
+  if (value >= 0 && value < static_cast<double>(extent) &&
+      std::floor(value) == value)
+    return "";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
 }
 
 } // namespace
@@ -29,6 +57,20 @@ Status checkGatherIndices(const void *indices, ElementType indexType,
                           int64_t axis) {
   const int64_t extent = tableShape[axis];
   for (int64_t i = 0; i < indexCount; ++i) {
+    if (indexType == ElementType::F32 || indexType == ElementType::F64) {
+      double value =
+          indexType == ElementType::F32
+              ? static_cast<double>(static_cast<const float *>(indices)[i])
+              : static_cast<const double *>(indices)[i];
+      std::string bad = badFloatIndex(value, extent);
+      if (!bad.empty())
+        return Status::failure(
+            "gather: index " + bad + " at position " + std::to_string(i) +
+            " of the indices is not an integer in [0, " +
+            std::to_string(extent) + ") (axis " + std::to_string(axis) +
+            " of the table " + shapeToString(tableShape) + ")");
+      continue;
+    }
     int64_t index = indexAt(indices, indexType, i);
     if (index < 0 || index >= extent)
       return Status::failure(
@@ -43,10 +85,10 @@ Status checkGatherIndices(const void *indices, ElementType indexType,
 Status gather(const void *table, const Shape &tableShape, const void *indices,
               ElementType indexType, int64_t indexCount, int64_t axis,
               void *out, ElementType type) {
-  if (!isIntegerType(indexType))
+  if (!isIndexType(indexType))
     return Status::failure("gather: indices of element type " +
                            std::string(elementTypeName(indexType)) +
-                           " (expected i32 or i64)");
+                           " (expected i32, i64, f32 or f64)");
   if (axis < 0 || axis >= static_cast<int64_t>(tableShape.size()))
     return Status::failure("gather: axis " + std::to_string(axis) +
                            " is outside the table " +

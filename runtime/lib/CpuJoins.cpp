@@ -78,6 +78,13 @@ constexpr bool isBinaryJoin(JoinKind join) {
   case JoinKind::Max:
   case JoinKind::Min:
   case JoinKind::Pow:
+  case JoinKind::Eq:
+  case JoinKind::Ne:
+  case JoinKind::Lt:
+  case JoinKind::Le:
+  case JoinKind::Gt:
+  case JoinKind::Ge:
+  case JoinKind::Where:
     return true;
   default:
     return false;
@@ -191,6 +198,9 @@ struct F32x8 {
   static V div(V a, V b) { return _mm256_div_ps(a, b); }
   static V stdMax(V a, V b) { return _mm256_max_ps(b, a); }
   static V stdMin(V a, V b) { return _mm256_min_ps(b, a); }
+  template <int P> static V cmp(V a, V b) { return _mm256_cmp_ps(a, b, P); }
+  static V ones(V mask) { return _mm256_and_ps(mask, set1(1.f)); }
+  static V blend(V no, V yes, V mask) { return _mm256_blendv_ps(no, yes, mask); }
   static V relu(V a) { return _mm256_max_ps(a, _mm256_setzero_ps()); }
   static V neg(V a) { return _mm256_xor_ps(a, set1(-0.f)); }
   static V abs(V a) { return _mm256_andnot_ps(set1(-0.f), a); }
@@ -255,6 +265,9 @@ struct F64x4 {
   static V div(V a, V b) { return _mm256_div_pd(a, b); }
   static V stdMax(V a, V b) { return _mm256_max_pd(b, a); }
   static V stdMin(V a, V b) { return _mm256_min_pd(b, a); }
+  template <int P> static V cmp(V a, V b) { return _mm256_cmp_pd(a, b, P); }
+  static V ones(V mask) { return _mm256_and_pd(mask, set1(1.0)); }
+  static V blend(V no, V yes, V mask) { return _mm256_blendv_pd(no, yes, mask); }
   static V relu(V a) { return _mm256_max_pd(a, _mm256_setzero_pd()); }
   static V neg(V a) { return _mm256_xor_pd(a, set1(-0.0)); }
   static V abs(V a) { return _mm256_andnot_pd(set1(-0.0), a); }
@@ -333,6 +346,23 @@ inline typename I::V joinVector(typename I::V a, typename I::V b,
     return I::add(a, scalar);
   else if constexpr (J == JoinKind::Erf)
     return I::erf(a);
+  // Comparisons: the lane mask and-ed with 1 (ordered predicates: false on
+  // NaN; ne unordered: true on NaN), as the scalar formulas.
+  else if constexpr (J == JoinKind::Eq)
+    return I::ones(I::template cmp<_CMP_EQ_OQ>(a, b));
+  else if constexpr (J == JoinKind::Ne)
+    return I::ones(I::template cmp<_CMP_NEQ_UQ>(a, b));
+  else if constexpr (J == JoinKind::Lt)
+    return I::ones(I::template cmp<_CMP_LT_OQ>(a, b));
+  else if constexpr (J == JoinKind::Le)
+    return I::ones(I::template cmp<_CMP_LE_OQ>(a, b));
+  else if constexpr (J == JoinKind::Gt)
+    return I::ones(I::template cmp<_CMP_GT_OQ>(a, b));
+  else if constexpr (J == JoinKind::Ge)
+    return I::ones(I::template cmp<_CMP_GE_OQ>(a, b));
+  else if constexpr (J == JoinKind::Where) // a != 0 (NaN too) ? b : -0
+    return I::blend(I::set1(T(-0.0)), b,
+                    I::template cmp<_CMP_NEQ_UQ>(a, I::set1(T(0))));
   else
     return a;
 }

@@ -7,7 +7,7 @@
 // Accuracy, against doppler::applyJoin (double) rounded to the element type
 // (ULP: of that rounded reference):
 //  - identity, add, sub, mul, div, max, min, neg, sqrt, reciprocal, abs,
-//    relu, square, scale, shift: bit-identical to the same formula in the
+//    relu, square, scale, shift, eq, ne, lt, le, gt, ge, where: bit-identical to the same formula in the
 //    element type (one IEEE operation), NaN and signed zeros included; max
 //    and min keep std::max/std::min's argument order (a NaN second operand
 //    yields the first, max(-0, +0) = -0).
@@ -131,6 +131,20 @@ template <JoinKind J, typename T> inline T joinValue(T a, T b, T scalar) {
     return a + scalar;
   else if constexpr (J == JoinKind::Erf)
     return std::erf(a);
+  else if constexpr (J == JoinKind::Eq)
+    return a == b ? T(1) : T(0);
+  else if constexpr (J == JoinKind::Ne)
+    return a != b ? T(1) : T(0);
+  else if constexpr (J == JoinKind::Lt)
+    return a < b ? T(1) : T(0);
+  else if constexpr (J == JoinKind::Le)
+    return a <= b ? T(1) : T(0);
+  else if constexpr (J == JoinKind::Gt)
+    return a > b ? T(1) : T(0);
+  else if constexpr (J == JoinKind::Ge)
+    return a >= b ? T(1) : T(0);
+  else if constexpr (J == JoinKind::Where)
+    return a != T(0) ? b : T(-0.0);
   else
     return a;
 }

@@ -264,9 +264,17 @@ Result<ValueId> buildEinsumTask(const Reader &reader, const json &entry,
       return value.status();
     scalar = *value;
   }
+  // The result's type: differs from the inputs' in a conversion.
+  std::optional<ElementType> type;
+  if (auto it = entry.find("type"); it != entry.end()) {
+    Result<ElementType> value = reader.type(*it, where + ".type");
+    if (!value)
+      return value.status();
+    type = *value;
+  }
   return named(reader, where,
                plan.graph.addEinsum(header.device, *spec, *join, aggregation,
-                                    header.inputs, scalar));
+                                    header.inputs, scalar, type));
 }
 
 /// A fused task: spec and program (JoinProgram's text).

@@ -220,7 +220,8 @@ Result<ValueId> TaskGraph::addEinsum(int device, std::string_view specText,
                                      JoinKind join,
                                      std::optional<AggKind> aggregation,
                                      std::vector<ValueId> inputs,
-                                     double scalar) {
+                                     double scalar,
+                                     std::optional<ElementType> outputType) {
   std::string context = "einsum '" + std::string(specText) + "'";
   Result<EinsumSpec> spec = parseTaskSpec(device, specText, inputs, context);
   if (!spec)
@@ -233,7 +234,19 @@ Result<ValueId> TaskGraph::addEinsum(int device, std::string_view specText,
       operandShapes(inputs, device, context, type);
   if (!shapes)
     return shapes.status();
-  if (isIntegerType(type))
+  const ElementType inputType = type;
+  if (outputType && *outputType != type) {
+    // A conversion: identity over one input, same term, to f32 or f64.
+    if (join != JoinKind::Identity || !spec->isIdentity() ||
+        type == ElementType::F16 ||
+        (*outputType != ElementType::F32 && *outputType != ElementType::F64))
+      return Status::failure(
+          context + ": converts " + std::string(elementTypeName(type)) +
+          " to " + std::string(elementTypeName(*outputType)) +
+          "; only the identity join over one input with the output's term "
+          "converts, from i32, i64, f32 or f64 to f32 or f64");
+    type = *outputType;
+  } else if (isIntegerType(type))
     return Status::failure(context + ": operands of element type " +
                            std::string(elementTypeName(type)) +
                            "; einsums take floating-point tensors only "
@@ -247,6 +260,7 @@ Result<ValueId> TaskGraph::addEinsum(int device, std::string_view specText,
   task.kind = TaskKind::Einsum;
   task.device = device;
   task.type = type;
+  task.convertsFrom = inputType;
   task.shape = std::move(signature->outputShape);
   task.inputs = std::move(inputs);
   task.spec = std::move(*spec);
@@ -482,11 +496,11 @@ Result<ValueId> TaskGraph::addGather(int device, ValueId table,
     return status.withContext(context);
   const Task &source = tasks_[table];
   const Task &index = tasks_[indices];
-  if (!isIntegerType(index.type))
+  if (index.type == ElementType::F16)
     return Status::failure(context + ": indices %" + std::to_string(indices) +
                            " have element type " +
                            std::string(elementTypeName(index.type)) +
-                           "; they must be i32 or i64");
+                           "; they must be i32, i64, f32 or f64");
   int64_t rank = static_cast<int64_t>(source.shape.size());
   if (axis < 0 || axis >= rank)
     return Status::failure(context + ": axis " + std::to_string(axis) +

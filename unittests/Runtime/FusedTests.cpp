@@ -64,6 +64,9 @@ const ProgramCase kPrograms[] = {
     {2, "mul(in0, in1); exp(s0); add(s0, s1); tanh(s2); mul(s3, s1)"},
     // The exact GELU without its 0.5: x (1 + erf(x / sqrt 2)).
     {1, "scale(in0, 0.7071067811865476); erf(s0); shift(s1, 1); mul(s2, in0)"},
+    // Comparisons and where on 0/1 values and data.
+    {3, "lt(in0, in1); where(s0, in2); eq(s1, in0); ne(s2, s0); "
+        "ge(s3, in1); gt(s4, s1); le(s5, s3)"},
 };
 
 /// Every join appears in some program above (checked, so a new join must

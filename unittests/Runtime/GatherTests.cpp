@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -43,12 +44,56 @@ TEST(Gather, BuilderChecksAxisIndicesAndShape) {
   EXPECT_EQ(g.task(cols).shape, (Shape{10, 2, 3}));
   EXPECT_TRUE(mentions(g.addGather(0, table, ids, 2).status(),
                        "axis 2 is outside [0, 2)"));
-  EXPECT_TRUE(mentions(g.addGather(0, table, table, 0).status(),
-                       "must be i32 or i64"));
+  ValueId half = unwrap(g.addInput(0, {2}, ElementType::F16));
+  EXPECT_TRUE(mentions(g.addGather(0, table, half, 0).status(),
+                       "must be i32, i64, f32 or f64"));
+  // Float indices (integers carried as floats) are checked where they run.
+  EXPECT_EQ(g.task(unwrap(g.addGather(0, table, table, 0))).shape,
+            (Shape{10, 4, 4}));
+  // A conversion einsum takes integers: identity, same term, to a float.
+  EXPECT_EQ(g.task(unwrap(g.addEinsum(0, "ij->ij", JoinKind::Identity,
+                                      std::nullopt, {ids}, 0,
+                                      ElementType::F64)))
+                .type,
+            ElementType::F64);
+  EXPECT_TRUE(mentions(g.addEinsum(0, "ij->ji", JoinKind::Identity,
+                                   std::nullopt, {ids}, 0, ElementType::F64)
+                           .status(),
+                       "only the identity join over one input with the "
+                       "output's term converts"));
   EXPECT_TRUE(mentions(
       g.addEinsum(0, "ij->ij", JoinKind::Identity, std::nullopt, {ids})
           .status(),
       "einsums take floating-point tensors only"));
+}
+
+TEST(Gather, FloatIndicesMustBeIntegersAndConversionsExact) {
+  std::vector<float> table = {0, 1, 2, 3, 4, 5};
+  std::vector<double> good = {2, 0}, half = {0, 1.5}, nan = {NAN, 0};
+  std::vector<float> out(4);
+  ASSERT_TRUE(cpu::gather(table.data(), {3, 2}, good.data(), ElementType::F64,
+                          2, 0, out.data(), ElementType::F32));
+  EXPECT_EQ(out, (std::vector<float>{4, 5, 0, 1}));
+  EXPECT_TRUE(mentions(cpu::gather(table.data(), {3, 2}, half.data(),
+                                   ElementType::F64, 2, 0, out.data(),
+                                   ElementType::F32),
+                       "index 1.5 at position 1 of the indices is not an "
+                       "integer in [0, 3)"));
+  EXPECT_TRUE(mentions(cpu::gather(table.data(), {3, 2}, nan.data(),
+                                   ElementType::F64, 2, 0, out.data(),
+                                   ElementType::F32),
+                       "index nan at position 0"));
+  std::vector<int64_t> ints = {3, -7, (int64_t{1} << 24) + 1};
+  std::vector<double> wide(3);
+  ASSERT_TRUE(cpu::convertElements(ints.data(), ElementType::I64, wide.data(),
+                                   ElementType::F64, 3));
+  EXPECT_EQ(wide, (std::vector<double>{3, -7, 16777217}));
+  std::vector<float> narrow(3);
+  EXPECT_TRUE(mentions(cpu::convertElements(ints.data(), ElementType::I64,
+                                            narrow.data(), ElementType::F32,
+                                            3),
+                       "the integer 16777217 at position 2 has no exact f32 "
+                       "value"));
 }
 
 TEST(Gather, CpuKernelCopiesRowsAlongAnyAxis) {

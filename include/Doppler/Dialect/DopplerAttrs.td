@@ -35,6 +35,13 @@ def Doppler_JoinKind : I32EnumAttr<"JoinKind",
       I32EnumAttrCase<"Scale", 21, "scale">,
       I32EnumAttrCase<"Shift", 22, "shift">,
       I32EnumAttrCase<"Erf", 23, "erf">,
+      I32EnumAttrCase<"Eq", 24, "eq">,
+      I32EnumAttrCase<"Ne", 25, "ne">,
+      I32EnumAttrCase<"Lt", 26, "lt">,
+      I32EnumAttrCase<"Le", 27, "le">,
+      I32EnumAttrCase<"Gt", 28, "gt">,
+      I32EnumAttrCase<"Ge", 29, "ge">,
+      I32EnumAttrCase<"Where", 30, "where">,
     ]> {
   let cppNamespace = "::mlir::doppler";
   let genSpecializedAttr = 0;

@@ -12,6 +12,9 @@ include "mlir/IR/BuiltinAttributes.td"
 
 defvar Doppler_FloatTensor = RankedTensorOf<[AnyFloat]>;
 defvar Doppler_Tensor = RankedTensorOf<[AnyType]>;
+// An einsum's operand: a float tensor, or an i32/i64 one converted by an
+// identity einsum (see the einsum's description).
+defvar Doppler_EinsumOperand = RankedTensorOf<[AnyFloat, I32, I64]>;
 
 //===----------------------------------------------------------------------===//
 // einsum
@@ -41,18 +44,43 @@ def Doppler_EinsumOp : Doppler_Op<"einsum", [
         : (tensor<8x16xf32>) -> tensor<8x16xf32>
     ```
 
+    Comparisons and masks (integers and booleans computed from data are
+    carried as floats, exactly): `eq`, `ne`, `lt`, `le`, `gt`, `ge` give 1.0
+    where the comparison holds and 0.0 elsewhere (a NaN operand: 0.0, but
+    1.0 for `ne`); `where(c, x)` is `x` where `c != 0` (NaN included) and
+    -0.0 elsewhere, so that `where(c, a) + where(eq(c, 0), b)` selects `a`
+    or `b` exactly, infinities, NaN and signed zeros included. On 0/1
+    values `mul` is `and`, `max` is `or`, `ne` is `xor`.
+
+    A *conversion* is the identity join over one input whose term is the
+    output's (`"ij->ij"`) with a result of another element type: from i32,
+    i64 or a float to a float. An integer converts exactly or the op fails
+    where it runs, naming it (beyond 2^53 for f64, 2^24 for f32); a float
+    rounds to the nearest value of the result's type. Only a conversion
+    takes integer operands.
+
+    ```mlir
+    // An attention mask (i64 input) as a 0/1 float: != 0.
+    %m = doppler.einsum "bt->bt" join(identity) (%mask)
+        : (tensor<2x8xi64>) -> tensor<2x8xf64>
+    %z = doppler.fill 0.000000e+00 : tensor<f64>
+    %k = doppler.einsum "bt,->bt" join(ne) (%m, %z)
+        : (tensor<2x8xf64>, tensor<f64>) -> tensor<2x8xf64>
+    ```
+
     Rules the verifier enforces: the spec parses (single-letter indices, one
     `->`, no index twice in a term, every output index in some input); one
     operand per input term with matching rank; an index has one extent
     everywhere; the result shape is the one the spec implies; the join's
     arity equals the operand count; `scale` and `shift` carry a scalar and no
     other join does; an aggregation is present exactly when the spec
-    contracts; all element types agree; shapes are static.
+    contracts; all element types agree but in a conversion (identity join,
+    one operand, its term the output's, a float result); shapes are static.
   }];
   let arguments = (ins StrAttr:$spec, Doppler_JoinKindAttr:$join,
                    OptionalAttr<Doppler_AggKindAttr>:$aggregation,
                    OptionalAttr<F64Attr>:$scalar,
-                   Variadic<Doppler_FloatTensor>:$inputs);
+                   Variadic<Doppler_EinsumOperand>:$inputs);
   let results = (outs Doppler_FloatTensor:$output);
   let assemblyFormat = [{
     $spec custom<JoinAndAggregation>($join, $scalar, $aggregation)
@@ -457,7 +485,9 @@ def Doppler_TaskOp : Doppler_Op<"task", [
 // Gather: integer indices into a table
 //===----------------------------------------------------------------------===//
 
-defvar Doppler_IndexTensor = RankedTensorOf<[I32, I64]>;
+// Indices: integers, or integers computed from data on a float carrier
+// (checked to be integral where the gather runs).
+defvar Doppler_IndexTensor = RankedTensorOf<[I32, I64, F32, F64]>;
 defvar Doppler_GatherTableTensor = RankedTensorOf<[AnyFloat, I32, I64]>;
 
 def Doppler_GatherOp : Doppler_Op<"gather", [
@@ -476,7 +506,10 @@ def Doppler_GatherOp : Doppler_Op<"gather", [
     `torch.index_select(x, dim, idx)` is one along `dim` with 1-d indices.
     An index outside `[0, table.shape[axis])` (negative ones included) is
     an error where the gather runs (the interpreter, the runtime task),
-    never a wrapped read.
+    never a wrapped read. Indices may also be f32/f64 tensors holding
+    integers (indices computed from data, carried as floats: see einsum's
+    conversion); a float index that is not an integer (or NaN) is such an
+    error too. The CUDA backend takes integer indices only.
 
     ```mlir
     // An embedding: 2x8 token ids into a 1000x64 table.
@@ -493,8 +526,8 @@ def Doppler_GatherOp : Doppler_Op<"gather", [
     whole.
 
     Rules the verifier enforces: static shapes; the table has rank at least
-    1 and `0 <= axis < rank(table)`; the indices are i32 or i64 (the ODS
-    type constraint) and the table a float (any width, as for einsum; the
+    1 and `0 <= axis < rank(table)`; the indices are i32, i64, f32 or f64
+    (the ODS type constraint) and the table a float (any width, as for einsum; the
     runtime runs f16, f32 and f64 and refuses others when lowering) or
     i32/i64; the result has the table's element type and the shape above. Integer tensors are accepted
     only here (the table and indices of a gather, a gather's result when

@@ -24,8 +24,12 @@ enum class JoinKind : uint32_t {
   Identity, Add, Sub, Mul, Div, Max, Min, Pow,
   Neg, Exp, Log, Sqrt, Rsqrt, Reciprocal, Abs, Relu, Silu, Gelu, Tanh,
   Sigmoid, Square, Scale, Shift, Erf,
+  // Comparisons, 1.0 where true and 0.0 where false (NaN: only `ne` is
+  // true), and `where(c, a)` = c != 0 ? a : -0.0 (-0.0 is the identity of
+  // addition, so where(c, a) + where(1 - c, b) selects exactly).
+  Eq, Ne, Lt, Le, Gt, Ge, Where,
 };
-constexpr unsigned kNumJoinKinds = static_cast<unsigned>(JoinKind::Erf) + 1;
+constexpr unsigned kNumJoinKinds = static_cast<unsigned>(JoinKind::Where) + 1;
 
 /// How an einsum combines the values of a contracted index.
 enum class AggKind : uint32_t { Add, Mul, Max, Min };

@@ -135,6 +135,27 @@ Value emitJoin(OpBuilder &b, Location loc, JoinKind join, Value x, Value y,
     return arith::AddFOp::create(b, loc, x, cst(scalar));
   case JoinKind::Erf:
     return math::ErfOp::create(b, loc, x);
+  case JoinKind::Eq: // 1.0 where the (ordered) comparison holds, else 0.0
+  case JoinKind::Ne: // unordered: true on NaN, as a != b
+  case JoinKind::Lt:
+  case JoinKind::Le:
+  case JoinKind::Gt:
+  case JoinKind::Ge: {
+    arith::CmpFPredicate predicate =
+        join == JoinKind::Eq   ? arith::CmpFPredicate::OEQ
+        : join == JoinKind::Ne ? arith::CmpFPredicate::UNE
+        : join == JoinKind::Lt ? arith::CmpFPredicate::OLT
+        : join == JoinKind::Le ? arith::CmpFPredicate::OLE
+        : join == JoinKind::Gt ? arith::CmpFPredicate::OGT
+                               : arith::CmpFPredicate::OGE;
+    Value holds = arith::CmpFOp::create(b, loc, predicate, x, y);
+    return arith::UIToFPOp::create(b, loc, type, holds);
+  }
+  case JoinKind::Where: { // x != 0 (NaN too) ? y : -0.0
+    Value set = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
+                                      cst(0.0));
+    return arith::SelectOp::create(b, loc, set, y, cst(-0.0));
+  }
   }
   llvm_unreachable("unknown join");
 }
@@ -213,6 +234,16 @@ struct EinsumLowering : OpConversionPattern<EinsumOp> {
           Value x = args[0];
           Value y = adaptor.getInputs().size() > 1 ? args[1] : Value();
           Value value = emitJoin(b, bodyLoc, join, x, y, scalar);
+          // A conversion (identity to another element type): sitofp from
+          // an integer, extf/truncf between floats.
+          if (Type from = value.getType(); from != elementType) {
+            if (isa<IntegerType>(from))
+              value = arith::SIToFPOp::create(b, bodyLoc, elementType, value);
+            else if (from.getIntOrFloatBitWidth() < elementType.getWidth())
+              value = arith::ExtFOp::create(b, bodyLoc, elementType, value);
+            else
+              value = arith::TruncFOp::create(b, bodyLoc, elementType, value);
+          }
           if (agg)
             value = emitAgg(b, bodyLoc, *agg, args.back(), value);
           linalg::YieldOp::create(b, bodyLoc, value);
@@ -473,8 +504,13 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
         rewriter, loc, TypeRange{resultType},
         ValueRange{adaptor.getIndices()}, ValueRange{init}, maps, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
+          // Float indices (integers carried as floats) truncate; the
+          // runtime checks they are integers, this export clamps as below.
+          Value index = args[0];
+          if (isa<FloatType>(index.getType()))
+            index = arith::FPToSIOp::create(b, l, b.getI64Type(), index);
           Value position =
-              arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+              arith::IndexCastOp::create(b, l, b.getIndexType(), index);
           position = arith::MaxSIOp::create(
               b, l, position, arith::ConstantIndexOp::create(b, l, 0));
           position = arith::MinSIOp::create(

@@ -24,6 +24,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/DenseMap.h"
 
 
@@ -200,7 +201,15 @@ public:
 
   FailureOr<TaskRef> addEinsum(EinsumOp einsum, int,
                                ArrayRef<TaskRef> inputs,
-                               std::string &) override {
+                               std::string &error) override {
+    // The C API's einsum takes its inputs' type; a conversion (an identity
+    // einsum to another element type) runs through doppler-run's plans.
+    if (getElementTypeOrSelf(einsum.getInputs()[0].getType()) !=
+        getElementTypeOrSelf(einsum.getType())) {
+      error = "an einsum converting its element type is not supported by "
+              "the compiled (LLVM) route; run the plan (doppler-run)";
+      return failure();
+    }
     auto addEinsum = e.declare("dopplerRtGraphAddEinsum", e.i64,
                                {e.ptrType, e.i32, e.ptrType, e.ptrType,
                                 e.ptrType, e.f64, e.ptrType, e.i32});

@@ -105,9 +105,15 @@ public:
       aggregation = toSupport(*einsum.getAggregation());
     double scalar =
         einsum.getScalar() ? einsum.getScalar()->convertToDouble() : 0.0;
-    return answer(plan.graph.addEinsum(device, einsum.getSpec().str(),
-                                       toSupport(einsum.getJoin()),
-                                       aggregation, toIds(inputs), scalar),
+    // The result's type (a conversion's differs from its input's).
+    FailureOr<RuntimeElement> element =
+        getRuntimeElement(einsum.getType().getElementType(), einsum);
+    if (failed(element))
+      return failure();
+    return answer(plan.graph.addEinsum(
+                      device, einsum.getSpec().str(),
+                      toSupport(einsum.getJoin()), aggregation, toIds(inputs),
+                      scalar, static_cast<rt::ElementType>(*element)),
                   error);
   }
 

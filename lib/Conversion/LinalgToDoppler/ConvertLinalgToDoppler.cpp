@@ -79,6 +79,8 @@ struct ConvertLinalgToDopplerPass
     linalg_to_doppler::rewriteSafeSoftmax(function, &counters);
     linalg_to_doppler::rewriteMaskSelects(function, options.foldLimit,
                                           &counters);
+    // What stays integer is computed from data: carried as f64 floats.
+    linalg_to_doppler::carryIntegersAsFloats(function, &counters);
     // The linalg and tensor ops of the function (not those nested in their
     // bodies), tensor.empty included so that unused inits are erased.
     SmallVector<Operation *> ops;

@@ -7,8 +7,10 @@
 // - One axis read at integer data: one index of the extract is an input
 //   element (`index_cast`, also through torch-mlir's `select(i < 0, i + N,
 //   i)` wrap, N the table's extent: an index in range reads the same; a
-//   negative one is an error where the gather runs), every other index a
-//   loop (`linalg.index`) over the table's whole extent. The gather takes
+//   negative one is an error where the gather runs; or `fptosi` of a float
+//   element: an index computed from data, IntegerCarriers.cpp), every
+//   other index a loop (`linalg.index`) over the table's whole extent. The
+//   gather takes
 //   the table and that input (its unit dims dropped) along the axis; an
 //   identity einsum puts the result's dims in the output's order.
 // - Every index computed from constants and loops only (as_strided views,
@@ -73,13 +75,18 @@ BlockArgument castArgument(Value index, int64_t extent) {
       return nullptr;
     v = select.getFalseValue();
   }
+  // An index computed from data, carried as a float (IntegerCarriers.cpp):
+  // doppler.gather reads the float indices, checking they are integers.
+  if (auto toInt = v.getDefiningOp<arith::FPToSIOp>())
+    v = toInt.getIn();
   return dyn_cast<BlockArgument>(v);
 }
 
 /// The single-axis plan: the axis, the index operand and, per table dim
 /// and per index dim kept, its loop.
 struct AxisGather {
-  int64_t axis = -1;
+  int64_t axis = -1; ///< in the table without its unit dims read at 0
+  SmallVector<int64_t> unitDims; ///< table dims of extent 1 read at 0
   OpOperand *indices = nullptr;
   SmallVector<unsigned> tableLoops; ///< loops of the table dims but `axis`
   SmallVector<unsigned> indexLoops; ///< loops of the index's non-unit dims
@@ -91,7 +98,15 @@ std::string planAxis(linalg::GenericOp op, tensor::ExtractOp extract,
   ArrayRef<int64_t> table = extract.getTensor().getType().getShape();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   SmallVector<bool> used(ranges.size(), false);
+  int64_t kept = 0; // table dims kept before k
   for (auto [k, index] : llvm::enumerate(extract.getIndices())) {
+    APInt zero; // a unit dim read at 0 (torch-mlir's [1, N] buffers)
+    if (table[k] == 1 && matchPattern(index, m_ConstantInt(&zero)) &&
+        zero.isZero()) {
+      plan.unitDims.push_back(k);
+      continue;
+    }
+    ++kept;
     if (auto loop = index.getDefiningOp<linalg::IndexOp>()) {
       unsigned d = loop.getDim();
       if (used[d] || ranges[d] != table[k])
@@ -104,15 +119,16 @@ std::string planAxis(linalg::GenericOp op, tensor::ExtractOp extract,
     if (!arg || arg.getOwner() != op.getBody() ||
         arg.getArgNumber() >= op.getNumDpsInputs() || plan.axis >= 0)
       return "an index is neither a loop nor one integer input element";
-    plan.axis = k;
+    plan.axis = kept - 1;
     plan.indices = op.getDpsInputOperand(arg.getArgNumber());
   }
   if (plan.axis < 0)
     return "no index is read from an input";
   auto indexType = cast<RankedTensorType>(plan.indices->get().getType());
-  if (!indexType.getElementType().isInteger(64) &&
-      !indexType.getElementType().isInteger(32))
-    return "the indices are not i32 or i64";
+  Type indexElement = indexType.getElementType();
+  if (!indexElement.isInteger(64) && !indexElement.isInteger(32) &&
+      !indexElement.isF32() && !indexElement.isF64())
+    return "the indices are not i32, i64, f32 or f64";
   AffineMap map = op.getMatchingIndexingMap(plan.indices);
   for (auto [r, expr] : llvm::enumerate(map.getResults())) {
     if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
@@ -205,6 +221,14 @@ struct GatherPattern : public OpRewritePattern<linalg::GenericOp> {
       for (unsigned d = 0; d < ranges.size(); ++d)
         loops.push_back(d);
     } else {
+      if (!plan.unitDims.empty()) { // the table without them
+        SmallVector<int64_t> kept;
+        for (auto [k, extent] : llvm::enumerate(tableType.getShape()))
+          if (!llvm::is_contained(plan.unitDims, static_cast<int64_t>(k)))
+            kept.push_back(extent);
+        tableType = RankedTensorType::get(kept, element);
+        table = b.reshape(table, tableType);
+      }
       auto indexType = cast<RankedTensorType>(plan.indices->get().getType());
       Value indices = b.reshape(
           plan.indices->get(),

@@ -18,6 +18,7 @@ void mlir::doppler::populateLinalgToDopplerPatterns(
   linalg_to_doppler::populateWindowPatterns(patterns, counters);
   linalg_to_doppler::populateGatherPatterns(patterns, options.foldLimit,
                                             counters);
+  linalg_to_doppler::populateConversionPatterns(patterns, counters);
 }
 
 bool mlir::doppler::isConversionCandidate(Operation *op) {

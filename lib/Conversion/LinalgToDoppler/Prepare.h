@@ -42,6 +42,14 @@ void rewriteMaskSelects(Operation *function, int64_t limit,
 void rewriteSafeSoftmax(Operation *function,
                         LinalgToDopplerCounters *counters);
 void foldF64Islands(Operation *function, LinalgToDopplerCounters *counters);
+/// Integer and boolean tensors computed from data -> f64 tensors of the
+/// same values, their ops rewritten on floats (IntegerCarriers.cpp).
+void carryIntegersAsFloats(Operation *function,
+                           LinalgToDopplerCounters *counters);
+/// A generic casting its one input elementwise (sitofp from i32/i64, extf,
+/// truncf) -> a conversion einsum (IntegerCarriers.cpp).
+void populateConversionPatterns(RewritePatternSet &patterns,
+                                LinalgToDopplerCounters *counters);
 
 /// linalg.generic yielding `tensor.extract` of a table -> doppler.gather
 /// (Gathers.cpp); explainGather: std::nullopt for an op that is not such a

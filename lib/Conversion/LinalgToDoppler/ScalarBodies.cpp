@@ -45,6 +45,27 @@ std::optional<JoinKind> linalg_to_doppler::binaryJoin(Operation *op) {
       .Case<arith::MinimumFOp, arith::MinNumFOp>(
           [](auto) { return JoinKind::Min; })
       .Case<math::PowFOp>([](auto) { return JoinKind::Pow; })
+      // Comparisons (0/1; the predicates whose NaN behaviour the joins
+      // share) and boolean logic on i1, exact on 0/1.
+      .Case([](arith::CmpFOp cmp) -> std::optional<JoinKind> {
+        switch (cmp.getPredicate()) {
+        case arith::CmpFPredicate::OEQ: return JoinKind::Eq;
+        case arith::CmpFPredicate::UNE: return JoinKind::Ne;
+        case arith::CmpFPredicate::OLT: return JoinKind::Lt;
+        case arith::CmpFPredicate::OLE: return JoinKind::Le;
+        case arith::CmpFPredicate::OGT: return JoinKind::Gt;
+        case arith::CmpFPredicate::OGE: return JoinKind::Ge;
+        default: return std::nullopt;
+        }
+      })
+      .Case<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(
+          [](Operation *logic) -> std::optional<JoinKind> {
+            if (!logic->getResult(0).getType().isInteger(1))
+              return std::nullopt;
+            return isa<arith::AndIOp>(logic)  ? JoinKind::Mul
+                   : isa<arith::OrIOp>(logic) ? JoinKind::Max
+                                              : JoinKind::Ne;
+          })
       .Default([](Operation *) { return std::nullopt; });
 }
 

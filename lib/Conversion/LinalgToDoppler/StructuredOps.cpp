@@ -269,10 +269,21 @@ FailureOr<int> Analysis::compile(Value v) {
     }
     if (std::optional<double> c = scalarConstant(v))
       return constant(*c);
+    APInt bit; // an i1 constant: 0/1
+    if (v.getType().isInteger(1) && matchPattern(v, m_ConstantInt(&bit)))
+      return constant(bit.isZero() ? 0.0 : 1.0);
     Operation *def = v.getDefiningOp();
     if (!def || def->getBlock() != body)
       return fail("the body uses a value defined outside it that is not a "
                   "constant");
+    // An i1 as a float: its 0/1 (sitofp: 0/-1).
+    if (isa<arith::UIToFPOp, arith::SIToFPOp>(def) &&
+        def->getOperand(0).getType().isInteger(1)) {
+      FailureOr<int> x = compile(def->getOperand(0));
+      if (failed(x) || isa<arith::UIToFPOp>(def))
+        return x;
+      return unary(JoinKind::Neg, *x);
+    }
     if (Value in = castThrough(def, plan->resultType.getElementType()))
       return compile(in);
     if (isa<arith::ExtFOp, arith::TruncFOp>(def))
@@ -311,6 +322,28 @@ FailureOr<int> Analysis::compile(Value v) {
       join = select->first;
       lhs = select->second.first;
       rhs = select->second.second;
+    } else if (auto select = dyn_cast<arith::SelectOp>(def)) {
+      // where(c, a) + where(c == 0, b): exact for every a and b (where
+      // gives -0.0, the identity of add, where not selected); c ? 1 : 0
+      // is c, c ? a : -0.0 where(c, a).
+      FailureOr<int> c = compile(select.getCondition());
+      FailureOr<int> a = succeeded(c) ? compile(select.getTrueValue()) : c;
+      FailureOr<int> b = succeeded(a) ? compile(select.getFalseValue()) : a;
+      if (failed(b))
+        return failure();
+      std::optional<double> t = scalarConstant(select.getTrueValue()),
+                            f = scalarConstant(select.getFalseValue());
+      if (t && f && *t == 1 && *f == 0)
+        return c;
+      if (f && *f == 0 && std::signbit(*f))
+        return binary(JoinKind::Where, *c, *a);
+      FailureOr<int> taken = binary(JoinKind::Where, *c, *a);
+      FailureOr<int> notC = binary(JoinKind::Eq, *c, constant(0.0));
+      FailureOr<int> other =
+          succeeded(notC) ? binary(JoinKind::Where, *notC, *b) : notC;
+      if (failed(taken) || failed(other))
+        return failure();
+      return binary(JoinKind::Add, *taken, *other);
     } else {
       return fail("the body's '" + def->getName().getStringRef() +
                   "' has no doppler join");

@@ -65,7 +65,7 @@ func.func @dynamic_result(%x: tensor<4x4xf32>) {
 // -----
 
 func.func @unranked(%x: tensor<*xf32>) {
-  // expected-error @+1 {{operand #0 must be variadic of ranked tensor of floating-point values}}
+  // expected-error @+1 {{operand #0 must be variadic of ranked tensor of floating-point or 32-bit signless integer or 64-bit signless integer values}}
   %0 = doppler.einsum "ij->ij" join(relu) (%x) : (tensor<*xf32>) -> tensor<4x4xf32>
   return
 }
@@ -73,8 +73,17 @@ func.func @unranked(%x: tensor<*xf32>) {
 // -----
 
 func.func @integer_elements(%x: tensor<4xi32>) {
-  // expected-error @+1 {{operand #0 must be variadic of ranked tensor of floating-point values}}
+  // expected-error @+1 {{result #0 must be ranked tensor of floating-point values}}
   %0 = doppler.einsum "i->i" join(relu) (%x) : (tensor<4xi32>) -> tensor<4xi32>
+  return
+}
+
+// -----
+
+// An integer operand is taken by a conversion only (masks.mlir).
+func.func @integer_operand(%x: tensor<4xi32>) {
+  // expected-error @+1 {{operand 0 has element type 'i32' but the result has 'f32' (only a conversion, the identity join over one operand whose term is the output's, changes the element type)}}
+  %0 = doppler.einsum "i->i" join(relu) (%x) : (tensor<4xi32>) -> tensor<4xf32>
   return
 }
 

@@ -198,15 +198,23 @@ void assemble(const std::vector<const void *> &blocks,
 
 /// out[p, i, q] = table[p, indices[i], q] for the table of shape
 /// `tableShape` [P.., V, Q..] (V at `axis`) and `indexCount` indices of
-/// `indexType` (i32 or i64); `out` is [P.., I.., Q..] of `type`. Fails,
-/// naming the first index outside [0, V) and its position, before writing
-/// anything (CpuGather.cpp).
+/// `indexType` (i32, i64, or f32/f64 holding integers); `out` is
+/// [P.., I.., Q..] of `type`. Fails, naming the first index outside [0, V)
+/// (or not an integer) and its position, before writing anything
+/// (CpuGather.cpp).
 Status gather(const void *table, const Shape &tableShape, const void *indices,
               ElementType indexType, int64_t indexCount, int64_t axis,
               void *out, ElementType type);
 
-/// Ok when all `indexCount` indices (i32 or i64, host memory) are in
-/// [0, tableShape[axis]); else the gather's error naming the first bad
+/// out[i] = in[i] converted from `from` (i32, i64, f32, f64) to `to` (f32,
+/// f64) for `count` elements: a conversion einsum (CpuConvert.cpp). An
+/// integer without an exact value in `to` fails the task, naming it and
+/// its position, before anything is written; floats round to nearest.
+Status convertElements(const void *in, ElementType from, void *out,
+                       ElementType to, int64_t count);
+
+/// Ok when all `indexCount` indices (i32, i64, f32 or f64; host memory)
+/// are integers in [0, tableShape[axis]); else the gather's error naming the first bad
 /// index and its position (also used by the CUDA backend on a host copy).
 Status checkGatherIndices(const void *indices, ElementType indexType,
                           int64_t indexCount, const Shape &tableShape,

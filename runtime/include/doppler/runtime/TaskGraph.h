@@ -25,11 +25,13 @@
 // sum over the kernel volume, padding included).
 //
 // Integers: i32/i64 values are moved (slice, assemble, reshape, transfer,
-// evict, reload) and read as a gather's indices; no arithmetic task
+// evict, reload), read as a gather's indices and converted to floats by a
+// conversion einsum (addEinsum's `outputType`); no other arithmetic task
 // (einsum, fused, conv, pool) takes them. A gather task reads a table and
-// an i32/i64 index tensor and writes table.shape[:axis] + indices.shape +
-// table.shape[axis+1:]; an index outside [0, table.shape[axis]) fails the
-// task (an error naming it), it is never read.
+// an index tensor (i32/i64, or f32/f64 holding integers) and writes
+// table.shape[:axis] + indices.shape + table.shape[axis+1:]; an index
+// outside [0, table.shape[axis]) (or a float one that is not an integer)
+// fails the task (an error naming it), it is never read.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DOPPLER_RUNTIME_TASKGRAPH_H
@@ -106,6 +108,12 @@ struct Task {
   std::optional<AggKind> aggregation;
   /// Einsum: the join's scalar (scale/shift). Fill: the value.
   double scalar = 0;
+  /// Einsum: the inputs' element type; differs from `type` in a conversion
+  /// (addEinsum's `outputType`).
+  ElementType convertsFrom = ElementType::F32;
+  bool converts() const {
+    return kind == TaskKind::Einsum && convertsFrom != type;
+  }
 
   /// Slice: the box's offset per dimension (its sizes are `shape`).
   std::vector<int64_t> sliceOffsets;
@@ -153,9 +161,15 @@ public:
   /// ("ij,jk->ik", Mul, Add). `aggregation` is required exactly when the
   /// spec contracts an index. `scalar` feeds the scale/shift joins. Every
   /// input must live on `device` and share one element type (f32 or f64).
+  /// `outputType` (default: the inputs') may differ from the input's only
+  /// in a *conversion*: the identity join over one input whose term is the
+  /// output's ("ij->ij"), from i32, i64, f32 or f64 to f32 or f64. An
+  /// integer is converted exactly or the task fails naming it (an i64
+  /// beyond 2^53 in f64, 2^24 in f32); f64 -> f32 rounds to nearest.
   Result<ValueId> addEinsum(int device, std::string_view spec, JoinKind join,
                             std::optional<AggKind> aggregation,
-                            std::vector<ValueId> inputs, double scalar = 0);
+                            std::vector<ValueId> inputs, double scalar = 0,
+                            std::optional<ElementType> outputType = {});
 
   /// A fused elementwise chain over any number of inputs: for every point
   /// of `spec`'s output (an elementwise spec, broadcasts allowed, e.g.
@@ -215,9 +229,10 @@ public:
                           WindowGeometry geometry);
 
   /// `table` [P.., V, Q..] gathered along `axis` (the position of V) at
-  /// `indices` (i32 or i64, any shape I..): [P.., I.., Q..]. Both live on
-  /// `device`; the table may have any element type. Indices are checked
-  /// against V when the task runs.
+  /// `indices` (i32 or i64, or f32/f64 holding integers; any shape I..):
+  /// [P.., I.., Q..]. Both live on `device`; the table may have any
+  /// element type. Indices are checked against V (and float ones for
+  /// being integers) when the task runs.
   Result<ValueId> addGather(int device, ValueId table, ValueId indices,
                             int64_t axis);
 
