@@ -335,6 +335,14 @@ FailureOr<int> Analysis::compile(Value v) {
                             f = scalarConstant(select.getFalseValue());
       if (t && f && *t == 1 && *f == 0)
         return c;
+      // where and eq test x != 0 themselves: `x != 0` as the condition is x.
+      auto cmp = select.getCondition().getDefiningOp<arith::CmpFOp>();
+      std::optional<double> zero = cmp ? scalarConstant(cmp.getRhs()) : std::nullopt;
+      if (cmp && cmp->getBlock() == body &&
+          cmp.getPredicate() == arith::CmpFPredicate::UNE && zero && *zero == 0)
+        c = compile(cmp.getLhs());
+      if (failed(c))
+        return failure();
       if (f && *f == 0 && std::signbit(*f))
         return binary(JoinKind::Where, *c, *a);
       FailureOr<int> taken = binary(JoinKind::Where, *c, *a);

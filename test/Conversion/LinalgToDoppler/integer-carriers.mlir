@@ -17,7 +17,6 @@
 // CHECK: doppler.einsum "ij,->ij" join(ne) (%[[M]], %{{.*}}) : (tensor<2x4xf64>, tensor<f64>) -> tensor<2x4xf64>
 // CHECK: join(mul)
 // CHECK: doppler.einsum "ij->ij" join(identity) (%{{.*}}) : (tensor<2x4xf64>) -> tensor<2x4xf32>
-// CHECK: join(ne)
 // CHECK: join(where)
 // CHECK: join(eq)
 // CHECK: join(where)
