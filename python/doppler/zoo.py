@@ -334,6 +334,11 @@ def _ops_text(ops):
     return f"{total} ({parts})" if total else "-"
 
 
+def figure(value, spec=".1f"):
+    """A table cell: `value` formatted, or "-" for None."""
+    return "-" if value is None else format(value, spec)
+
+
 def table(rows):
     version = torch.__version__.split("+")[0]
     libs = {}
@@ -352,9 +357,7 @@ def table(rows):
             result = "error: " + r.error.replace("|", "\\|")
         else:
             result = "ok" if r.rel_error <= 1e-4 else "WRONG (above 1e-4)"
-        err = f"{r.rel_error:.1e}" if r.rel_error is not None else "-"
-        imp = f"{r.import_s:.1f}" if r.import_s is not None else "-"
-        run = f"{r.run_s:.1f}" if r.run_s is not None else "-"
+        err, imp, run = figure(r.rel_error, ".1e"), figure(r.import_s), figure(r.run_s)
         lines.append(f"| {r.name} | {lib} | {version} | {_ops_text(r.ops)} | {err} | {imp} | "
                      f"{run} | {result} |")
     return "\n".join(lines)

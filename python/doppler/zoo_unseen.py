@@ -272,17 +272,12 @@ def table(pairs):
              "import s | run s | result (module) | result (exported) |",
              "|---|---|---|---|---|---|---|---|"]
     for module_row, exported_row in pairs:
-        r = module_row
-
-        def err(row):
-            return f"{row.rel_error:.1e}" if row.rel_error is not None else "-"
-
-        imp = f"{r.import_s:.1f}" if r.import_s is not None else "-"
-        run = f"{r.run_s:.1f}" if r.run_s is not None else "-"
+        r, other = module_row, exported_row
         lines.append(f"| {r.name} | {r.library} | {zoo._ops_text(r.ops)} | "
-                     f"{err(r)} / {err(exported_row) if exported_row else '-'} | {imp} | "
-                     f"{run} | {_result(r)} | "
-                     f"{_result(exported_row) if exported_row else '-'} |")
+                     f"{zoo.figure(r.rel_error, '.1e')} / "
+                     f"{zoo.figure(other.rel_error if other else None, '.1e')} | "
+                     f"{zoo.figure(r.import_s)} | {zoo.figure(r.run_s)} | {_result(r)} | "
+                     f"{_result(other) if other else '-'} |")
     return "\n".join(lines)
 
 
