@@ -452,6 +452,38 @@ def check(name, out, doppler_opt, frozen=False, run=False):
     return row
 
 
+def other_masks(name, out, doppler_opt):
+    """The masks a converted program takes as data: `name` (an encoder of the
+    zoo taking (input_ids, attention_mask)) imported and converted once, then
+    run by doppler-run with the zoo's padded mask and with another one
+    (padding in the middle of the first row, none in the others; the ids
+    there set to the pad token, so that RoBERTa's positions change too),
+    each against PyTorch eager on the same inputs. Returns [(rel. error,
+    outputs)] for the two runs."""
+    import torch
+    from doppler import api, zoo
+    model, inputs = zoo.build(name)
+    text, _, _, sources = import_to_linalg(model, inputs)
+    row = Row(name)
+    convert(row, text, out, doppler_opt, sources)
+    if row.error or row.left:
+        raise RuntimeError(f"{name}: {row.error or dict(row.left)}")
+    ids, mask = inputs
+    mask2 = torch.ones_like(mask)
+    mask2[0, 1:4] = 0
+    ids2 = ids.clone()
+    ids2[mask2 == 0] = getattr(model.config, "pad_token_id", None) or 0
+    results = []
+    for given in ((ids, mask), (ids2, mask2)):
+        model, _ = zoo.build(name)
+        params = [p.detach() for _, p in model.named_parameters()]
+        run_converted(row, model, given, params, os.path.join(out, name + ".doppler.mlir"),
+                      doppler_opt, out)
+        results.append((row.rel_error,
+                        api.read_outputs(os.path.join(out, name + ".outputs.bin"))))
+    return results
+
+
 # -- the table ------------------------------------------------------------------------
 
 
@@ -620,9 +652,13 @@ What the conversion folds or rewrites first (docs/LinalgFrontends.md):
 ops on constants only (positions, causal masks, cumsums and sin/cos tables
 of constants), `where` on a constant mask, torch's safe softmax, the f64
 LayerNorm statistics (computed in f32), and embeddings and other gathers
-(one doppler.gather each). What stays is computed from integer inputs (the
-`attention_mask` and `input_ids` given to the model). Over the zoo, by
-kind (where it comes from, why it stays):
+(one doppler.gather each). What is computed from the integer inputs (the
+`attention_mask` and `input_ids` given to the model: the padding mask
+compared, gathered, `&`-ed with the causal mask and selected on;
+RoBERTa's positions `cumsum(input_ids != pad)` and the gather at them) is
+carried as f64 floats (comparison and `where` joins, conversion einsums,
+a gather at float indices, the cumsum as a contraction with a 0/1
+triangle). Over the zoo, by kind (where it comes from, why it stays):
 
 {why_over_the_zoo(rows)}
 

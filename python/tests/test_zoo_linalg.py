@@ -106,3 +106,37 @@ def test_section_replaces_its_earlier_self(tmp_path):
     assert path.read_text() == f"# Z\n\n{zoo_linalg.SECTION}\n\nnew\n\n## After\n\nkept\n"
     zoo_linalg.write_section(str(path), f"{zoo_linalg.SECTION}\n\nnewer\n")
     assert path.read_text() == f"# Z\n\n{zoo_linalg.SECTION}\n\nnewer\n\n## After\n\nkept\n"
+
+
+_OTHER_MASKS = """
+import sys
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
+import zoo_linalg
+for name in ("bert", "roberta"):
+    (e1, o1), (e2, o2) = zoo_linalg.other_masks(name, sys.argv[3], sys.argv[4])
+    differ = max(float((a - b).abs().max()) for a, b in zip(o1, o2))
+    scale = max(float(a.abs().max()) for a in o1)
+    print(name, e1, e2, differ / scale)
+"""
+
+
+@needs_tools
+@pytest.mark.skipif(not os.access(VENV_PYTHON, os.X_OK),
+                    reason="no torch-mlir venv (scripts/setup_torch_mlir.sh installs it)")
+def test_one_converted_program_two_masks(tmp_path):
+    """The padding mask is data: BERT and RoBERTa converted once (nothing
+    left), run with the zoo's mask and with another one (RoBERTa's pad
+    tokens moved with it, so its positions, a cumsum of the ids, change),
+    each within 1e-6 of eager, and the outputs differ between the two by
+    far more than that (relative to the largest output)."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    done = subprocess.run([VENV_PYTHON, "-c", _OTHER_MASKS, os.path.join(ROOT, "scripts"),
+                           os.path.join(ROOT, "python"), str(tmp_path),
+                           os.path.join(BUILD, "bin", "doppler-opt")],
+                          capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [line.split() for line in done.stdout.splitlines()]
+    assert [r[0] for r in rows] == ["bert", "roberta"], done.stdout
+    for name, first, second, differ in rows:
+        assert float(first) <= 1e-6 and float(second) <= 1e-6, rows
+        assert float(differ) > 1e-4, rows
