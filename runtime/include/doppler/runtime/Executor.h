@@ -130,7 +130,9 @@ struct ExecutorOptions {
   /// How long an idle worker polls its queue before sleeping. Polling cuts
   /// the hand-off latency between devices from a futex wake-up (several us)
   /// to well under one, but burns a core while it lasts. Negative: automatic
-  /// (20 us when every worker thread can have a hardware thread, else 0).
+  /// (20 us when every worker thread can have a hardware thread, else 0;
+  /// copy workers do not count where the backend copies small values
+  /// inline, Backend::inlineCopyBytes).
   int idleSpinMicroseconds = -1;
   /// Testing only: a task to fail on purpose (see FaultInjection).
   FaultInjection fault;
