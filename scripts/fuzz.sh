@@ -14,7 +14,8 @@
 # line per target, "fuzz TARGET: N executions in S s, K crashes", then
 # "fuzz: N executions, K crashes"; exits non-zero on a crash or a failed
 # build. DOPPLER_FUZZ_BUILD_DIR overrides build-fuzz/, DOPPLER_FUZZ_JOBS the
-# build's parallelism (default 2); DOPPLER_FUZZ_SKIP_BUILD=1 skips the build.
+# build's parallelism (default 2); DOPPLER_FUZZ_SKIP_BUILD=1 skips the build,
+# DOPPLER_FUZZ_BUILD_ONLY=1 stops after it.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DOPPLER_FUZZ_BUILD_DIR:-$root/build-fuzz}
@@ -73,6 +74,11 @@ for t in "${targets[@]}"; do binaries+=("doppler-fuzz-$t"); done
 # DOPPLER_FUZZ_SKIP_BUILD=1 runs the binaries as they are.
 if [[ ${DOPPLER_FUZZ_SKIP_BUILD:-} != 1 ]] && ! flock "$build/.build.lock" nice -n 19 ninja -C "$build" -j "$jobs" "${binaries[@]}" >"$build.log" 2>&1; then
   tail -n 60 "$build.log"; echo "fuzz: build failed"; exit 1
+fi
+# DOPPLER_FUZZ_BUILD_ONLY=1 stops here (scripts/test.sh builds this tree
+# in the background while other tests run, then fuzzes).
+if [[ ${DOPPLER_FUZZ_BUILD_ONLY:-} == 1 ]]; then
+  echo "fuzz: built"; exit 0
 fi
 
 # halt_on_error: the first finding is the crash; leaks are findings too.

@@ -46,6 +46,27 @@ else
   echo "torch 2.15 not installed: the torch.export path and the model zoo are not tested"
 fi
 
+# The sanitizer and fuzz trees (build-asan/, build-fuzz/: about 7 and 2
+# minutes of both cores from scratch) compile at nice 19 in the background
+# while check-doppler and pytest run, one after the other: those leave a
+# core idle much of the time (lit's tests that wait, one busy pytest process
+# once Debian's has finished), and nice 19 takes what nobody else wants.
+# Their steps below wait for it, then rebuild (nothing left to do, or the
+# failure reported there).
+prebuild_pid=
+if [[ ${DOPPLER_SKIP_SANITIZE:-} != 1 || ${DOPPLER_SKIP_FUZZ:-} != 1 ]]; then
+  (
+    if [[ ${DOPPLER_SKIP_SANITIZE:-} != 1 ]]; then
+      DOPPLER_BUILD_DIR="$build" DOPPLER_SANITIZE_BUILD_ONLY=1 \
+        nice -n 19 bash "$root/scripts/sanitize.sh" address
+    fi
+    if [[ ${DOPPLER_SKIP_FUZZ:-} != 1 ]] && command -v clang++-22 >/dev/null; then
+      DOPPLER_FUZZ_BUILD_ONLY=1 nice -n 19 bash "$root/scripts/fuzz.sh" smoke
+    fi
+  ) >"$build/prebuild.log" 2>&1 &
+  prebuild_pid=$!
+fi
+
 log=$(mktemp)
 rm -f "$build/iree-summary.txt"
 ninja -C "$build" check-doppler 2>&1 | tee "$log"
@@ -107,10 +128,13 @@ else
 fi
 rm -f "$debian_log" "$torch_log"
 
+# The background builds of the sanitizer and fuzz trees (above) first.
+[[ -n $prebuild_pid ]] && wait "$prebuild_pid"
+
 # The MLIR-free tests again under ASan+UBSan (scripts/sanitize.sh, its own
-# build in build-asan/: about 4.5 minutes from scratch on 2 cores, seconds
-# afterwards). Each binary it runs counts as one test; a finding fails it.
-# DOPPLER_SKIP_SANITIZE=1 leaves it out.
+# build in build-asan/, done above in the background). Each binary it runs
+# counts as one test; a finding fails it. DOPPLER_SKIP_SANITIZE=1 leaves it
+# out.
 if [[ ${DOPPLER_SKIP_SANITIZE:-} != 1 ]]; then
   DOPPLER_BUILD_DIR="$build" bash "$root/scripts/sanitize.sh" address 2>&1 | tee "$log"
   sanitize_status=${PIPESTATUS[0]}
@@ -123,8 +147,8 @@ if [[ ${DOPPLER_SKIP_SANITIZE:-} != 1 ]]; then
 fi
 
 # A short libFuzzer run of the MLIR-free parsers (scripts/fuzz.sh smoke: the
-# graph, system and plan targets, 10 s each, after a clang-22 ASan+UBSan
-# build in build-fuzz/ of about 1-2 minutes from scratch on 2 cores). Each
+# graph, system and plan targets, 10 s each, after the clang-22 ASan+UBSan
+# build in build-fuzz/ above). Each
 # target counts as one test; a crash fails it. The corpora themselves are
 # replayed by check-doppler (test/Fuzz). Without clang-22 it counts as one
 # skipped test; DOPPLER_SKIP_FUZZ=1 leaves it out.
