@@ -91,6 +91,10 @@ struct AxisGather {
   SmallVector<unsigned> tableLoops; ///< loops of the table dims but `axis`
   SmallVector<unsigned> indexLoops; ///< loops of the index's non-unit dims
   SmallVector<int64_t> indexShape;  ///< the index's shape without unit dims
+  /// Batched ("take along") dims: a loop reading both table dim k < axis
+  /// and the index dim at position r of indexShape; (k, r) pairs. The
+  /// table dims before the axis are then all batched, in order.
+  SmallVector<std::pair<int64_t, int64_t>> batch;
 };
 
 std::string planAxis(linalg::GenericOp op, tensor::ExtractOp extract,
@@ -133,8 +137,12 @@ std::string planAxis(linalg::GenericOp op, tensor::ExtractOp extract,
   for (auto [r, expr] : llvm::enumerate(map.getResults())) {
     if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
       unsigned d = dim.getPosition();
-      if (used[d])
+      const auto *shared = llvm::find(plan.tableLoops, d);
+      int64_t k = shared - plan.tableLoops.begin();
+      if (used[d] && (shared == plan.tableLoops.end() || k >= plan.axis))
         return "a loop indexes both the table and the indices";
+      if (used[d]) // a batched dim: per index, its own table slice
+        plan.batch.push_back({k, static_cast<int64_t>(plan.indexShape.size())});
       used[d] = true;
       plan.indexLoops.push_back(d);
       plan.indexShape.push_back(indexType.getDimSize(r));
@@ -146,6 +154,10 @@ std::string planAxis(linalg::GenericOp op, tensor::ExtractOp extract,
   }
   if (llvm::count(used, false))
     return "a loop is read by neither the table nor the indices";
+  if (!plan.batch.empty() &&
+      static_cast<int64_t>(plan.batch.size()) != plan.axis)
+    return "a loop indexes both the table and the indices, and another "
+           "table dim before the axis does not";
   return "";
 }
 
@@ -183,6 +195,64 @@ std::optional<std::string> whyNotGather(linalg::GenericOp op,
            "fold-limit)";
   *flat = true;
   return std::string();
+}
+
+/// A batched gather (`out[b, t] = table[b, idx[b, t]]`, torch-mlir's
+/// position ids of a batch) as a plain one: the table's batch dims and
+/// axis merged into one, the indices made f64 (a conversion einsum when
+/// integers) and offset by each batch position times its stride (exact in
+/// f64), so that the gather reads along the merged axis. An index outside
+/// [0, extent) becomes -1, so that it fails where the gather runs (as any
+/// bad index does) instead of reading a neighbouring batch's row.
+std::pair<Value, Value> flattenBatch(DopplerBuilder &b, const AxisGather &plan,
+                                     Value table, Value indices) {
+  auto tableType = cast<RankedTensorType>(table.getType());
+  ArrayRef<int64_t> shape = tableType.getShape();
+  SmallVector<int64_t> flat{1};
+  for (int64_t k = 0; k <= plan.axis; ++k)
+    flat[0] *= shape[k];
+  flat.append(shape.begin() + plan.axis + 1, shape.end());
+  table = b.reshape(table,
+                    RankedTensorType::get(flat, tableType.getElementType()));
+  auto indexType = cast<RankedTensorType>(indices.getType());
+  Type f64 = b.rewriter.getF64Type();
+  auto f64Type = indexType.clone(f64);
+  std::string term(kLetters, indexType.getRank());
+  if (indexType.getElementType() != f64)
+    indices = b.einsum(term + "->" + term, JoinKind::Identity, std::nullopt,
+                       std::nullopt, {indices}, f64Type);
+  int64_t stride = shape[plan.axis];
+  auto scalar = RankedTensorType::get({}, f64);
+  auto compare = [&](JoinKind join, Value x, double bound) {
+    return b.einsum(term + ",->" + term, join, std::nullopt, std::nullopt,
+                    {x, b.fill(bound, scalar)}, f64Type);
+  };
+  std::string two = term + "," + term + "->" + term;
+  Value valid = b.einsum(two, JoinKind::Mul, std::nullopt, std::nullopt,
+                         {compare(JoinKind::Ge, indices, 0),
+                          compare(JoinKind::Lt, indices, stride)},
+                         f64Type);
+  for (auto [k, r] : llvm::reverse(plan.batch)) {
+    SmallVector<APFloat> offsets;
+    for (int64_t i = 0; i < shape[k]; ++i)
+      offsets.push_back(APFloat(static_cast<double>(i * stride)));
+    Value offset = arith::ConstantOp::create(
+        b.rewriter, b.loc,
+        DenseElementsAttr::get(RankedTensorType::get({shape[k]}, f64),
+                               offsets));
+    indices = b.einsum(term + "," + term[r] + "->" + term, JoinKind::Add,
+                       std::nullopt, std::nullopt, {indices, offset}, f64Type);
+    stride *= shape[k];
+  }
+  // where(valid, flat) + where(!valid, -1): exact either way.
+  Value invalid = compare(JoinKind::Eq, valid, 0);
+  Value bad = b.einsum(term + ",->" + term, JoinKind::Where, std::nullopt,
+                       std::nullopt, {invalid, b.fill(-1, scalar)}, f64Type);
+  indices = b.einsum(two, JoinKind::Where, std::nullopt, std::nullopt,
+                     {valid, indices}, f64Type);
+  indices = b.einsum(two, JoinKind::Add, std::nullopt, std::nullopt,
+                     {indices, bad}, f64Type);
+  return {table, indices};
 }
 
 struct GatherPattern : public OpRewritePattern<linalg::GenericOp> {
@@ -233,6 +303,13 @@ struct GatherPattern : public OpRewritePattern<linalg::GenericOp> {
       Value indices = b.reshape(
           plan.indices->get(),
           RankedTensorType::get(plan.indexShape, indexType.getElementType()));
+      if (!plan.batch.empty()) {
+        std::tie(table, indices) = flattenBatch(b, plan, table, indices);
+        tableType = cast<RankedTensorType>(table.getType());
+        plan.tableLoops.erase(plan.tableLoops.begin(),
+                              plan.tableLoops.begin() + plan.axis);
+        plan.axis = 0;
+      }
       SmallVector<int64_t> shape;
       ArrayRef<int64_t> tableShape = tableType.getShape();
       for (int64_t k = 0; k < plan.axis; ++k)

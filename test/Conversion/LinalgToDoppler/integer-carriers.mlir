@@ -142,3 +142,43 @@ func.func @mask_over_the_limit(%scores: tensor<4x4xf32>) -> tensor<4x4xf32> {
   } -> tensor<4x4xf32>
   return %r : tensor<4x4xf32>
 }
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+
+// A batched gather at positions computed from data (RoBERTa's positions at
+// batch 2: out[b, t] = table[b, pos[b, t]]): the table flattened, the
+// positions offset by b * 6 (exact in f64), one gather.
+// CHECK-LABEL: func.func @take_along
+// CHECK: doppler.reshape %arg1 : tensor<2x6xf32> -> tensor<12xf32>
+// CHECK: join(ge)
+// CHECK: join(lt)
+// CHECK: arith.constant dense<[0.000000e+00, 6.000000e+00]> : tensor<2xf64>
+// CHECK: doppler.einsum "ij,i->ij" join(add)
+// An index outside its row becomes -1 (an error where the gather runs).
+// CHECK: doppler.fill -1.0
+// CHECK: join(where)
+// CHECK: join(where)
+// CHECK: doppler.gather %{{.*}}[%{{.*}}] axis 0 : tensor<12xf32>, tensor<2x4xf64> -> tensor<2x4xf32>
+// CHECK-NOT: linalg.
+func.func @take_along(%ids: tensor<2x4xi64>, %table: tensor<2x6xf32>) -> tensor<2x4xf32> {
+  %c1 = arith.constant 1 : i64
+  %ei = tensor.empty() : tensor<2x4xi64>
+  %pos = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<2x4xi64>) outs(%ei : tensor<2x4xi64>) {
+  ^bb0(%i: i64, %o: i64):
+    %p = arith.addi %i, %c1 : i64
+    linalg.yield %p : i64
+  } -> tensor<2x4xi64>
+  %ef = tensor.empty() : tensor<2x4xf32>
+  %g = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%pos : tensor<2x4xi64>) outs(%ef : tensor<2x4xf32>) {
+  ^bb0(%p: i64, %o: f32):
+    %b = linalg.index 0 : index
+    %r = arith.index_cast %p : i64 to index
+    %v = tensor.extract %table[%b, %r] : tensor<2x6xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x4xf32>
+  return %g : tensor<2x4xf32>
+}
