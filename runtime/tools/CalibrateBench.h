@@ -84,6 +84,13 @@ inline Status addIndependent(Bench &bench, int count,
   return bench.graph.markOutput(last);
 }
 
+/// The median of `values` (not empty; reordered).
+inline double medianOf(std::vector<double> &values) {
+  std::nth_element(values.begin(), values.begin() + values.size() / 2,
+                   values.end());
+  return values[values.size() / 2];
+}
+
 /// The median over `repeat` runs of `bench`, after a warm-up run (page
 /// faults, kernel plans), of `sample` of each run's result.
 inline Result<double>
@@ -97,9 +104,7 @@ medianOverRuns(Executor &executor, Bench &bench, int repeat,
     if (run > 0)
       samples.push_back(sample(*result));
   }
-  std::nth_element(samples.begin(), samples.begin() + samples.size() / 2,
-                   samples.end());
-  return samples[samples.size() / 2];
+  return medianOf(samples);
 }
 
 /// Per device, the (start, end) of each compute task `result` ran.
@@ -136,28 +141,57 @@ inline Result<double> timeDevices(Executor &executor, Bench &bench,
   });
 }
 
-/// Seconds a device's compute worker sits idle between two of its tasks in
-/// `bench` (the executor's hand-off: freeing, counting, queueing, popping,
-/// allocating), when each task's inputs are ready as it ends: the sum of
-/// the gaps between consecutive tasks over their number, averaged over the
-/// devices; the median of `repeat` runs after a warm-up.
-inline Result<double> timeHandOffs(Executor &executor, Bench &bench,
-                                   int repeat) {
+/// Per device, in start order, `step(previous, next)` of each pair of its
+/// consecutive compute tasks; its median, averaged over the devices; the
+/// median of `repeat` runs after a warm-up. Medians per run, not sums:
+/// another process that takes the core for a scheduler slice (4 ms, 40
+/// times a chain of tiny tasks) delays one step of a run, which a sum
+/// charges to every task and a median leaves out, as it should: the
+/// figure is what each task costs, not how loaded the host was.
+inline Result<double> medianStep(
+    Executor &executor, Bench &bench, int repeat,
+    const std::function<double(const std::pair<double, double> &,
+                               const std::pair<double, double> &)> &step) {
   return medianOverRuns(executor, bench, repeat, [&](const RunResult &run) {
     double total = 0;
     int devices = 0;
+    std::vector<double> steps;
     for (auto &[device, list] : computeSpans(bench.graph, run)) {
       if (list.size() < 2)
         continue;
       std::sort(list.begin(), list.end());
-      double idle = 0;
+      steps.clear();
       for (size_t i = 1; i < list.size(); ++i)
-        idle += std::max(0.0, list[i].first - list[i - 1].second);
-      total += idle / static_cast<double>(list.size() - 1);
+        steps.push_back(step(list[i - 1], list[i]));
+      total += medianOf(steps);
       ++devices;
     }
     return devices ? total / devices : 0;
   });
+}
+
+/// Seconds per task of a chain of dependent tasks per device in `bench`
+/// (each task's input is the previous one's output): the typical interval
+/// from one task's start to the next one's, i.e. the task and the
+/// hand-off to its successor (medianStep).
+inline Result<double> timeChainSteps(Executor &executor, Bench &bench,
+                                     int repeat) {
+  return medianStep(executor, bench, repeat,
+                    [](const auto &previous, const auto &next) {
+                      return next.first - previous.first;
+                    });
+}
+
+/// Seconds a device's compute worker sits idle between two of its tasks in
+/// `bench` (the executor's hand-off: freeing, counting, queueing, popping,
+/// allocating), when each task's inputs are ready as it ends: the typical
+/// gap between consecutive tasks (medianStep).
+inline Result<double> timeHandOffs(Executor &executor, Bench &bench,
+                                   int repeat) {
+  return medianStep(executor, bench, repeat,
+                    [](const auto &previous, const auto &next) {
+                      return std::max(0.0, next.first - previous.second);
+                    });
 }
 
 } // namespace doppler::runtime::calibrate

@@ -46,10 +46,7 @@ public:
       if (Status status = bench.graph.markOutput(last); !status)
         return status;
     }
-    Result<double> time = timeDevices(executor_, bench, repeat_);
-    if (!time)
-      return time;
-    return *time / kChain;
+    return timeChainSteps(executor_, bench, repeat_);
   }
 
   /// Seconds per task of kRateTasks independent tasks per busy device.

@@ -5,8 +5,11 @@
 // format of docs/SystemDescription.md, which doppler-annotate-costs{system=
 // FILE} and doppler-pipeline{system=FILE} read:
 //
-//   launch_overhead     time / K of a chain of K one-element einsums
-//                       (dispatch + hand-off per task);
+//   launch_overhead     the median step (one task's start to the next's)
+//                       of a chain of K one-element einsums (dispatch +
+//                       hand-off per task; a median, so that another
+//                       process's scheduler slice is not spread over the
+//                       chain: CalibrateBench.h, medianStep);
 //   peak_flops f32/f64  mul/add contractions of 2 N^3 FLOPs in four layouts
 //                       (ij,jk->ik; ij,kj->ik; bij,bjk->bik; sd,dhe->hse),
 //                       two each: FLOPs / (time - 8 launch_overhead);
@@ -213,16 +216,19 @@ public:
   /// Per-task overhead: a chain of tiny tasks per device.
   Status measureOverhead(Figures &figures) {
     constexpr int kChain = 200;
-    Result<double> time = timeOnBusyDevices([&](Bench &bench, int d) {
+    Bench bench(generator_);
+    for (int d = 0; d < busy_; ++d) {
       ValueId last = bench.input(d, {1});
       for (int k = 0; k < kChain; ++k)
         last = *bench.graph.addEinsum(d, "i->i", JoinKind::Neg, std::nullopt,
                                       {last});
-      return bench.graph.markOutput(last);
-    });
-    if (!time)
-      return time.status();
-    figures.overhead = *time / kChain;
+      if (Status status = bench.graph.markOutput(last); !status)
+        return status;
+    }
+    Result<double> step = timeChainSteps(executor_, bench, repeat_);
+    if (!step)
+      return step.status();
+    figures.overhead = *step;
     return Status();
   }
 
