@@ -12,7 +12,7 @@ packages=(
   libsleef-dev libblis-dev libdnnl-dev
   openmpi-bin libopenmpi-dev
   clang-22 libclang-rt-22-dev
-  python3-torch python3-pytest python3-numpy
+  python3-torch python3-torchvision python3-pytest python3-numpy
 )
 
 missing=()

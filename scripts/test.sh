@@ -85,9 +85,10 @@ if (( status != 0 && failed == 0 )); then failed=1; fi
 
 # The Python frontend's pytest suite, twice: under Debian's torch 1.13
 # (/usr/bin/python3: python3 on PATH may be another one, without
-# python3-torch; the fx tracers), and under today's PyTorch from PyPI (the
-# torch-venv above: torch.export, Core ATen and the model zoo of
-# python/tests/zoo, which Debian's run skips). The two run at once, each
+# python3-torch; the fx tracers and make_fx, and the zoo's torchvision
+# models with Debian's torchvision 0.14), and under today's PyTorch from
+# PyPI (the torch-venv above: torch.export, Core ATen and the whole model
+# zoo of python/tests/zoo). The two run at once, each
 # into its own log printed when both are done: each is mostly one busy
 # process (torch pinned to one thread) waiting on the tools it calls, so
 # on 2 cores they overlap instead of queueing (the two took 1.5 and 5.4

@@ -19,7 +19,7 @@ import torch
 import doppler
 from conftest import needs_tools
 from doppler import zoo
-from doppler.sources import has_export
+from doppler.sources import has_export, torch_version
 
 TOLERANCE = 1e-4
 FULL = os.environ.get("DOPPLER_ZOO_FULL") == "1"
@@ -85,6 +85,12 @@ TRACED = ["vit", "mobilenet_v2", "convnext"]
 def test_symbolic_trace_runs_like_torch(name):
     _require(name)
     row, expected, result = zoo.check(name, traced=True, devices=4, system="cpu4")
+    if row.error and "Proxy object cannot be iterated" in row.error and \
+            torch_version() < (2, 0):
+        # torch 1.13's fx cannot trace a model that unpacks a traced shape
+        # (torchvision 0.14's ViT: `n, c, h, w = x.shape`); the error says
+        # so, and the module itself runs (make_fx) in the test above.
+        pytest.skip("torch.fx of torch 1.x cannot trace this model's code")
     assert row.error is None, row.error
     assert row.rel_error <= TOLERANCE, f"{name}: relative error {row.rel_error:.3g}"
 
