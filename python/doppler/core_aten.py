@@ -32,7 +32,12 @@ COVERED = {
     "_adaptive_avg_pool2d.default": "doppler.pool (sizes that divide), else an einsum per dim "
                                     "with the averaging matrix",
     "_adaptive_avg_pool3d.default": "as _adaptive_avg_pool2d",
+    "_cdist_forward.default": "the differences (one einsum), |.|^p summed, the 1/p-th power "
+                              "(p = 0 refused)",
+    "_embedding_bag.default": "a gather, then an einsum with the (bags x ids) matrix (sum, "
+                              "mean; max refused), ids and offsets computed by torch",
     "_log_softmax.default": "einsums (max, sub, exp, sum, log)",
+    "_pdist_forward.default": "cdist of the rows with themselves, the upper triangle gathered",
     "_native_batch_norm_legit.no_stats": "the batch's own statistics (instance norm's form)",
     "_native_batch_norm_legit_no_training.default": "einsums with the running statistics",
     "_softmax.default": "einsums",
@@ -54,7 +59,8 @@ COVERED = {
     "clamp.Tensor": "max/min joins",
     "clone.default": "no-op",
     "constant_pad_nd.default": "fills assembled around (or folded into a convolution)",
-    "convolution.default": "doppler.conv (transposed convolutions refused)",
+    "convolution.default": "doppler.conv; transposed: the adjoint convolution over the "
+                           "zero-filled input with the flipped kernel",
     "cumsum.default": "an einsum with the triangular matrix of ones",
     "copy.default": "src broadcast to self's shape",
     "diagonal.default": "a gather at the diagonal's positions",
@@ -75,7 +81,8 @@ COVERED = {
     "hardtanh.default": "max/min joins",
     "index.Tensor": "slices or a gather (index tensors computed by torch)",
     "index_put.default": "a gather from the input and the values at positions computed by "
-                         "torch (accumulate=True refused)",
+                         "torch; accumulate=True: an einsum with the (positions x sources) "
+                         "matrix of counts (up to 2^24 entries)",
     "index_select.default": "slices or a gather",
     "leaky_relu.default": "max/min joins",
     "log.default": "log join",
@@ -115,6 +122,9 @@ COVERED = {
     "rsqrt.default": "rsqrt join",
     "scatter.src": "a gather from the input and src (indices computed by torch)",
     "scatter.value": "a gather from the input and the value",
+    "scatter_add.default": "as index_put with accumulate=True",
+    "scatter_reduce.two": "reduce='sum' including self: as scatter_add; other reductions "
+                          "refused",
     "select.int": "a slice (a view)",
     "select_scatter.default": "slices and an assemble",
     "sigmoid.default": "sigmoid join",
@@ -224,16 +234,8 @@ NOT_COVERED = {
     "randperm.default": "random numbers (refused)",
     "grid_sampler_2d.default": "sampling at positions computed from float data (a gather on "
                                "data)",
-    "scatter_add.default": "a scatter-add: several sources summed into one position (the "
-                           "dialect's gather reads, it never accumulates)",
-    "scatter_reduce.two": "as scatter_add",
-    "col2im.default": "overlapping windows summed back (fold): as scatter_add; not written",
-    "_embedding_bag.default": "bags of lengths from offsets: expressible as a gather and "
-                              "segment sums with host offsets; not written (no model here "
-                              "uses it)",
-    "_cdist_forward.default": "pairwise distances: expressible as a broadcast difference, "
-                              "square, sum and sqrt; not written (no model here uses it)",
-    "_pdist_forward.default": "as _cdist_forward",
+    "col2im.default": "overlapping windows summed back (fold; torch's decompositions write "
+                      "nn.Fold as an accumulating index_put, which is covered): not written",
 }
 
 

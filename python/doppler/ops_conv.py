@@ -40,7 +40,7 @@ import torch.nn.functional as F
 
 from .frontend import Unavailable
 from .ir import LETTERS
-from .ops_index import adaptive_average
+from .ops_index import adaptive_average, take
 from .ops_table import register, register_module
 
 
@@ -324,11 +324,58 @@ def conv(ctx, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=
     return _convolution(ctx, input, weight, bias, stride, padding, dilation, groups)
 
 
+def _transposed_convolution(ctx, input, weight, bias, stride, padding, dilation,
+                            output_padding, groups):
+    """A transposed convolution as the convolution it is the adjoint of:
+    the input with stride - 1 zeros between its elements (a concat with
+    fills and a reshape per strided dim), padded by dilation * (k - 1) -
+    padding (plus output_padding at the end; cropped where negative), and
+    convolved at stride 1 with the weight's in/out channels swapped per
+    group and its kernel flipped (a gather per spatial dim). Its work is
+    that of the convolution over the zero-filled input (stride^d times the
+    transposed one's)."""
+    bld = ctx.builder
+    w, x = ctx.val(weight, "weight"), ctx.val(input)
+    spatial = w.rank - 2
+    if x.rank != spatial + 2:
+        raise ctx.unsupported("a transposed convolution of an unbatched input")
+    stride = _per_dim(ctx, stride, spatial, "stride")
+    dilation = _per_dim(ctx, dilation, spatial, "dilation")
+    padding = _per_dim(ctx, padding, spatial, "padding")
+    extra = _per_dim(ctx, output_padding, spatial, "output_padding")
+    kernel = list(w.shape[2:])
+    for j in range(spatial):
+        d, s, n = 2 + j, stride[j], x.shape[2 + j]
+        if s > 1:
+            column = list(x.shape[:d + 1]) + [1] + list(x.shape[d + 1:])
+            zeros = list(column)
+            zeros[d + 1] = s - 1
+            both = bld.concat([bld.materialize(bld.reshape(x, column)),
+                               bld.fill(0.0, zeros)], d + 1)
+            merged = list(x.shape)
+            merged[d] = n * s
+            x = bld.slice(bld.reshape(both, merged), d, 0, (n - 1) * s + 1)
+        low = dilation[j] * (kernel[j] - 1) - padding[j]
+        high = low + extra[j]
+        if low < 0 or high < 0:
+            x = bld.slice(x, d, max(-low, 0), x.shape[d] - max(-low, 0) - max(-high, 0))
+        x = _pad(bld, x, d, max(low, 0), max(high, 0))
+    c_in, c_out = w.shape[0], w.shape[1]
+    grouped = bld.reshape(w, [groups, c_in // groups, c_out] + kernel)
+    swapped = grouped.with_dims([grouped.dims[0], grouped.dims[2], grouped.dims[1]] +
+                                grouped.dims[3:])
+    w = bld.reshape(swapped, [groups * c_out, c_in // groups] + kernel)
+    for j, k in enumerate(kernel):
+        w = take(ctx, w, 2 + j, list(range(k - 1, -1, -1)), f"flip{j}")
+    return _convolution(ctx, x, w, bias, 1, 0, dilation, groups)
+
+
 @register("aten.convolution", "aten._convolution")
 def aten_convolution(ctx, input, weight, bias, stride, padding, dilation, transposed,
                      output_padding, groups, *flags):
     if transposed:
-        raise ctx.unsupported("transposed convolution")
+        return _transposed_convolution(ctx, input, weight, bias, stride, padding, dilation,
+                                       output_padding, groups)
     return _convolution(ctx, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -341,6 +388,24 @@ def conv_module(ctx, module, name, input):
     bias = ctx.param(name + ".bias") if module.bias is not None else None
     return _convolution(ctx, input, weight, bias, module.stride, module.padding,
                         module.dilation, module.groups)
+
+
+@register_module(nn.ConvTranspose1d, nn.ConvTranspose2d, nn.ConvTranspose3d)
+def conv_transpose_module(ctx, module, name, input, output_size=None):
+    if output_size is not None:
+        raise ctx.unsupported("a transposed convolution called with output_size")
+    weight = ctx.param(name + ".weight")
+    bias = ctx.param(name + ".bias") if module.bias is not None else None
+    return _transposed_convolution(ctx, input, weight, bias, module.stride, module.padding,
+                                   module.dilation, module.output_padding, module.groups)
+
+
+@register(F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d, "aten.conv_transpose1d",
+          "aten.conv_transpose2d", "aten.conv_transpose3d")
+def conv_transpose(ctx, input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                   groups=1, dilation=1):
+    return _transposed_convolution(ctx, input, weight, bias, stride, padding, dilation,
+                                   output_padding, groups)
 
 
 # -- pooling --------------------------------------------------------------------

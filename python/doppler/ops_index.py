@@ -26,7 +26,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from .frontend import Const
+from .frontend import Const, Unavailable
 from .ir import LETTERS, Bcast
 from .ops_common import _check_dtype_arg, _dim, _is_number
 from .ops_table import register
@@ -413,12 +413,69 @@ def _scatter(ctx, input, src, place, label, host_args):
 def index_put(ctx, input, indices, values, accumulate=False):
     """x[indices] = values (index tensors computed by torch; a repeated
     position takes the last value written, as torch's CPU kernel does)."""
-    if accumulate:
-        raise ctx.unsupported("index_put with accumulate=True (a scatter-add)")
     host = [None if i is None else _host_indices(ctx, i) for i in indices]
+    key = tuple(slice(None) if i is None else i for i in host)  # x[key] is x[indices]
+    if accumulate:
+        x = ctx.val(input)
+        targets = _positions_of(ctx, x, lambda a: a[key])
+        v = ctx.val(values)
+        sources = torch.arange(math.prod(v.shape)).reshape(v.shape).expand_as(targets)
+        return _accumulate(ctx, x, v, targets, sources, [i for i in indices if i is not None])
     return _scatter(ctx, input, values,
-                    lambda a, v: a.index_put(tuple(host), v.expand_as(a[tuple(host)])),
+                    lambda a, v: a.index_put(tuple(host), v.expand_as(a[key])),
                     "put", [i for i in indices if i is not None])
+
+
+# The largest (positions x sources) matrix an accumulating scatter is
+# written as: 2^24 entries (64 MB in f32).
+_ACCUMULATE_LIMIT = 1 << 24
+
+
+def _accumulate(ctx, x, src, targets, sources, host_args):
+    """x + the elements of `src` summed into x's linear positions: source
+    element sources[k] (a linear position in src) adds to targets[k] (both
+    computed by torch). One einsum with the constant (positions x sources)
+    matrix of counts, an argument (a derived input where the indices come
+    from an input); a repeated position sums, as torch's accumulate does."""
+    total, count = math.prod(x.shape), math.prod(src.shape)
+    if total * count > _ACCUMULATE_LIMIT:
+        raise ctx.unsupported(f"an accumulating scatter of {count} elements into {total} "
+                              f"(its matrix would exceed {_ACCUMULATE_LIMIT} entries)")
+    matrix = torch.zeros(total, count, dtype=ctx.dtype)
+    matrix.index_put_((targets.reshape(-1), sources.reshape(-1)),
+                      torch.ones(targets.numel(), dtype=ctx.dtype), accumulate=True)
+    inputs = frozenset().union(*(c.inputs for c in host_args if isinstance(c, Const)))
+    m = ctx.constant(Const(ctx.node, matrix, inputs), matrix, f"{ctx.node.name}.counts")
+    bld = ctx.builder
+    flat = bld.reshape(src, [count])
+    summed = bld.einsum([(m, "ab"), (flat, "b")], "a", [total], "mul", agg="add")
+    return bld.elementwise("add", [x, bld.reshape(summed, list(x.shape))], list(x.shape))
+
+
+def _scatter_sources(index, src_shape):
+    """The linear positions in src of the elements a scatter reads (those
+    inside index's shape)."""
+    positions = torch.arange(math.prod(src_shape)).reshape(src_shape)
+    return positions[tuple(slice(0, n) for n in index.shape)]
+
+
+@register("aten.scatter_add", ".scatter_add", torch.scatter_add)
+def scatter_add(ctx, input, dim, index, src):
+    x = ctx.val(input)
+    d = _dim(dim, x.rank)
+    host = _in_range(ctx, _host_indices(ctx, index), x.shape[d])
+    targets = _positions_of(ctx, x, lambda a: torch.gather(a, d, host))
+    return _accumulate(ctx, x, ctx.val(src), targets,
+                       _scatter_sources(host, ctx.val(src).shape), [index])
+
+
+@register("aten.scatter_reduce", ".scatter_reduce", torch.scatter_reduce
+          if hasattr(torch, "scatter_reduce") else None)
+def scatter_reduce(ctx, input, dim, index, src, reduce, *, include_self=True):
+    if reduce != "sum" or not include_self:
+        raise ctx.unsupported(f"scatter_reduce with reduce={reduce!r}, include_self="
+                              f"{include_self} (only a sum including self)")
+    return scatter_add(ctx, input, dim, index, src)
 
 
 @register("aten.scatter", ".scatter", torch.scatter)
@@ -443,6 +500,39 @@ def masked_scatter(ctx, input, mask, source):
         raise ctx.unsupported("masked_scatter with a mask computed in the program")
     return _scatter(ctx, input, source, lambda a, v: a.masked_scatter(host, v), "scatter",
                     [mask])
+
+
+@register("aten._embedding_bag", "aten._embedding_bag_forward_only", "aten.embedding_bag")
+def embedding_bag(ctx, weight, indices, offsets, scale_grad_by_freq=False, mode=0,
+                  sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=-1):
+    """nn.EmbeddingBag (sum, mean) at ids and offsets computed by torch: the
+    rows gathered, then summed per bag by an einsum with the (bags x ids)
+    matrix of 1 (sum) or 1 / bag size (mean); padding_idx's entries are
+    left out. Only the output is computed (offset2bag and the rest are
+    not)."""
+    if mode not in (0, 1):
+        raise ctx.unsupported("embedding_bag with mode='max' (a segment max)")
+    ids = _host_indices(ctx, indices, "embedding_bag ids").reshape(-1)
+    starts = _host_indices(ctx, offsets, "embedding_bag offsets").reshape(-1).tolist()
+    n = ids.numel()
+    bounds = starts + ([] if include_last_offset else [n])
+    matrix = torch.zeros(len(bounds) - 1, n, dtype=torch.float64)
+    for b, (lo, hi) in enumerate(zip(bounds[:-1], bounds[1:])):
+        keep = [k for k in range(lo, hi) if padding_idx is None or padding_idx < 0
+                or int(ids[k]) != padding_idx]
+        if keep:
+            matrix[b, keep] = 1.0 / len(keep) if mode == 1 else 1.0
+    bld = ctx.builder
+    w = ctx.val(weight)
+    rows = bld.gather(w, ctx.constant(indices, ids.long(), f"{ctx.node.name}.ids", index=True),
+                      "i64", axis=0)
+    if per_sample_weights is not None:
+        scale = bld.reshape(ctx.val(per_sample_weights), [n, 1])
+        rows = bld.elementwise("mul", [rows, scale], rows.shape)
+    return [along(ctx, rows, 0, matrix, "bags")] + \
+        [Unavailable(f"embedding_bag's {what}") for what in
+         ("offset2bag", "bag sizes", "max indices")]
 
 
 __all__ = ["take", "along", "adaptive_average", "constant_argument", "gather_at"]

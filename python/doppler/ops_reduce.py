@@ -1,4 +1,5 @@
-"""Emitters of reductions (sum, mean, amax, amin, max, min, var, std) and
+"""Emitters of reductions (sum, mean, amax, amin, max, min, var, std, prod,
+pairwise distances) and
 normalisations (softmax, log_softmax, layer norm, RMS norm, batch norm in
 inference)."""
 
@@ -8,9 +9,11 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .frontend import Unavailable
+from .frontend import Const, Unavailable
+from .ir import LETTERS
 from .ops_common import _check_dtype_arg, _dim, _dims, _is_tensor
 from .ops_elementwise import _binary
+from .ops_index import gather_at
 from .ops_table import register, register_module
 
 
@@ -332,3 +335,50 @@ def batch_norm_module(ctx, module, name, input):
     weight = ctx.param(name + ".weight") if module.affine else None
     bias = ctx.param(name + ".bias") if module.affine else None
     return _batch_norm(ctx, input, mean, var, weight, bias, module.training, module.eps)
+
+
+# -- pairwise distances ------------------------------------------------------------------
+
+
+def _pairwise(ctx, x1, x2, p):
+    """||x1[..., i, :] - x2[..., j, :]||_p for every i, j: the differences
+    (one einsum, B x P x R x M), |.|^p summed over M, the 1/p-th power."""
+    bld = ctx.builder
+    a, b = ctx.val(x1), ctx.val(x2)
+    if a.rank != b.rank or a.rank < 2 or a.shape[:-2] != b.shape[:-2] or \
+            a.shape[-1] != b.shape[-1]:
+        raise ctx.unsupported(f"cdist of shapes {a.shape} and {b.shape} (batch dims must "
+                              "be equal)")
+    p = float(p)
+    batch = LETTERS[:a.rank - 2]
+    i, j, m = LETTERS[a.rank - 2:a.rank + 1]
+    shape = list(a.shape[:-1]) + [b.shape[-2], a.shape[-1]]
+    diff = bld.einsum([(a, batch + i + m), (b, batch + j + m)], batch + i + j + m, shape, "sub")
+    last = [len(shape) - 1]
+    if p == 2.0:
+        return bld.unary(bld.reduce(diff, last, False, "add", join="square"), "sqrt")
+    if p == 1.0:
+        return bld.reduce(diff, last, False, "add", join="abs")
+    if math.isinf(p):
+        return bld.reduce(diff, last, False, "max", join="abs")
+    if p <= 0:
+        raise ctx.unsupported(f"cdist with p={p} (counts of nonzero differences)")
+    powered = bld.elementwise("pow", [bld.unary(diff, "abs"), bld.scalar(p)], shape)
+    return bld.elementwise("pow", [bld.reduce(powered, last, False, "add"),
+                                   bld.scalar(1.0 / p)], shape[:-1])
+
+
+@register("aten._cdist_forward", torch.cdist)
+def cdist(ctx, x1, x2, p=2.0, compute_mode=None):
+    return _pairwise(ctx, x1, x2, p)
+
+
+@register("aten._pdist_forward", F.pdist)
+def pdist(ctx, input, p=2.0):
+    """The distances of rows i < j, in torch's order: cdist of the rows
+    with themselves, its upper triangle gathered."""
+    x = ctx.val(input)
+    n = x.shape[0]
+    upper = torch.triu_indices(n, n, 1)
+    positions = upper[0] * n + upper[1]
+    return gather_at(ctx, _pairwise(ctx, x, x, p), 0, 2, positions, Const(ctx.node, positions))

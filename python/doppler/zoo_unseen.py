@@ -80,7 +80,30 @@ _TORCHVISION = [
     ("alexnet", _tv_model("alexnet", size=64)),
     ("swin_t", _tv_model("swin_t", size=64)),
     ("maxvit", lambda: _maxvit()),
+    ("swin_v2_t", _tv_model("swin_v2_t", size=64)),
+    ("mobilenet_v3_large", _tv_model("mobilenet_v3_large")),
+    ("regnet_x_400mf", _tv_model("regnet_x_400mf")),
+    ("r3d_18", lambda: _video("r3d_18")),
+    ("r2plus1d_18", lambda: _video("r2plus1d_18")),
+    ("lraspp_mobilenet_v3", lambda: _segmentation("lraspp_mobilenet_v3_large")),
+    ("deeplabv3_mobilenet_v3", lambda: _segmentation("deeplabv3_mobilenet_v3_large",
+                                                     aux_loss=False)),
+    ("fcn_resnet50", lambda: _segmentation("fcn_resnet50", aux_loss=False)),
 ]
+
+
+def _video(name):
+    """A torchvision video classifier on 4 frames of 32x32."""
+    model = getattr(_tv().models.video, name)(num_classes=10)
+    torch.nn.init.zeros_(model.fc.bias)
+    return model, (torch.randn(1, 3, 4, 32, 32),)
+
+
+def _segmentation(name, **kwargs):
+    """A torchvision segmentation model (its result: a dict of maps)."""
+    model = getattr(_tv().models.segmentation, name)(num_classes=3, weights=None,
+                                                       weights_backbone=None, **kwargs)
+    return model, (_image(64),)
 
 
 def _vgg11():
@@ -207,7 +230,95 @@ _TRANSFORMERS = [
     ("clip_vision", _hf("CLIPVisionModel", "CLIPVisionConfig", _pixels(), image_size=32,
                         patch_size=8, hidden_size=32, intermediate_size=64,
                         num_hidden_layers=2, num_attention_heads=2)),
+    ("mobilebert", _hf("MobileBertModel", "MobileBertConfig", _text_mask, embedding_size=16,
+                       intra_bottleneck_size=16, true_hidden_size=16, num_feedforward_networks=2,
+                       **_WIDTH)),
+    ("squeezebert", _hf("SqueezeBertModel", "SqueezeBertConfig", _text_mask, embedding_size=32,
+                        q_groups=2, k_groups=2, v_groups=2, post_attention_groups=2,
+                        intermediate_groups=2, output_groups=2, **_WIDTH)),
+    ("funnel", _hf("FunnelModel", "FunnelConfig", _text_mask, vocab_size=_VOCAB,
+                   block_sizes=[1, 1], d_model=32, n_head=4, d_head=8, d_inner=64)),
+    ("roformer", _hf("RoFormerModel", "RoFormerConfig", _text_mask, embedding_size=32,
+                     **_WIDTH)),
+    ("convbert", _hf("ConvBertModel", "ConvBertConfig", _text_mask, embedding_size=32,
+                     **_WIDTH)),
+    ("nystromformer", _hf("NystromformerModel", "NystromformerConfig", _text,  # a mask: eager fails
+                          num_landmarks=4, segment_means_seq_len=_SEQ, **_WIDTH)),
+    ("codegen", _hf("CodeGenForCausalLM", "CodeGenConfig", _text, vocab_size=_VOCAB,
+                    n_positions=64, n_ctx=64, n_embd=32, n_layer=2, n_head=4, rotary_dim=4)),
+    ("gpt_bigcode", _hf("GPTBigCodeForCausalLM", "GPTBigCodeConfig", _text, vocab_size=_VOCAB,
+                        n_positions=64, n_embd=32, n_layer=2, n_head=4)),
+    ("mpt", _hf("MptForCausalLM", "MptConfig", _text, vocab_size=_VOCAB, d_model=32, n_heads=4,
+                n_layers=2, max_seq_len=64)),
+    ("biogpt", _hf("BioGptForCausalLM", "BioGptConfig", _text, **_WIDTH)),
+    ("xglm", _hf("XGLMForCausalLM", "XGLMConfig", _text, vocab_size=_VOCAB, d_model=32,
+                 ffn_dim=64, num_layers=2, attention_heads=4, max_position_embeddings=64)),
+    ("persimmon", _hf("PersimmonForCausalLM", "PersimmonConfig", _text, **_WIDTH)),
+    ("granite", _hf("GraniteForCausalLM", "GraniteConfig", _text, **_DECODER)),
+    ("cohere", _hf("CohereForCausalLM", "CohereConfig", _text, **_DECODER)),
+    ("t5", _hf("T5ForConditionalGeneration", "T5Config", lambda: (_ids(), None, _ids()),
+               vocab_size=_VOCAB, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
+               decoder_start_token_id=0)),
+    ("bart", _hf("BartForConditionalGeneration", "BartConfig", lambda: (_ids(), None, _ids()),
+                 vocab_size=_VOCAB, d_model=32, encoder_layers=1, decoder_layers=1,
+                 encoder_attention_heads=4, decoder_attention_heads=4, encoder_ffn_dim=64,
+                 decoder_ffn_dim=64, max_position_embeddings=64)),
+    ("whisper_encoder", lambda: _whisper_encoder()),
+    ("wav2vec2", _hf("Wav2Vec2Model", "Wav2Vec2Config", lambda: (torch.randn(1, 800),),
+                     hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                     intermediate_size=64, conv_dim=[16, 16], conv_stride=[5, 2],
+                     conv_kernel=[10, 3], num_conv_pos_embeddings=16,
+                     num_conv_pos_embedding_groups=4)),
+    ("ast", _hf("ASTForAudioClassification", "ASTConfig", lambda: (torch.randn(1, 32, 16),),
+                hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+                patch_size=8, max_length=32, num_mel_bins=16, frequency_stride=8, time_stride=8,
+                num_labels=10)),
+    ("swinv2", _hf("Swinv2ForImageClassification", "Swinv2Config", _pixels(), image_size=32,
+                   patch_size=2, embed_dim=16, depths=[1, 1], num_heads=[2, 2], window_size=4,
+                   num_labels=10)),
+    ("focalnet", _hf("FocalNetForImageClassification", "FocalNetConfig", _pixels(),
+                     image_size=32, patch_size=4, embed_dim=16, depths=[1, 1],
+                     focal_levels=[2, 2], focal_windows=[3, 3], num_labels=10)),
+    ("yolos", _hf("YolosForObjectDetection", "YolosConfig", _pixels(), image_size=[32, 32],
+                  patch_size=8, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                  num_attention_heads=2, num_detection_tokens=4, num_labels=3)),
+    ("dpt", _hf("DPTForDepthEstimation", "DPTConfig", _pixels(), image_size=32, patch_size=8,
+                hidden_size=32, intermediate_size=64, num_hidden_layers=4,
+                num_attention_heads=2, backbone_out_indices=[0, 1, 2, 3],
+                neck_hidden_sizes=[8, 16, 16, 32], fusion_hidden_size=16,
+                head_in_index=-1)),
+    ("glpn", _hf("GLPNForDepthEstimation", "GLPNConfig", _pixels(), num_encoder_blocks=2,
+                 depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[16, 32],
+                 num_attention_heads=[1, 2], patch_sizes=[7, 3], strides=[4, 2],
+                 mlp_ratios=[2, 2], decoder_hidden_size=16)),
+    ("bit", _hf("BitForImageClassification", "BitConfig", _pixels(), embedding_size=16,
+                hidden_sizes=[16, 32], depths=[1, 1], num_groups=8, num_labels=10)),
+    ("hf_mobilenet_v2", _hf("MobileNetV2ForImageClassification", "MobileNetV2Config",
+                            _pixels(), image_size=32, depth_multiplier=0.25, num_labels=10)),
+    ("data2vec_vision", _hf("Data2VecVisionForImageClassification", "Data2VecVisionConfig",
+                            _pixels(), **_VISION)),
+    ("pvt_v2", _hf("PvtV2ForImageClassification", "PvtV2Config", _pixels(),
+                   num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[16, 32],
+                   num_attention_heads=[1, 2], patch_sizes=[7, 3], strides=[4, 2],
+                   mlp_ratios=[2, 2], num_labels=10)),
+    ("mobilevitv2", _hf("MobileViTV2ForImageClassification", "MobileViTV2Config", _pixels(64),
+                        image_size=64, width_multiplier=0.25, num_labels=10,
+                        initializer_range=0.2)),
+    ("swiftformer", _hf("SwiftFormerForImageClassification", "SwiftFormerConfig", _pixels(64),
+                        image_size=64, depths=[1, 1, 1, 1], embed_dims=[8, 16, 24, 32],
+                        num_labels=10)),
 ]
+
+
+def _whisper_encoder():
+    tf = _tf()
+    config = tf.WhisperConfig(vocab_size=_VOCAB, num_mel_bins=16, d_model=32, encoder_layers=2,
+                              decoder_layers=1, encoder_attention_heads=4,
+                              decoder_attention_heads=4, encoder_ffn_dim=64,
+                              decoder_ffn_dim=64, max_source_positions=16,
+                              max_target_positions=16, pad_token_id=0, bos_token_id=1,
+                              eos_token_id=2, decoder_start_token_id=1)
+    return tf.WhisperModel(config).get_encoder(), (torch.randn(1, 16, 32),)
 
 
 def _bart_encoder():

@@ -55,7 +55,11 @@ def _call_graph(overload, *args):
 CASES = {
     "_adaptive_avg_pool2d.default": (lambda x: F.adaptive_avg_pool2d(x, (3, 2)), (r(1, 2, 5, 4),)),
     "_adaptive_avg_pool3d.default": (lambda x: F.adaptive_avg_pool3d(x, 2), (r(1, 2, 4, 4, 3),)),
+    "_cdist_forward.default": (lambda a, b: torch.cdist(a, b, p=3), (r(2, 4, 3), r(2, 5, 3))),
+    "_embedding_bag.default": (nn.EmbeddingBag(10, 4, mode="mean"),
+                               (torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 4, 4]))),
     "_log_softmax.default": (lambda x: F.log_softmax(x, -1), (r(3, 5),)),
+    "_pdist_forward.default": (F.pdist, (r(5, 3),)),
     "_native_batch_norm_legit.no_stats": (_bn(track=False), (r(2, 3, 4, 4),)),
     "_native_batch_norm_legit_no_training.default": (_bn(), (r(2, 3, 4, 4),)),
     "_softmax.default": (lambda x: F.softmax(x, 0), (r(3, 5),)),
@@ -146,6 +150,10 @@ CASES = {
                     (r(2, 4), r(2, 2))),
     "scatter.value": (lambda x: torch.scatter(x, 1, torch.tensor([[2, 0], [1, 3]]), 1.5),
                       (r(2, 4),)),
+    "scatter_add.default": (lambda x, s: torch.scatter_add(
+        x, 1, torch.tensor([[2, 0, 2], [1, 3, 1]]), s), (r(2, 4), r(2, 5))),
+    "scatter_reduce.two": (lambda x, s: torch.scatter_reduce(
+        x, 0, torch.tensor([[1, 0], [1, 1]]), s, "sum"), (r(2, 4), r(2, 2))),
     "select.int": (lambda x: x[:, 1] * 2, (r(3, 4),)),
     "select_scatter.default": (lambda x, y: torch.select_scatter(x, y, 0, 1), (r(3, 4), r(4))),
     "sigmoid.default": (torch.sigmoid, (r(3, 4),)),
