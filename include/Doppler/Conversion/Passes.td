@@ -167,7 +167,7 @@ def ConvertDopplerToLinalgPass : Pass<"convert-doppler-to-linalg"> {
 
 def ConvertLinalgToDopplerPass
     : Pass<"convert-linalg-to-doppler", "::mlir::ModuleOp"> {
-  let summary = "Rewrite linalg and tensor ops on static float tensors into "
+  let summary = "Rewrite linalg and tensor ops on static tensors into "
                 "doppler einsums, fills, slices and assembles";
   let description = [{
     Brings linalg on tensors (what torch-mlir and IREE's input pipelines
@@ -227,9 +227,17 @@ def ConvertLinalgToDopplerPass
       softmax (`where(all(x == -inf), 0, softmax(x))`) a softmax with its
       row max clamped to the lowest finite value and 1e-30 added to its
       sum; an f32 -> f64 -> f32 island (torch-mlir's LayerNorm variance) is
-      computed in f32. A generic yielding `tensor.extract` of a table at an
-      integer input along one axis, or at positions computed from
-      constants and loops only, becomes one `doppler.gather`.
+      computed in f32. Integer and i1 tensors still computed after that
+      (from the model's integer inputs: padding masks, positions, their
+      cumsums) are carried as f64 tensors of the same values: their ops are
+      rewritten on floats (comparisons -> the eq/ne/lt/le/gt/ge joins,
+      `select` -> where joins, integer arithmetic -> float, a
+      `tm_tensor.scan` -> a contraction with a 0/1 triangle), integer
+      operands converted by conversion einsums (exact or an error where
+      they run). A generic yielding `tensor.extract` of a table at an
+      integer (or carried) input along one axis, batched or not, or at
+      positions computed from constants and loops only, becomes one
+      `doppler.gather`.
     What cannot be converted stays as it is (it is placed and costed through
     the WorkOpInterface models of `registerLinalgWorkModels`). A remark on
     each function lists the ops converted and left, by kind, whenever some
