@@ -240,7 +240,13 @@ bool Analysis::run(Operation *function) {
     // linalg.index feeding integers is an iota: only folded as a constant.
     bool usesIndex = false;
     body.walk([&](linalg::IndexOp) { usesIndex = true; });
-    if (usesIndex || !bodyComputable(body)) {
+    // An init the body reads must be remade as floats: a constant fill or
+    // a carrier.
+    OpOperand *init = linalgOp.getDpsInitOperand(0);
+    bool initOk = !linalgOp.payloadUsesValueFromOperand(init) ||
+                  carriers.contains(init->get()) ||
+                  fillValue(init->get()).has_value();
+    if (usesIndex || !initOk || !bodyComputable(body)) {
       if (readsCarrier(op))
         ok = false;
       return ok ? WalkResult::skip() : WalkResult::interrupt();
@@ -296,7 +302,9 @@ Value convertTensor(OpBuilder &b, Location loc, Value value, Type element) {
              [&](OpBuilder &nb, Location nl, ValueRange args) {
                Value x = args[0];
                Value y;
-               if (isa<IntegerType>(from))
+               if (from.isInteger(1)) // a bool: 0/1
+                 y = arith::UIToFPOp::create(nb, nl, element, x);
+               else if (isa<IntegerType>(from))
                  y = arith::SIToFPOp::create(nb, nl, element, x);
                else if (from.getIntOrFloatBitWidth() <
                         element.getIntOrFloatBitWidth())
