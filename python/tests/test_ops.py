@@ -99,6 +99,13 @@ CASES = {
               (r(2, 3, 4),)),
     # convolutions (stride 1: per-offset contractions and adds)
     "conv1d": (nn.Conv1d(4, 6, 3), (r(2, 4, 9),)),
+    # transposed: the adjoint convolution over the zero-filled input, kernel flipped
+    "conv_transpose2d": (nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1),
+                         (r(1, 4, 5, 5),)),
+    "conv_transpose1d_groups": (lambda x, w: F.conv_transpose1d(x, w, stride=3, padding=1,
+                                                                groups=2, dilation=2),
+                                (r(2, 4, 6), r(4, 3, 3))),
+    "cdist": (lambda a, b: torch.cdist(a, b), (r(2, 4, 3), r(2, 5, 3))),
     "conv1d_padding_dilation": (nn.Conv1d(4, 6, 3, padding=2, dilation=2), (r(2, 4, 9),)),
     "conv1d_same_groups": (nn.Conv1d(4, 8, 3, padding="same", groups=2), (r(2, 4, 9),)),
     "conv2d_padding": (nn.Sequential(nn.Conv2d(3, 5, 3, padding=1), nn.ReLU()), (r(2, 3, 5, 6),)),
