@@ -159,7 +159,11 @@ def reshape_alias(ctx, input, size, stride):
     input too): a reshape when the strides read the input in row-major order."""
     x = ctx.val(input)
     size = [int(e) for e in size]
-    if not _strided_as_reshape(ctx, x.shape, size, stride):
+    # A view: it keeps its input's storage offset (a slice of a fused
+    # projection, GPT-2's key, starts past 0).
+    layout = ctx.layout(ctx.node.args[0])
+    offset = layout[1] if layout else 0
+    if not _strided_as_reshape(ctx, x.shape, size, stride, offset):
         raise ctx.unsupported(f"_reshape_alias to {tuple(size)} with strides "
                               f"{tuple(int(s) for s in stride)} (not a reshape of its input)")
     return ctx.builder.reshape(x, size)
