@@ -412,25 +412,40 @@ def main(argv=None):
 
 
 def _write_table(path, text, total, args):
-    """Writes the table to `path`; with --append, as a further section."""
+    """Writes the table to `path` as its "## Handed over ..." section: without
+    --append the file's header and these sections are rewritten, with
+    --append this section is replaced or added after the others. The file's
+    other sections (the linalg route's, the unseen models', ...) are kept."""
     how = "as ExportedPrograms" if args.exported else \
         "as symbolic_trace GraphModules" if args.traced else "as nn.Modules"
-    with open(path, "a" if args.append else "w") as f:
-        if not args.append:
-            f.write("# Model zoo\n\n"
-                    "Written by `python -m doppler.zoo --table docs/zoo.md` "
-                    "(python/doppler/zoo.py; `--exported --append` and `--traced --append` "
-                    "add the other sections): each model built from its library with random "
-                    "weights at a small configuration (seed 0), handed to `doppler.run` on "
-                    f"{args.devices} devices (system {args.system}), compared with PyTorch "
-                    "eager. *doppler ops*: the imported program's ops before decomposition and "
-                    "placement, by kind. *rel. error*: max abs difference / max abs reference "
-                    "over every output. *import*: export, decompositions and import; *run*: "
-                    "doppler-opt's pipeline and doppler-run.\n")
-        f.write(f"\n## Handed over {how}\n\n")
-        f.write(text + "\n\n")
-        f.write(f"{sys.platform}, {os.cpu_count()} CPUs (shared); these {text.count(chr(10)) - 1} "
-                f"models: {total:.0f} s.\n")
+    section = (f"## Handed over {how}\n\n{text}\n\n{sys.platform}, {os.cpu_count()} CPUs "
+               f"(shared); these {text.count(chr(10)) - 1} models: {total:.0f} s.\n")
+    header = ("# Model zoo\n\n"
+              "Written by `python -m doppler.zoo --table docs/zoo.md` "
+              "(python/doppler/zoo.py; `--exported --append` and `--traced --append` "
+              "add the other sections): each model built from its library with random "
+              "weights at a small configuration (seed 0), handed to `doppler.run` on "
+              f"{args.devices} devices (system {args.system}), compared with PyTorch "
+              "eager. *doppler ops*: the imported program's ops before decomposition and "
+              "placement, by kind. *rel. error*: max abs difference / max abs reference "
+              "over every output. *import*: export, decompositions and import; *run*: "
+              "doppler-opt's pipeline and doppler-run.\n")
+    old = open(path).read() if os.path.exists(path) else ""
+    parts = old.split("\n## ")
+    sections = ["## " + part.rstrip("\n") + "\n" for part in parts[1:]]
+    ours = [x for x in sections if x.startswith("## Handed over ")]
+    others = [x for x in sections if not x.startswith("## Handed over ")]
+    if args.append:
+        header = parts[0].rstrip("\n") + "\n" if old else header
+        title = f"## Handed over {how}\n"
+        ours = [section if x.startswith(title) else x for x in ours]
+        if section not in ours:
+            ours.append(section)
+    else:
+        ours = [section]
+    with open(path + ".tmp", "w") as f:
+        f.write("\n".join([header] + ours + others))
+    os.replace(path + ".tmp", path)
 
 
 if __name__ == "__main__":
