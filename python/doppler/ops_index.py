@@ -536,3 +536,20 @@ def embedding_bag(ctx, weight, indices, offsets, scale_grad_by_freq=False, mode=
 
 
 __all__ = ["take", "along", "adaptive_average", "constant_argument", "gather_at"]
+
+
+@register(F.interpolate, F.upsample if hasattr(F, "upsample") else None)
+def interpolate(ctx, input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """F.interpolate as symbolic_trace records it (torch.export writes the
+    aten upsample ops): nearest, nearest-exact, (bi/tri)linear."""
+    if antialias:
+        raise ctx.unsupported("interpolate with antialias=True")
+    spatial = len(ctx.shape) - 2
+    scales = None if recompute_scale_factor or scale_factor is None else [scale_factor]
+    if mode in ("nearest", "nearest-exact"):
+        return _resample(ctx, input, size, scales or (), spatial, mode)
+    if mode != _LINEAR.get(spatial):
+        raise ctx.unsupported(f"interpolate mode {mode!r} for {spatial} spatial dims")
+    return _resample(ctx, input, size, scales or (), spatial, "linear", align_corners)
+

@@ -106,6 +106,9 @@ CASES = {
                                                                 groups=2, dilation=2),
                                 (r(2, 4, 6), r(4, 3, 3))),
     "cdist": (lambda a, b: torch.cdist(a, b), (r(2, 4, 3), r(2, 5, 3))),
+    # upsampling: a gather (nearest) or an einsum with the interpolation matrix per dim
+    "interpolate": (lambda x: F.interpolate(x, size=(5, 7), mode="bilinear") +
+                    F.interpolate(x, size=(5, 7), mode="nearest"), (r(1, 2, 3, 4),)),
     "conv1d_padding_dilation": (nn.Conv1d(4, 6, 3, padding=2, dilation=2), (r(2, 4, 9),)),
     "conv1d_same_groups": (nn.Conv1d(4, 8, 3, padding="same", groups=2), (r(2, 4, 9),)),
     "conv2d_padding": (nn.Sequential(nn.Conv2d(3, 5, 3, padding=1), nn.ReLU()), (r(2, 3, 5, 6),)),
