@@ -32,6 +32,8 @@ COVERED = {
     "_adaptive_avg_pool2d.default": "doppler.pool (sizes that divide), else an einsum per dim "
                                     "with the averaging matrix",
     "_adaptive_avg_pool3d.default": "as _adaptive_avg_pool2d",
+    "adaptive_avg_pool1d.default": "as _adaptive_avg_pool2d, over one dim",
+    "avg_pool1d.default": "as avg_pool2d, over one dim",
     "_cdist_forward.default": "the differences (one einsum), |.|^p summed, the 1/p-th power "
                               "(p = 0 refused)",
     "_embedding_bag.default": "a gather, then an einsum with the (bags x ids) matrix (sum, "
@@ -155,6 +157,7 @@ HOST = {
     "empty_strided.default": "creates a tensor",
     "full.default": "creates a tensor from numbers",
     "scalar_tensor.default": "creates a tensor from a number",
+    "sym_is_contiguous.default": "a layout query: a static Python value",
     "sym_numel.default": "a shape query: a static Python value",
     "sym_size.int": "a shape query: a static Python value",
     "sym_storage_offset.default": "a shape query: a static Python value",
@@ -213,6 +216,8 @@ NOT_COVERED = {
                                         "running ones updated): refused, call module.eval() "
                                         "(in eval export writes _no_training)",
     "atan2.out": "an out= variant (export never emits it); atan2 itself has no join",
+    "resize_.default": "in place: resizes a tensor's storage (functional exports do not "
+                       "contain it; Doppler values are immutable)",
     **{op: _BACKWARD for op in (
         "_adaptive_avg_pool2d_backward.default", "avg_pool2d_backward.default",
         "convolution_backward.default", "embedding_dense_backward.default",
@@ -245,8 +250,14 @@ def core_overloads():
     tag = getattr(getattr(torch, "Tag", None), "core", None)
     if tag is None:
         return []
+    # Every aten op the dispatcher knows: torch.ops.aten's dir() lists only
+    # the packets created so far (it grows as code touches ops, so the list
+    # depended on what ran before).
+    every = getattr(torch._C, "_dispatch_get_all_op_names", None)
+    candidates = sorted({n.split("::", 1)[1].split(".")[0] for n in every()
+                         if n.startswith("aten::")}) if every else dir(torch.ops.aten)
     names = []
-    for name in dir(torch.ops.aten):
+    for name in candidates:
         try:
             packet = getattr(torch.ops.aten, name)
         except (AttributeError, RuntimeError):

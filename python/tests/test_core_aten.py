@@ -55,6 +55,11 @@ def _call_graph(overload, *args):
 CASES = {
     "_adaptive_avg_pool2d.default": (lambda x: F.adaptive_avg_pool2d(x, (3, 2)), (r(1, 2, 5, 4),)),
     "_adaptive_avg_pool3d.default": (lambda x: F.adaptive_avg_pool3d(x, 2), (r(1, 2, 4, 4, 3),)),
+    # torch writes both as their 2-d forms (export and make_fx alike).
+    "adaptive_avg_pool1d.default": (
+        _call_graph(torch.ops.aten.adaptive_avg_pool1d.default, [3]), (r(1, 2, 7),)),
+    "avg_pool1d.default": (
+        _call_graph(torch.ops.aten.avg_pool1d.default, [3], [2], [1]), (r(1, 2, 8),)),
     "_cdist_forward.default": (lambda a, b: torch.cdist(a, b, p=3), (r(2, 4, 3), r(2, 5, 3))),
     "_embedding_bag.default": (nn.EmbeddingBag(10, 4, mode="mean"),
                                (torch.tensor([1, 2, 4, 5, 4, 3, 2, 9]), torch.tensor([0, 4, 4]))),
