@@ -672,16 +672,8 @@ doppler-opt's reason, and the model source lines torch-mlir's locations name.
 def write_section(path, text):
     """Writes `text` as the SECTION of `path`, in place of an earlier one
     (up to the next `## ` heading), or appended."""
-    old = open(path).read() if os.path.exists(path) else ""
-    text = text.rstrip("\n") + "\n"
-    start = old.find(SECTION)
-    if start < 0:
-        new = old.rstrip("\n") + "\n\n" + text if old.strip() else text
-    else:
-        end = old.find("\n## ", start + len(SECTION))
-        new = old[:start] + text + ("\n" + old[end + 1:] if end >= 0 else "")
-    with open(path, "w") as f:
-        f.write(new)
+    from doppler import zoo
+    zoo.replace_section(path, SECTION, text)
 
 
 def main(argv=None):

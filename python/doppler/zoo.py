@@ -344,6 +344,23 @@ def _ops_text(ops):
     return f"{total} ({parts})" if total else "-"
 
 
+def replace_section(path, title, body):
+    """Writes `body` (a Markdown section starting with its heading `title`)
+    into `path` in place of the section with that heading, up to the next
+    '## ' heading, or appended; the rest of the file is kept."""
+    body = body.rstrip("\n") + "\n"
+    old = open(path).read() if os.path.exists(path) else ""
+    start = old.find(title)
+    if start < 0:
+        new = old.rstrip("\n") + "\n\n" + body if old.strip() else body
+    else:
+        end = old.find("\n## ", start + len(title))
+        new = old[:start] + body + (old[end:] if end >= 0 else "")
+    with open(path + ".tmp", "w") as f:
+        f.write(new)
+    os.replace(path + ".tmp", path)
+
+
 def figure(value, spec=".1f"):
     """A table cell: `value` formatted, or "-" for None."""
     return "-" if value is None else format(value, spec)

@@ -414,16 +414,7 @@ def write_section(path, text, total, count):
             "in the tables above; *doppler ops* and the times are the module's.\n\n"
             f"{text}\n\n{sys.platform}, {os.cpu_count()} CPUs (shared); these {count} "
             f"models, both ways: {total:.0f} s.\n")
-    old = open(path).read() if os.path.exists(path) else ""
-    start = old.find(_SECTION)
-    if start < 0:
-        new = old.rstrip("\n") + "\n\n" + body
-    else:
-        end = old.find("\n## ", start + len(_SECTION))
-        new = old[:start] + body + (old[end:] if end >= 0 else "")
-    with open(path + ".tmp", "w") as f:
-        f.write(new)
-    os.replace(path + ".tmp", path)
+    zoo.replace_section(path, _SECTION, body)
 
 
 def main(argv=None):
