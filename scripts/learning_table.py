@@ -9,13 +9,17 @@ For every held-out graph of scripts/real_programs.py's cache (or the
 - CP, JA: the critical-path and join-aware heuristics; "better" is the
   lower of the two (the project's better heuristic);
 - HEFT; rollout: the non-learned --policy rollout, greedy (budget 0);
+- learned moves: --policy learned-moves (the better heuristic, then the
+  moves its embedded model ranks first, each kept if the simulator says it
+  improves, for its default number of runs; docs/Method.md section 12);
 - SA = learned time, SA 60 s: simulated annealing from the better
   heuristic's placement (--policy BETTER --budget-ms T) for the learned
   pass's own placement time, and for 60 s;
 - the lower bound max(critical path of compute, total compute / D);
 - "captured": (better - learned) / (better - SA 60 s), the share of 60 s
   of annealing's gain over the better heuristic that the learned greedy
-  pass gets, where that gain is 2% or more.
+  pass gets, where that gain is 2% or more; "captured (moves)" the same for
+  the learned moves.
 
 Times are doppler-place's own "seconds" (placement only, graph loading
 excluded), on one core (OMP_NUM_THREADS=1).
@@ -40,8 +44,10 @@ DEFAULT_CACHE = os.path.join(ROOT, "build", "real-programs")
 
 def place(tool, graph, devices, policy, timeout, budget_ms=None, model=None):
     command = [tool, graph, "--devices", str(devices), "--policy", policy, "--json"]
-    command += (["--budget-ms", str(budget_ms)] if budget_ms
-                else ["--budget-evaluations", "0"])
+    if budget_ms:
+        command += ["--budget-ms", str(budget_ms)]
+    elif policy != "learned-moves":
+        command += ["--budget-evaluations", "0"]
     if model:
         command += ["--model", model]
     done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
@@ -73,7 +79,7 @@ def row_for(tool, graph, devices, anneal_seconds, timeout, model):
                      policy == "doppler" else None)
          for name, policy in [("learned", "doppler"), ("cp", "critical-path"),
                               ("ja", "join-aware"), ("heft", "heft"),
-                              ("rollout", "rollout")]}
+                              ("rollout", "rollout"), ("moves", "learned-moves")]}
     better = "cp" if r["cp"]["makespan"] <= r["ja"]["makespan"] else "ja"
     policy = "critical-path" if better == "cp" else "join-aware"
     learned_ms = max(1, round(r["learned"]["seconds"] * 1000))
@@ -129,12 +135,14 @@ def main(argv=None):
     load = sorted(place(tool, tiny, 2, "doppler", args.timeout, model=args.model)["seconds"]
                   for _ in range(3))[1]
     lines = ["| graph | D | nodes | lower bound | better heuristic | HEFT | rollout (s) | "
-             "learned (s) | SA, learned's time | SA, %gs | learned / better | "
-             "SA %gs / better | captured |" % (args.anneal_seconds, args.anneal_seconds),
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "learned (s) | learned moves (s) | SA, learned's time | SA, %gs | "
+             "learned / better | moves / better | SA %gs / better | captured | "
+             "captured (moves) |" % (args.anneal_seconds, args.anneal_seconds),
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     print(lines[0], flush=True)
     print(lines[1], flush=True)
     learned_ratios, captured, small_gain, slower, time_ratios = [], [], [], [], []
+    moves_ratios, moves_captured, moves_slower, moves_time_ratios = [], [], [], []
     started = time.time()
     for graph, devices, name, system in graphs:
         r = row_for(tool, graph, devices, args.anneal_seconds, args.timeout, args.model)
@@ -143,6 +151,11 @@ def main(argv=None):
         long = r["sa_long"]["makespan"]
         gain = (better - long) / better
         learned_ratios.append(learned / better)
+        moves = r["moves"]["makespan"]
+        moves_ratios.append(moves / better)
+        moves_time_ratios.append(r["moves"]["seconds"] / max(r["better"]["seconds"], 1e-6))
+        if moves > better * (1 + 1e-9):
+            moves_slower.append(f"{name} D={devices}")
         time_ratios.append(max(r["learned"]["seconds"] - load, 0) /
                            max(r["better"]["seconds"], 1e-6))
         if learned > better * (1 + 1e-9):
@@ -151,16 +164,20 @@ def main(argv=None):
             share = (better - learned) / (better - long)
             captured.append(share)
             share_text = f"{share:.2f}"
+            moves_share = (better - moves) / (better - long)
+            moves_captured.append(moves_share)
+            moves_share_text = f"{moves_share:.2f}"
         else:
             small_gain.append(f"{name} D={devices}")
-            share_text = f"- (gain {gain * 100:.1f}%)"
+            share_text = moves_share_text = f"- (gain {gain * 100:.1f}%)"
         line = (f"| {name} ({system}) | {devices} | {r['learned']['nodes']} | "
                 f"{fmt(r['learned']['lower_bound'])} | {fmt(better)} ({r['better']['name']}) | "
                 f"{fmt(r['heft']['makespan'])} | {fmt(r['rollout']['makespan'])} "
                 f"({r['rollout']['seconds']:.2f}) | {fmt(learned)} "
-                f"({r['learned']['seconds']:.2f}) | {fmt(r['sa_same']['makespan'])} | "
-                f"{fmt(long)} | {ratio(learned, better)} | {ratio(long, better)} | "
-                f"{share_text} |")
+                f"({r['learned']['seconds']:.2f}) | {fmt(moves)} "
+                f"({r['moves']['seconds']:.2f}) | {fmt(r['sa_same']['makespan'])} | "
+                f"{fmt(long)} | {ratio(learned, better)} | {ratio(moves, better)} | "
+                f"{ratio(long, better)} | {share_text} | {moves_share_text} |")
         lines.append(line)
         print(line, flush=True)
     summary = [
@@ -176,6 +193,17 @@ def main(argv=None):
         f"learned time (less {load:.2f} s of loading LibTorch and the model) / better "
         f"heuristic's time: median "
         f"{sorted(time_ratios)[len(time_ratios) // 2]:.1f}x, max {max(time_ratios):.1f}x.",
+        f"learned moves / better heuristic: geometric mean {geomean(moves_ratios):.3f}; "
+        f"above the better heuristic on {len(moves_slower)}"
+        f"{': ' + ', '.join(moves_slower) if moves_slower else ''}; captured share of "
+        f"{args.anneal_seconds:g} s of annealing's gain: "
+        + (f"geometric mean {geomean([max(c, 1e-9) for c in moves_captured]):.2f}, "
+           f"mean {sum(moves_captured) / len(moves_captured):.2f} over "
+           f"{len(moves_captured)} pairs ({', '.join(f'{c:.2f}' for c in moves_captured)})"
+           if moves_captured else "-")
+        + f"; time / better heuristic's time: median "
+        f"{sorted(moves_time_ratios)[len(moves_time_ratios) // 2]:.1f}x, max "
+        f"{max(moves_time_ratios):.1f}x.",
         f"wall time {time.time() - started:.0f} s on {platform.node() or 'this machine'}; "
         f"load average at the end {', '.join(f'{x:.2f}' for x in os.getloadavg())}.",
     ]

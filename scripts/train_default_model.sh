@@ -12,13 +12,27 @@
 # model on graphs unlike its own (`doppler-train --compare default
 # --generate 100 --generate-seed 99 --generate-families random`).
 #
-# usage: scripts/train_default_model.sh [BUILD_DIR] [OUTPUT_MODEL]
+# It then trains the move model of --policy learned-moves (LearnedMoves.h,
+# compiled into lib/Placement/Learning/LearnedMovesModel.inc) on the
+# training split of the real programs (docs/Method.md section 10; the
+# held-out programs are never read), if scripts/real_programs.py has made
+# them; a few seconds, deterministic (seed 0).
+#
+# usage: scripts/train_default_model.sh [--moves-only] [BUILD_DIR] [OUTPUT_MODEL]
+#   --moves-only  train the move model only
 #   BUILD_DIR     a configured build with doppler-train (default: build)
 #   OUTPUT_MODEL  default: models/doppler-default.pt
-# Rebuild afterwards (ninja DopplerLearning) to embed the new model.
+# Rebuild afterwards (ninja DopplerLearning DopplerLearningLoader) to embed
+# the new models.
 #
 # Wall time: about 5 minutes on 2 shared cores (models/README.md).
 set -euo pipefail
+
+moves_only=0
+if [[ "${1:-}" == "--moves-only" ]]; then
+  moves_only=1
+  shift
+fi
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-"$root/build"}
@@ -30,6 +44,30 @@ mkdir -p "$(dirname "$output")"
 log="$build/doppler-default.train.jsonl"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+
+train_moves() {
+  local cache="$build/real-programs" graphs devices
+  if [[ ! -f "$cache/manifest.json" ]]; then
+    echo "no $cache/manifest.json: run scripts/real_programs.py to train the move model" >&2
+    return 0
+  fi
+  # The training split's default-pipeline graphs, each on its own count.
+  graphs=$(python3 -c 'import json, sys
+m = json.load(open(sys.argv[1] + "/manifest.json"))
+g = [e for e in m["graphs"] if e["split"] == "train" and not e.get("uniform")]
+print(" ".join(sys.argv[1] + "/" + e["path"] for e in g))
+print(",".join(str(e["devices"]) for e in g))' "$cache")
+  devices=$(echo "$graphs" | tail -1)
+  # shellcheck disable=SC2046
+  "$train" --moves train $(echo "$graphs" | head -1) --devices "$devices" \
+    --moves-rounds 40 --moves-per-round 64 --seed 0 \
+    -o "$root/lib/Placement/Learning/LearnedMovesModel.inc"
+}
+
+if (( moves_only )); then
+  train_moves
+  exit 0
+fi
 
 start=$(date +%s)
 # The architecture has the heuristic priors (ModelConfig::heuristicPrior),
@@ -60,3 +98,4 @@ start=$(date +%s)
 end=$(date +%s)
 echo "wall time: $((end - start)) s"
 ls -l "$output"
+train_moves

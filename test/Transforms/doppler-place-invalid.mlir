@@ -16,7 +16,7 @@ module {
   }
 }
 // ZERO: <unknown>:0: error: doppler-place: devices must be at least 1, got 0
-// POLICY: error: doppler-place: unknown policy 'clairvoyant' (known: doppler, critical-path, join-aware, rollout, heft, round-robin, random, single, critical-path-reference)
+// POLICY: error: doppler-place: unknown policy 'clairvoyant' (known: doppler, learned-moves, critical-path, join-aware, rollout, heft, round-robin, random, single, critical-path-reference)
 // NEG: error: doppler-place: devices must be at least 1, got -3
 // BUDGET: error: doppler-place: budget-ms must be a non-negative number of milliseconds, got -1
 // BUDGETNAN: error: doppler-place: budget-ms must be a non-negative number of milliseconds, got nan

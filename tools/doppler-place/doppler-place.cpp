@@ -19,6 +19,7 @@
 #include "Doppler/Placement/Heuristics.h"
 #include "Doppler/Placement/Learning/Budget.h"
 #include "Doppler/Placement/Learning/LearnedPolicy.h"
+#include "Doppler/Placement/Learning/LearnedMoves.h"
 #include "Doppler/Placement/MemoryFit.h"
 #include "Doppler/Placement/PlacementReport.h"
 #include "Doppler/Placement/Search.h"
@@ -69,10 +70,14 @@ simulator runs that takes about a second on a few hundred nodes (the same
 placement on every machine). --budget-evaluations 0 places greedily only;
 --budget-ms T spends T milliseconds of wall-clock time instead (results
 then depend on the machine). A heuristic places alone unless given a
-budget.
+budget. learned-moves places with the better of critical-path and
+join-aware, then tries the moves a learned model ranks first (a node on or
+next to the critical chain to another device), keeping each that improves,
+for --move-evaluations simulator runs (docs/Method.md section 12).
 
   doppler-place GRAPH --devices D [--policy NAME] [--seed S] [--samples K]
-                [--model FILE] [--budget-evaluations N] [--budget-ms T]
+                [--model FILE] [--move-evaluations N]
+                [--budget-evaluations N] [--budget-ms T]
                 [--estimate earliest|load] [--memory-limit B]
                 [--fit-evaluations N] [--json] [-o FILE]
   doppler-place GRAPH --devices D --assignment FILE [--repeat N] [--json]
@@ -91,8 +96,8 @@ cl::opt<std::string> devicesText("devices",
 cl::opt<std::string> policyName(
     "policy",
     cl::desc("doppler (default: the learned dual policy; loads LibTorch), "
-             "critical-path, join-aware, rollout, heft, round-robin, random, "
-             "single, critical-path-reference"),
+             "learned-moves, critical-path, join-aware, rollout, heft, "
+             "round-robin, random, single, critical-path-reference"),
     cl::value_desc("name"), cl::init("doppler"), cl::cat(category));
 cl::opt<std::string> seedText(
     "seed",
@@ -107,8 +112,14 @@ cl::opt<std::string> samplesText(
 cl::opt<std::string> modelPath(
     "model",
     cl::desc("doppler: a model from doppler-train (default: the model "
-             "embedded in libDopplerLearning.so)"),
+             "embedded in libDopplerLearning.so); learned-moves: a move "
+             "model from doppler-train --moves train"),
     cl::value_desc("file"), cl::cat(category));
+cl::opt<std::string> moveEvaluationsText(
+    "move-evaluations",
+    cl::desc("learned-moves: simulator runs for the learned moves (default: "
+             "2048, fewer on large graphs)"),
+    cl::value_desc("N"), cl::cat(category));
 cl::opt<std::string> budgetEvaluationsText(
     "budget-evaluations",
     cl::desc("Refine the best start by simulated annealing for N simulator "
@@ -185,6 +196,7 @@ struct Options {
   std::string policy;
   int64_t samples = 0;
   std::string modelPath;
+  int64_t moveEvaluations = -1;
   uint64_t seed = 0;
   /// The budget: -1 = the default (defaultBudgetEvaluations for doppler,
   /// none for a heuristic).
@@ -274,6 +286,11 @@ bool readValues(Options &options, std::string *error) {
     return false;
   }
   options.modelPath = modelPath;
+  if (given(moveEvaluationsText) &&
+      !parseInteger("--move-evaluations", moveEvaluationsText, 0,
+                    std::numeric_limits<int64_t>::max(),
+                    &options.moveEvaluations, error))
+    return false;
   if (given(seedText) && !parseSeed(seedText, &options.seed, error))
     return false;
   if (given(budgetMillisecondsText) &&
@@ -349,8 +366,15 @@ bool checkCombination(Options &options, std::string *error) {
     return false;
   }
   const bool learned = options.policy == kLearnedPolicyName;
-  if ((given(samplesText) || !options.modelPath.empty()) && !learned) {
-    *error = "--samples and --model apply to --policy doppler only";
+  const bool moves = options.policy == kLearnedMovesPolicyName;
+  if ((given(samplesText) && !learned) ||
+      (!options.modelPath.empty() && !learned && !moves)) {
+    *error = "--samples and --model apply to --policy doppler only (--model "
+             "also to learned-moves)";
+    return false;
+  }
+  if (given(moveEvaluationsText) && !moves) {
+    *error = "--move-evaluations applies to --policy learned-moves only";
     return false;
   }
   if (learned && given(estimateName)) {
@@ -455,6 +479,7 @@ bool placeWithPolicy(const Options &options, const Graph &graph,
   budget.heuristic.estimate = options.estimate;
   budget.heuristic.system = pairSystem;
   budget.learned.modelPath = options.modelPath;
+  budget.learned.moveEvaluations = options.moveEvaluations;
   budget.learned.samples = static_cast<int32_t>(options.samples);
   // A memory-aware model reads the capacities (others ignore them); the
   // fit below still guarantees the result where a fitting one exists.

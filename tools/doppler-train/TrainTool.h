@@ -12,6 +12,8 @@
 #include "Doppler/Analysis/GraphLoader.h"
 #include "Doppler/Placement/Learning/Trainer.h"
 
+#include "llvm/Support/CommandLine.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -67,6 +69,12 @@ int compare(const Arguments &args);
 /// pair for --episodes episodes against critical path; with --log, one
 /// JSON line per episode (the sample-efficiency curve).
 int trainBaselines(const Arguments &args);
+
+/// --moves train|analyse|compare (Moves.cpp): the learned improvement moves
+/// of LearnedMoves.h. movesRequested(): --moves was given.
+extern llvm::cl::OptionCategory movesCategory;
+bool movesRequested();
+int moves(const Arguments &args);
 
 } // namespace doppler_train
 

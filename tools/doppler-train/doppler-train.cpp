@@ -737,7 +737,7 @@ int main(int argc, char **argv) {
   keepFreedMemoryForTraining();
   cl::HideUnrelatedOptions(
       {&trainingCategory, &realCategory, &generatedCategory, &compareCategory,
-       &baselineCategory});
+       &baselineCategory, &movesCategory});
   cl::ParseCommandLineOptions(argc, argv, kOverview);
   if (shortHelp) {
     cl::PrintHelpMessage(/*Hidden=*/false, /*Categorized=*/true);
@@ -750,5 +750,7 @@ int main(int argc, char **argv) {
     return compare(args);
   if (!args.baseline.empty())
     return trainBaselines(args);
+  if (movesRequested())
+    return moves(args);
   return train(args);
 }

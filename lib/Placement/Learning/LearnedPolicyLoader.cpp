@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Doppler/Placement/Learning/LearnedPolicy.h"
+#include "Doppler/Placement/Learning/LearnedMoves.h"
 
 #include "EntryTable.h"
 
@@ -189,7 +190,8 @@ std::string doppler::placement::learnedPolicyLibraryPath() noexcept {
 
 const std::vector<std::string> &doppler::placement::placementPolicyNames() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> all{std::string(kLearnedPolicyName)};
+    std::vector<std::string> all{std::string(kLearnedPolicyName),
+                                 std::string(kLearnedMovesPolicyName)};
     const std::vector<std::string> &heuristics = heuristicPolicyNames();
     all.insert(all.end(), heuristics.begin(), heuristics.end());
     return all;
@@ -206,6 +208,9 @@ std::optional<std::vector<DeviceId>> doppler::placement::placeWithNamedPolicy(
     options.seed = heuristic.seed;
     return placeWithLearnedPolicy(graph, numDevices, options, error);
   }
+  if (name == kLearnedMovesPolicyName)
+    return placeWithLearnedMovesPolicy(graph, numDevices, heuristic, learned,
+                                       error);
   const std::vector<std::string> &heuristics = heuristicPolicyNames();
   if (std::find(heuristics.begin(), heuristics.end(), name) ==
       heuristics.end()) {

@@ -47,6 +47,10 @@ struct LearnedPolicyOptions {
   /// unlimited), or empty: a memory-aware model reads them
   /// (PlaceOptions::memoryCapacities).
   std::vector<double> memoryCapacities;
+  /// learned-moves (LearnedMoves.h): simulator runs for the moves; -1:
+  /// defaultMoveEvaluations(). Its model is `modelPath` (a move model file;
+  /// empty: the embedded one).
+  int64_t moveEvaluations = -1;
 };
 
 /// Device of every node by id. Errors: numDevices < 1, an unreadable model,
@@ -66,7 +70,7 @@ std::string learnedPolicyLibraryPath() noexcept;
 inline constexpr std::string_view kLearnedPolicyName = "doppler";
 
 /// Every policy a tool or pass accepts: the learned one first, then
-/// heuristicPolicyNames().
+/// learned-moves (LearnedMoves.h), then heuristicPolicyNames().
 const std::vector<std::string> &placementPolicyNames();
 
 /// Places with the policy called `name`: the learned policy (with

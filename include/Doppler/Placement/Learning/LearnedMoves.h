@@ -1,0 +1,167 @@
+//===- LearnedMoves.h - Learned improvement moves (issue 32) ----*- C++ -*-===//
+//
+// Learned improvement instead of learned construction. The better heuristic
+// (critical path or join-aware, by the simulator) places; then, for a
+// bounded number of simulator runs, a learned move proposer picks which
+// node goes to which device:
+//
+//   - candidates: every node on the current schedule's critical chain and
+//     every direct producer or consumer of one, each to every other device;
+//   - each candidate (v, d) is described by kMoveFeatureCount cheap
+//     features of the current schedule (on the chain or next to it, slack,
+//     the transfers the move adds or saves, how much earlier v's inputs
+//     would be ready on d, how long v waited for its device, the load of d
+//     against v's device, ...), and a logistic model (MoveModel) scores it;
+//   - candidates are tried in score order, each judged by one exact
+//     simulator run; the first that improves (a lower makespan, or the same
+//     makespan with a lower sum of finish times, so plateaus are crossed
+//     without cycling) is kept, and the candidates are derived again.
+//
+// The model is trained (fitMoveModel) on the simulator's verdicts on
+// candidate moves of the training graphs (collectMoveExamples: at every
+// step of a hill climb from the better heuristic, a seeded sample of the
+// candidates, each labelled by whether it improves). Everything is
+// deterministic: no clock decides anything unless a time budget is given.
+// Torch-free (DopplerLearningLoader).
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_PLACEMENT_LEARNING_LEARNEDMOVES_H
+#define DOPPLER_PLACEMENT_LEARNING_LEARNEDMOVES_H
+
+#include "Doppler/Placement/Graph.h"
+#include "Doppler/Placement/Heuristics.h"
+#include "Doppler/Placement/Simulator.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace doppler::placement {
+
+struct LearnedPolicyOptions;
+
+/// The policy name tools know the learned improvement by.
+inline constexpr std::string_view kLearnedMovesPolicyName = "learned-moves";
+
+inline constexpr int kMoveFeatureCount = 13;
+/// The features' names, in order (for reports and the model file).
+extern const std::array<const char *, kMoveFeatureCount> kMoveFeatureNames;
+
+/// A logistic model over standardised move features.
+struct MoveModel {
+  std::array<double, kMoveFeatureCount> mean{}, scale{}, weight{};
+  double bias = 0;
+  /// Higher: likelier to improve.
+  double score(const std::array<double, kMoveFeatureCount> &features) const;
+  /// The model trained by scripts/train_default_model.sh, compiled in.
+  static const MoveModel &embedded();
+};
+
+/// The model file: '//' comment lines, then the 40 numbers (means, scales,
+/// weights, bias) in C++ initializer syntax, so that the embedded default
+/// (LearnedMovesModel.inc) is such a file.
+bool writeMoveModel(const MoveModel &model, const std::string &path,
+                    const std::string &comment, std::string *error = nullptr);
+std::optional<MoveModel> readMoveModel(const std::string &path,
+                                       std::string *error = nullptr);
+std::optional<MoveModel> parseMoveModel(std::string_view text,
+                                        std::string *error = nullptr);
+
+struct LearnedMovesOptions {
+  /// Simulator runs for the moves (the start's own run not counted).
+  int64_t maxEvaluations = 64;
+  /// Wall-clock seconds; 0: none (then the result depends only on the
+  /// inputs).
+  double seconds = 0;
+  /// Ablation: try the same candidates in a seeded random order instead of
+  /// the model's.
+  bool randomOrder = false;
+  uint64_t seed = 0;
+};
+
+struct LearnedMovesResult {
+  std::vector<DeviceId> assignment;
+  double makespan = 0, initialMakespan = 0;
+  int64_t evaluations = 0, accepted = 0;
+  double seconds = 0;
+};
+
+/// Improves `start` as described above; never worse than it. Errors: an
+/// invalid start.
+std::optional<LearnedMovesResult>
+improveWithLearnedMoves(Simulator &judge, ArrayView<DeviceId> start,
+                        const MoveModel &model,
+                        const LearnedMovesOptions &options,
+                        std::string *error = nullptr);
+
+/// The policy: the better of critical path and join-aware (by `judge`),
+/// improved by improveWithLearnedMoves.
+std::optional<LearnedMovesResult>
+placeWithLearnedMoves(Simulator &judge, const PolicyOptions &heuristic,
+                      const MoveModel &model,
+                      const LearnedMovesOptions &options,
+                      std::string *error = nullptr);
+
+/// The policy's default budget: 2048 runs, fewer where a run is long, so
+/// that the runs visit at most 2 x 10^7 nodes and edges (about a second on
+/// one core), and at least 16.
+int64_t defaultMoveEvaluations(const Graph &graph, int32_t numDevices);
+
+/// The policy as tools and passes call it (placeWithNamedPolicy): the
+/// model of `learned.modelPath` (empty: embedded), `learned.moveEvaluations`
+/// runs (-1: the default), judged by the reference simulator.
+std::optional<std::vector<DeviceId>>
+placeWithLearnedMovesPolicy(const Graph &graph, int32_t numDevices,
+                            const PolicyOptions &heuristic,
+                            const LearnedPolicyOptions &learned,
+                            std::string *error = nullptr);
+
+struct MoveExample {
+  std::array<double, kMoveFeatureCount> features{};
+  bool improves = false;
+};
+
+/// Training data: a hill climb of `rounds` steps from `start`; at each,
+/// up to `perRound` candidates drawn with `seed` are judged by the
+/// simulator and appended to `out`, and the best improving one is kept
+/// (none: another sample from the same state; the climb ends after three
+/// fruitless samples in a row).
+void collectMoveExamples(Simulator &judge, ArrayView<DeviceId> start,
+                         int32_t rounds, int32_t perRound, uint64_t seed,
+                         std::vector<MoveExample> &out);
+
+/// Logistic regression, classes weighted equally, full-batch gradient
+/// descent from zero (deterministic).
+MoveModel fitMoveModel(const std::vector<MoveExample> &examples,
+                       int32_t iterations = 400, double l2 = 1e-3);
+
+/// Where a refinement's gain comes from: `start` against `end` (e.g. the
+/// better heuristic against 60 s of annealing from it).
+struct PlacementGainAnalysis {
+  struct Side {
+    double makespan = 0;
+    int32_t chainNodes = 0;
+    /// Along the critical chain: compute, transfers, the rest (waiting
+    /// for a busy device, or idle).
+    double chainCompute = 0, chainTransfer = 0, chainWait = 0;
+    double crossCommunication = 0; ///< edge cost of every cross edge
+    double maxBusy = 0, meanBusy = 0;
+  };
+  Side start, end;
+  int32_t nodes = 0, moved = 0;
+  int32_t movedOnChain = 0;   ///< moved nodes on start's critical chain
+  int32_t movedNearChain = 0; ///< ... or a producer/consumer of one
+  /// start with only the moved nodes on or near its chain moved, and with
+  /// only the others.
+  double chainMovesOnly = 0, otherMovesOnly = 0;
+};
+PlacementGainAnalysis analysePlacementGain(Simulator &judge,
+                                           ArrayView<DeviceId> start,
+                                           ArrayView<DeviceId> end);
+
+} // namespace doppler::placement
+
+#endif // DOPPLER_PLACEMENT_LEARNING_LEARNEDMOVES_H
