@@ -17,7 +17,7 @@
 //               [--memory-limit BYTES] [--memory-policy wait|fail]
 //               [--inputs every-user|first-user]
 //               [--delay-tasks] [--write-outputs FILE] [--idle-spin-us N]
-//               [--breakdown] [--arguments FILE]
+//               [--breakdown] [--schedule FILE] [--arguments FILE]
 //   mpirun -np R doppler-run FILE.mlir --backend cpu ...
 //       (across processes: each rank runs its node's devices, rank 0
 //        reports; MpiRun.h, runtime/README.md "Across processes (MPI)")
@@ -177,6 +177,13 @@ cl::opt<bool> breakdown(
     cl::desc("Also print, per kind of task, the predicted cost (the cost "
              "model's, as the simulator uses it) against the measured time"),
     cl::init(false), cl::cat(category));
+cl::opt<std::string> scheduleFile(
+    "schedule",
+    cl::desc("Write, per task of the median run, its measured start and end "
+             "beside the simulated ones (doppler.start, doppler.end) and its "
+             "predicted cost, as JSON in microseconds: where the cost model "
+             "and the runtime disagree, task by task"),
+    cl::value_desc("file"), cl::init(""), cl::cat(category));
 cl::opt<std::string> argumentsFile(
     "arguments",
     cl::desc("Run on the arguments in FILE instead of seeded ones: a file "
@@ -320,6 +327,45 @@ LogicalResult compareWithInterpreter(func::FuncOp function,
   return success();
 }
 
+/// A task's kind as --breakdown and --schedule name it (einsums by their
+/// join, contractions apart).
+std::string taskKindLabel(const rt::Task &task) {
+  std::string kind(rt::taskKindName(task.kind));
+  if (task.kind == rt::TaskKind::Einsum)
+    kind += task.aggregation
+                ? " contraction"
+                : " " + std::string(::doppler::joinKindName(task.join));
+  return kind;
+}
+
+/// A float attribute of `op`, if it has one.
+std::optional<double> floatAttr(Operation *op, StringRef attr) {
+  if (!op)
+    return std::nullopt;
+  if (auto value = op->getAttrOfType<FloatAttr>(attr))
+    return value.getValueAsDouble();
+  return std::nullopt;
+}
+
+/// The cost model's cost of task `task` made from `op` (microseconds), as
+/// the simulator charges it: a move its producer's transfer cost.
+std::optional<double> predictedCost(const rt::Task &task, Operation *op) {
+  if (task.kind == rt::TaskKind::Transfer) {
+    Operation *producer = op ? op->getOperand(0).getDefiningOp() : nullptr;
+    if (auto taskOp = dyn_cast_or_null<TaskOp>(producer))
+      return taskOp.getTransfer().convertToDouble();
+    return floatAttr(producer, kTransferCostAttr);
+  }
+  if (auto taskOp = dyn_cast_or_null<TaskOp>(op))
+    return taskOp.getCompute().convertToDouble();
+  return floatAttr(op, kComputeCostAttr);
+}
+
+/// The op behind task `id`, or null.
+Operation *opOf(ArrayRef<Operation *> taskOps, rt::ValueId id) {
+  return id < static_cast<rt::ValueId>(taskOps.size()) ? taskOps[id] : nullptr;
+}
+
 /// Predicted (cost attributes, microseconds) against measured task times,
 /// summed per kind of task: where the cost model and the runtime disagree.
 void printBreakdown(const rt::Plan &plan, ArrayRef<Operation *> taskOps,
@@ -330,37 +376,12 @@ void printBreakdown(const rt::Plan &plan, ArrayRef<Operation *> taskOps,
     bool costed = true;
   };
   std::map<std::string, Row> rows;
-  auto cost = [](Operation *op, StringRef attr) -> std::optional<double> {
-    if (!op)
-      return std::nullopt;
-    if (auto value = op->getAttrOfType<FloatAttr>(attr))
-      return value.getValueAsDouble();
-    return std::nullopt;
-  };
   for (rt::ValueId id = 0; id < plan.graph.size(); ++id) {
     const rt::Task &task = plan.graph.task(id);
     if (task.kind == rt::TaskKind::Input || !run.tasks[id].ran)
       continue;
-    std::string kind(rt::taskKindName(task.kind));
-    if (task.kind == rt::TaskKind::Einsum)
-      kind += task.aggregation
-                  ? " contraction"
-                  : " " + std::string(::doppler::joinKindName(task.join));
-    Operation *op =
-        id < static_cast<rt::ValueId>(taskOps.size()) ? taskOps[id] : nullptr;
-    // The simulator charges a move the producer's transfer cost.
-    std::optional<double> predicted;
-    if (task.kind == rt::TaskKind::Transfer) {
-      Operation *producer = op ? op->getOperand(0).getDefiningOp() : nullptr;
-      predicted = cost(producer, kTransferCostAttr);
-      if (auto taskOp = dyn_cast_or_null<TaskOp>(producer))
-        predicted = taskOp.getTransfer().convertToDouble();
-    } else if (auto taskOp = dyn_cast_or_null<TaskOp>(op)) {
-      predicted = taskOp.getCompute().convertToDouble();
-    } else {
-      predicted = cost(op, kComputeCostAttr);
-    }
-    Row &row = rows[kind];
+    std::optional<double> predicted = predictedCost(task, opOf(taskOps, id));
+    Row &row = rows[taskKindLabel(task)];
     ++row.count;
     row.measured += (run.tasks[id].end - run.tasks[id].start) * 1e6;
     if (predicted)
@@ -386,6 +407,68 @@ void printBreakdown(const rt::Plan &plan, ArrayRef<Operation *> taskOps,
       llvm::outs() << llvm::format("%14s %14.1f %9s\n", "(no cost)",
                                    row.measured, "-");
   }
+}
+
+/// --schedule: per task that ran in `run`, its measured start and end next
+/// to the simulated ones and its predicted cost (microseconds; null where
+/// the op has none), with its inputs, so that a script can follow the
+/// schedule task by task and gap by gap.
+rt::Status writeSchedule(const rt::Plan &plan, ArrayRef<Operation *> taskOps,
+                         const rt::RunResult &run, StringRef path) {
+  auto number = [](std::optional<double> value) -> llvm::json::Value {
+    if (value)
+      return *value;
+    return nullptr;
+  };
+  llvm::json::Array tasks;
+  for (rt::ValueId id = 0; id < plan.graph.size(); ++id) {
+    const rt::Task &task = plan.graph.task(id);
+    const rt::TaskTiming &timing = run.tasks[id];
+    if (task.kind == rt::TaskKind::Input || !timing.ran)
+      continue;
+    Operation *op = opOf(taskOps, id);
+    auto shapeOf = [](const rt::Shape &shape) {
+      llvm::json::Array extents;
+      for (int64_t extent : shape)
+        extents.push_back(extent);
+      return extents;
+    };
+    llvm::json::Array inputs, inputShapes;
+    for (rt::ValueId input : task.inputs) {
+      inputs.push_back(static_cast<int64_t>(input));
+      inputShapes.push_back(shapeOf(plan.graph.task(input).shape));
+    }
+    tasks.push_back(llvm::json::Object{
+        {"id", static_cast<int64_t>(id)},
+        {"kind", taskKindLabel(task)},
+        {"name", plan.graph.describe(id)},
+        {"device", timing.device},
+        {"worker", timing.worker == rt::WorkerKind::Compute ? "compute"
+                                                            : "copy"},
+        {"bytes", static_cast<int64_t>(plan.graph.byteSize(id))},
+        {"shape", shapeOf(task.shape)},
+        {"inputs", std::move(inputs)},
+        {"input_shapes", std::move(inputShapes)},
+        {"start_us", timing.start * 1e6},
+        {"end_us", timing.end * 1e6},
+        {"predicted_start_us", number(floatAttr(op, kStartAttr))},
+        {"predicted_end_us", number(floatAttr(op, kEndAttr))},
+        {"predicted_us", number(predictedCost(task, op))}});
+  }
+  llvm::json::Object root{
+      {"measured_makespan_us", run.makespan * 1e6},
+      {"predicted_makespan_us",
+       number(plan.predictedMakespan
+                  ? std::optional<double>(*plan.predictedMakespan * 1e6)
+                  : std::nullopt)},
+      {"tasks", std::move(tasks)}};
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error);
+  if (error)
+    return rt::Status::failure("cannot write '" + path.str() +
+                               "': " + error.message());
+  os << llvm::formatv("{0:1}", llvm::json::Value(std::move(root))) << "\n";
+  return rt::Status();
 }
 
 int runCompareOutputs(func::FuncOp function,
@@ -580,6 +663,12 @@ int finishReport(func::FuncOp function, const rt::Plan &plan,
       return fail(status.message());
     report.trace = traceFile;
   }
+  if (!scheduleFile.empty())
+    if (rt::Status status = writeSchedule(plan, taskOps,
+                                          report.measurement.median,
+                                          scheduleFile);
+        !status)
+      return fail(status.message());
   if (!writeOutputs.empty())
     if (rt::Status status = rt::saveOutputs(report.outputs, writeOutputs);
         !status)
@@ -650,7 +739,8 @@ int runMain(int argc, char **argv) {
     return fail("--repeat must be >= 1");
   // An empty file name is a mistake, not "leave it out": nothing would be
   // written or read while the run reports success.
-  for (const cl::opt<std::string> *path : {&writeOutputs, &argumentsFile})
+  for (const cl::opt<std::string> *path :
+       {&writeOutputs, &argumentsFile, &scheduleFile})
     if (path->getNumOccurrences() && path->empty())
       return fail("--" + path->ArgStr.str() + " needs a file name");
   if (!(tolerance >= 0))
