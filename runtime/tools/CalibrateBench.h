@@ -21,9 +21,44 @@
 
 namespace doppler::runtime::calibrate {
 
+/// Devices that run tasks while a per-task overhead (a chain of tiny tasks,
+/// the hand-off) is timed: one, the others idle. The rates are timed with
+/// all devices busy (what a balanced placement sees); the overheads matter
+/// where tasks are small, and the pipeline keeps a model's chains of small
+/// tasks on one device (the zoo's transformers at D = 2: every compute task
+/// on device 0). A device whose neighbours idle pays less per task than one
+/// whose neighbour also runs tiny tasks (2-core VM, three calibrations
+/// each, chrt -f 1, load 5: contraction 0.75-1.72 us against 2.22-2.42,
+/// fused 0.62-1.41 against 1.14-1.77, convolution 1.98-3.85 against
+/// 3.25-4.52), and a D = 2 description timed both busy priced DistilBERT,
+/// placed on device 0 alone, at 87.6 us where it ran in 52.1.
+constexpr int kOverheadDevices = 1;
+
 inline double computeTime(double total, double overhead) {
   // Never below a tenth of the total: guards the rates against noise.
   return std::max(total - overhead, 0.1 * total);
+}
+
+/// One transfer size and its hop (seconds, from the producer's end to the
+/// consumer's start), for the links and the network between ranks.
+struct HopSample {
+  int64_t bytes = 0;
+  double hop = 0;
+};
+
+/// Bandwidth (bytes/s) of `hop - latency = bytes / bandwidth` fitted
+/// through every sample but the first (the latency's) by least squares,
+/// dominated by the largest; each excess is kept above a tenth of its hop
+/// against noise, as the compute figures are.
+inline double fitBandwidth(const std::vector<HopSample> &samples,
+                           double latency) {
+  double crossed = 0, squares = 0;
+  for (size_t i = 1; i < samples.size(); ++i) {
+    double bytes = static_cast<double>(samples[i].bytes);
+    crossed += bytes * computeTime(samples[i].hop, latency);
+    squares += bytes * bytes;
+  }
+  return crossed > 0 ? squares / crossed : 0;
 }
 
 /// A graph under construction and the seeded host data of its inputs.

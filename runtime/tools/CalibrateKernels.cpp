@@ -22,8 +22,9 @@ WindowGeometry squareWindow(int64_t kernel, int64_t stride, int64_t pad) {
   return geometry;
 }
 
-/// Seconds per task of a chain of kChain tasks per busy device, each made
-/// by `next(bench, device, previous)` from the one before.
+/// Seconds per task of a chain of kChain tasks on kOverheadDevices devices
+/// (the others idle), each made by `next(bench, device, previous)` from the
+/// one before.
 using ChainStep = std::function<Result<ValueId>(Bench &, int, ValueId)>;
 
 class KernelCalibrator {
@@ -35,7 +36,7 @@ public:
 
   Result<double> chain(Shape start, const ChainStep &next) {
     Bench bench(generator_);
-    for (int d = 0; d < busy_; ++d) {
+    for (int d = 0; d < kOverheadDevices; ++d) {
       ValueId last = bench.input(d, start);
       for (int k = 0; k < kChain; ++k) {
         Result<ValueId> task = next(bench, d, last);
@@ -244,7 +245,7 @@ public:
   /// kinds' chains include) and in a model-like graph (HandOffFigure).
   Result<HandOffFigure> handOff() {
     Bench chainBench(generator_);
-    for (int d = 0; d < busy_; ++d) {
+    for (int d = 0; d < kOverheadDevices; ++d) {
       ValueId last = chainBench.input(d, {16});
       ValueId a = chainBench.input(d, {16}), b = chainBench.input(d, {16});
       for (int k = 0; k < kChain; ++k) {
@@ -266,7 +267,7 @@ public:
     // subtraction. Values have two readers and are freed as they die.
     Bench model(generator_);
     constexpr int kLayers = 24;
-    for (int d = 0; d < busy_; ++d) {
+    for (int d = 0; d < kOverheadDevices; ++d) {
       ValueId x = model.input(d, {32, 256});
       for (int l = 0; l < kLayers; ++l) {
         ValueId w = model.input(d, {256, 256}, ElementType::F32, -0.06, 0.06);
@@ -349,9 +350,8 @@ measureKernels(Executor &executor, std::mt19937_64 &generator, int busy,
 }
 
 Result<HandOffFigure> measureHandOff(Executor &executor,
-                                     std::mt19937_64 &generator, int busy,
-                                     int repeat) {
-  KernelCalibrator calibrator(executor, generator, busy, repeat);
+                                     std::mt19937_64 &generator, int repeat) {
+  KernelCalibrator calibrator(executor, generator, kOverheadDevices, repeat);
   return calibrator.handOff();
 }
 

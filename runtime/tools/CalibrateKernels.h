@@ -31,8 +31,10 @@
 //                elements per second.
 //
 // Chains (each task reads the one before) time what a dependent task costs
-// as doppler-run runs it, as launch_overhead does; rates time kTasks
-// independent tasks per device and subtract the kind's overhead.
+// as doppler-run runs it, as launch_overhead does, on one device while the
+// others idle (kOverheadDevices, CalibrateBench.h); rates time kTasks
+// independent tasks per device on all busy devices and subtract the kind's
+// overhead.
 //
 //===----------------------------------------------------------------------===//
 #ifndef DOPPLER_RUNTIME_TOOLS_CALIBRATEKERNELS_H
@@ -75,9 +77,10 @@ struct HandOffFigure {
   double extra() const { return model > chain ? model - chain : 0; }
 };
 
+/// Timed on one device, the others idle (kOverheadDevices), as the
+/// overheads are.
 Result<HandOffFigure> measureHandOff(Executor &executor,
-                                     std::mt19937_64 &generator, int busy,
-                                     int repeat);
+                                     std::mt19937_64 &generator, int repeat);
 
 /// Fits rate(s) = rInf * s / (s + half) through two measured (side, rate)
 /// points, the larger side first; false (and nothing set) when the points

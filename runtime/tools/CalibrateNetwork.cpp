@@ -83,16 +83,7 @@ Result<NetworkFigure> measureNetwork(const std::shared_ptr<Transport> &transport
     figure.samples.push_back({std::max<int64_t>(bytes / 4, 1) * 4, *hop});
   }
   figure.latency = figure.samples.front().hop;
-  // hop - latency = bytes / bandwidth, fitted through the larger sizes by
-  // least squares (dominated by the largest); each excess is kept above a
-  // tenth of its hop against noise, as the compute figures are.
-  double crossed = 0, squares = 0;
-  for (size_t i = 1; i < figure.samples.size(); ++i) {
-    double bytes = static_cast<double>(figure.samples[i].bytes);
-    crossed += bytes * computeTime(figure.samples[i].hop, figure.latency);
-    squares += bytes * bytes;
-  }
-  figure.bandwidth = squares / crossed;
+  figure.bandwidth = fitBandwidth(figure.samples, figure.latency);
   return figure;
 }
 

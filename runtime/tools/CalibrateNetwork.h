@@ -23,6 +23,8 @@
 #ifndef DOPPLER_RUNTIME_TOOLS_CALIBRATENETWORK_H
 #define DOPPLER_RUNTIME_TOOLS_CALIBRATENETWORK_H
 
+#include "CalibrateBench.h"
+
 #include "doppler/runtime/Transport.h"
 
 #include <cstdint>
@@ -32,17 +34,11 @@
 
 namespace doppler::runtime::calibrate {
 
-/// One message size and its hop (seconds, producer end to consumer start).
-struct NetworkSample {
-  int64_t bytes = 0;
-  double hop = 0;
-};
-
 /// The network between ranks 0 and 1, as the cost model reads it.
 struct NetworkFigure {
   double latency = 0;   ///< seconds
   double bandwidth = 0; ///< bytes per second
-  std::vector<NetworkSample> samples;
+  std::vector<HopSample> samples;
 };
 
 /// Collective over every rank of `transport` (at least 2): times the round

@@ -6,7 +6,8 @@
 // FILE} and doppler-pipeline{system=FILE} read:
 //
 //   launch_overhead     the median step (one task's start to the next's)
-//                       of a chain of K one-element einsums (dispatch +
+//                       of a chain of K one-element einsums on one device,
+//                       the others idle, as every overhead (dispatch +
 //                       hand-off per task; a median, so that another
 //                       process's scheduler slice is not spread over the
 //                       chain: CalibrateBench.h, medianStep);
@@ -36,11 +37,14 @@
 //
 // Devices share the host: doppler-run gives each virtual device a worker
 // thread, and D of them may outnumber the cores or share a core's FPU and
-// the memory bus. So every compute figure is measured with the same kernel
+// the memory bus. So every compute rate is measured with the same kernel
 // running on all D devices at once (--alone: on one device, the rest
 // idle), i.e. the rate a device gets while the others are busy too, which
-// is what a well-balanced placement sees most of the time. Links are timed
-// alone (one transfer at a time).
+// is what a well-balanced placement sees most of the time. The per-task
+// overheads and the hand-off are timed on one device, the others idle
+// (kOverheadDevices, CalibrateBench.h): they matter for small tasks, which
+// the pipeline keeps on one device. Links are timed alone (one transfer at
+// a time).
 //
 // Each figure is the median of --repeat runs after a warm-up. Inputs are
 // seeded (mt19937_64, --seed). The figures describe this host as the CPU
@@ -196,6 +200,8 @@ struct Figures {
   std::vector<std::pair<JoinKind, double>> joinRates;
   double latency = 0;
   double linkBandwidth = 0;
+  /// The hops the link figures were fitted through.
+  std::vector<HopSample> linkHops;
   std::vector<KernelFigure> kernels;
   HandOffFigure handOff;
   /// Under mpirun with 2 ranks or more: the ranks (nodes) and the network.
@@ -213,11 +219,11 @@ public:
         repeat_(static_cast<int>(options.repeat)), busy_(busy),
         generator_(static_cast<uint64_t>(options.seed)) {}
 
-  /// Per-task overhead: a chain of tiny tasks per device.
+  /// Per-task overhead: a chain of tiny tasks on kOverheadDevices devices.
   Status measureOverhead(Figures &figures) {
     constexpr int kChain = 200;
     Bench bench(generator_);
-    for (int d = 0; d < busy_; ++d) {
+    for (int d = 0; d < kOverheadDevices; ++d) {
       ValueId last = bench.input(d, {1});
       for (int k = 0; k < kChain; ++k)
         last = *bench.graph.addEinsum(d, "i->i", JoinKind::Neg, std::nullopt,
@@ -350,7 +356,7 @@ public:
   /// per-task overhead (last: the rates above subtract the chain's).
   Status measureHandOffs(Figures &figures) {
     Result<HandOffFigure> handOff =
-        measureHandOff(executor_, generator_, busy_, repeat_);
+        measureHandOff(executor_, generator_, repeat_);
     if (!handOff)
       return handOff.status();
     figures.handOff = *handOff;
@@ -360,23 +366,28 @@ public:
     return Status();
   }
 
-  /// Links, one transfer at a time on idle devices: latency from the end of
-  /// a tiny producer on device 0 to the end of its copy on device 1 (the
-  /// copy worker's wake-up and hand-off); bandwidth from the same for a
-  /// B-byte value, less the latency. (Under load a copy worker may wait a
-  /// whole scheduler slice for a core, but rarely does in real runs: the
-  /// compute workers pause often enough.)
+  /// Links, one transfer at a time: hops from the end of a producer on
+  /// device 0 to the start of its consumer on device 1 (parked), as the
+  /// runtime makes them: 4 B and 64 KiB copied by the producer's worker
+  /// right after its task (CpuBackendOptions::inlineCopyBytes: the copy
+  /// takes the producer's core, and the hop is that copy and the
+  /// consumer's wake-up), 1 MiB and B bytes by the destination's copy
+  /// worker (its wake-up, the copy, the consumer's wake-up). Latency is
+  /// the 4-byte hop; bandwidth the least-squares fit of the larger hops to
+  /// latency + bytes / bandwidth (as the network between ranks).
   Status measureLinks(Figures &figures) {
-    Result<double> tiny = timeHandOff(1);
-    if (!tiny)
-      return tiny.status();
-    figures.latency = *tiny;
-    int64_t elements = std::max<int64_t>(options_.transferBytes / 4, 1);
-    Result<double> large = timeHandOff(elements);
-    if (!large)
-      return large.status();
-    figures.linkBandwidth =
-        4.0 * elements / computeTime(*large, figures.latency);
+    std::vector<int64_t> sizes = {4, int64_t(64) << 10, int64_t(1) << 20};
+    if (options_.transferBytes > sizes.back())
+      sizes.push_back(options_.transferBytes);
+    for (int64_t bytes : sizes) {
+      int64_t elements = std::max<int64_t>(bytes / 4, 1);
+      Result<double> hop = timeHandOff(elements);
+      if (!hop)
+        return hop.status();
+      figures.linkHops.push_back({elements * 4, *hop});
+    }
+    figures.latency = figures.linkHops.front().hop;
+    figures.linkBandwidth = fitBandwidth(figures.linkHops, figures.latency);
     return Status();
   }
 
@@ -392,7 +403,7 @@ private:
   }
 
   /// Median seconds from the end of a producer of `elements` on device 0
-  /// to the end of its copy on device 1.
+  /// to the start of its consumer on device 1.
   Result<double> timeHandOff(int64_t elements) {
     Bench bench(generator_);
     // The producer keeps device 0 busy past the start spin of device 1's
@@ -508,6 +519,22 @@ nlohmann::json describeSystem(const Options &options, const Figures &figures) {
             {"latency", figures.network->latency}}}};
 }
 
+/// " 4 B 31.2 us 65536 B 35.0 us ...", then a new line.
+void printHops(const std::vector<HopSample> &hops) {
+  for (const HopSample &sample : hops)
+    std::cout << " " << sample.bytes << " B "
+              << formatSignificant(sample.hop * 1e6, 3) << " us";
+  std::cout << "\n";
+}
+
+/// Hops as JSON: [{"bytes": B, "hop_s": S}, ...].
+nlohmann::json hopsJson(const std::vector<HopSample> &hops) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const HopSample &sample : hops)
+    list.push_back({{"bytes", sample.bytes}, {"hop_s", sample.hop}});
+  return list;
+}
+
 /// The figures as text, for people.
 void printFigures(const Options &options, const Figures &figures, int busy,
                   unsigned cores) {
@@ -554,7 +581,8 @@ void printFigures(const Options &options, const Figures &figures, int busy,
   std::cout << "\n  link: latency "
             << formatSignificant(figures.latency * 1e6, 3) << " us, bandwidth "
             << formatSignificant(figures.linkBandwidth / 1e9, 4)
-            << " GB/s\n";
+            << " GB/s; hops:";
+  printHops(figures.linkHops);
   if (figures.network) {
     std::cout << "  network between ranks 0 and 1 (" << figures.ranks
               << " ranks): latency "
@@ -562,10 +590,7 @@ void printFigures(const Options &options, const Figures &figures, int busy,
               << " us, bandwidth "
               << formatSignificant(figures.network->bandwidth / 1e9, 4)
               << " GB/s; hops:";
-    for (const NetworkSample &sample : figures.network->samples)
-      std::cout << " " << sample.bytes << " B "
-                << formatSignificant(sample.hop * 1e6, 3) << " us";
-    std::cout << "\n";
+    printHops(figures.network->samples);
   }
   if (devices > static_cast<int>(cores) && cores > 0)
     std::cout << "note: " << devices << " devices share " << cores
@@ -714,13 +739,11 @@ int runCalibration(int argc, char **argv) {
                              {"hand_off_s",
                               {{"chain", figures.handOff.chain},
                                {"model", figures.handOff.model}}},
+                             {"link_hops", hopsJson(figures.linkHops)},
                              {"host_cores", cores}};
     if (figures.network) {
-      nlohmann::json hops = nlohmann::json::array();
-      for (const NetworkSample &sample : figures.network->samples)
-        hops.push_back({{"bytes", sample.bytes}, {"hop_s", sample.hop}});
       report["ranks"] = figures.ranks;
-      report["network_hops"] = hops;
+      report["network_hops"] = hopsJson(figures.network->samples);
     }
     if (!options.output.empty())
       report["output"] = options.output;
