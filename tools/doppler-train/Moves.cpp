@@ -57,6 +57,11 @@ cl::opt<std::string> movesAnnealMs(
     cl::desc("analyse, compare: milliseconds of the long annealing (default "
              "60000; 0 in compare: none)"),
     cl::value_desc("T"), cl::init("60000"), cl::cat(movesCategory));
+cl::opt<double> movesExplore(
+    "moves-explore",
+    cl::desc("compare: share of the learned moves' tries drawn at random "
+             "(default 0)"),
+    cl::value_desc("p"), cl::init(0.0), cl::cat(movesCategory));
 cl::opt<std::string> movesRounds(
     "moves-rounds",
     cl::desc("train: hill-climb steps per graph (default 40)"),
@@ -169,8 +174,8 @@ int analyseMoves(const Arguments &args, const std::vector<Pair> &pairs) {
   const double seconds = readCount(movesAnnealMs, 1) / 1000.0;
   std::printf(
       "| graph | D | nodes | better | annealed | gain | moved | on chain | "
-      "near chain | chain moves only | other moves only | chain c/t/w "
-      "before | chain c/t/w after | cross comm before, after | max / mean "
+      "near chain | chain moves only | other moves only | chain c/q/t/w "
+      "before | chain c/q/t/w after | cross comm before, after | max / mean "
       "busy before, after |\n|---|---|---|---|---|---|---|---|---|---|---|"
       "---|---|---|---|\n");
   for (const Pair &p : pairs) {
@@ -184,9 +189,9 @@ int analyseMoves(const Arguments &args, const std::vector<Pair> &pairs) {
         analysePlacementGain(judge, start, annealed.assignment);
     auto ctw = [](const PlacementGainAnalysis::Side &s) {
       char text[96];
-      std::snprintf(text, sizeof text, "%.0f/%.0f/%.0f (%d nodes)",
-                    s.chainCompute, s.chainTransfer, s.chainWait,
-                    s.chainNodes);
+      std::snprintf(text, sizeof text, "%.0f/%.0f/%.0f/%.0f (%d nodes)",
+                    s.chainCompute, s.chainQueued, s.chainTransfer,
+                    s.chainWait, s.chainNodes);
       return std::string(text);
     };
     std::printf("| %s | %d | %d | %.1f (%s) | %.1f | %.1f%% | %d | %d | %d | "
@@ -243,10 +248,12 @@ int compareMoves(const Arguments &args, const std::vector<Pair> &pairs) {
       LearnedMovesOptions options;
       options.maxEvaluations = budget;
       options.seed = static_cast<uint64_t>(args.seed);
+      options.explore = movesExplore;
       std::string error;
       std::optional<LearnedMovesResult> learned =
           improveWithLearnedMoves(judge, start, model, options, &error);
       options.randomOrder = true;
+      options.explore = 0;
       std::optional<LearnedMovesResult> shuffled =
           improveWithLearnedMoves(judge, start, model, options, &error);
       if (!learned || !shuffled)

@@ -116,6 +116,27 @@ TEST(LearnedMovesTest, TheModelsOrderBeatsARandomOrderInFewRuns) {
   EXPECT_LT(learnedTotal, shuffledTotal);
 }
 
+TEST(LearnedMovesTest, ExplorationMixesInRandomTries) {
+  Graph graph = randomLayeredGraph(31, 200, 10);
+  Simulator judge(graph, 4);
+  std::vector<DeviceId> start = placeCriticalPath(graph, 4);
+  const double startMakespan = judge.run(start);
+  LearnedMovesOptions options;
+  options.maxEvaluations = 120;
+  auto modelOrder =
+      improveWithLearnedMoves(judge, start, MoveModel::embedded(), options);
+  options.explore = 0.5;
+  options.seed = 4;
+  auto mixed =
+      improveWithLearnedMoves(judge, start, MoveModel::embedded(), options);
+  auto again =
+      improveWithLearnedMoves(judge, start, MoveModel::embedded(), options);
+  ASSERT_TRUE(modelOrder && mixed && again);
+  EXPECT_NE(mixed->assignment, modelOrder->assignment);
+  EXPECT_EQ(mixed->assignment, again->assignment); // seeded
+  EXPECT_LE(mixed->makespan, startMakespan);
+}
+
 TEST(LearnedMovesTest, FitSeparatesTheClasses) {
   // Improving moves have feature 3 (the transfers a move adds) negative.
   std::vector<MoveExample> examples;

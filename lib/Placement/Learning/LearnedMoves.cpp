@@ -88,7 +88,7 @@ private:
   std::vector<NodeId> lateProducer_; ///< latest input if it crossed, or -1
   std::vector<int8_t> near_;         ///< 2 on the chain, 1 next to it
   std::vector<NodeId> candidates_, byDevice_, chain_;
-  double chainTransfer_ = 0;
+  double chainTransfer_ = 0, chainQueued_ = 0;
 };
 
 void MoveState::keep() {
@@ -153,7 +153,7 @@ void MoveState::keep() {
       previous[byDevice_[i]] = byDevice_[i - 1];
   near_.assign(n, 0);
   chain_.clear();
-  chainTransfer_ = 0;
+  chainTransfer_ = chainQueued_ = 0;
   NodeId v = -1;
   for (NodeId u = 0; u < n; ++u)
     if (v < 0 || end_[u] > end_[v])
@@ -181,6 +181,7 @@ void MoveState::keep() {
       }
     } else if (previous[v] >= 0 && end_[previous[v]] >= start_[v] - eps) {
       next = previous[v];
+      chainQueued_ += graph_.computeCost(next);
     }
     v = next;
   }
@@ -243,6 +244,7 @@ PlacementGainAnalysis::Side MoveState::side() const {
   for (NodeId v : chain_)
     s.chainCompute += graph_.computeCost(v);
   s.chainTransfer = chainTransfer_;
+  s.chainQueued = chainQueued_;
   s.chainWait = std::max(0.0, makespan_ - s.chainCompute - s.chainTransfer);
   for (int32_t e = 0; e < graph_.numEdges(); ++e)
     if (current[graph_.edgeSource(e)] != current[graph_.edgeTarget(e)])
@@ -270,6 +272,38 @@ void scoreCandidates(const MoveState &state, int32_t numDevices,
         state.features(v, d, f);
         out.push_back({model.score(f), v, d});
       }
+}
+
+/// Reorders the best-first `candidates` so that each try is, with
+/// probability `explore`, a uniformly drawn untried candidate, else the
+/// best-scored untried one.
+void mixInRandomTries(std::vector<Candidate> &candidates, double explore,
+                      SeededRandom &random) {
+  const size_t n = candidates.size();
+  std::vector<uint32_t> shuffled(n);
+  for (size_t i = 0; i < n; ++i)
+    shuffled[i] = static_cast<uint32_t>(i);
+  for (size_t i = n; i > 1; --i)
+    std::swap(shuffled[i - 1], shuffled[random.below(static_cast<uint32_t>(i))]);
+  std::vector<uint8_t> used(n, 0);
+  std::vector<Candidate> order;
+  order.reserve(n);
+  size_t best = 0, drawn = 0;
+  while (order.size() < n) {
+    size_t pick;
+    if (random.uniform() < explore) {
+      while (used[shuffled[drawn]])
+        ++drawn;
+      pick = shuffled[drawn];
+    } else {
+      while (used[best])
+        ++best;
+      pick = best;
+    }
+    used[pick] = 1;
+    order.push_back(candidates[pick]);
+  }
+  candidates = std::move(order);
 }
 
 } // namespace
@@ -443,6 +477,8 @@ std::optional<LearnedMovesResult> doppler::placement::improveWithLearnedMoves(
                     return a.node < b.node;
                   return a.device < b.device;
                 });
+      if (options.explore > 0)
+        mixInRandomTries(candidates, options.explore, random);
     }
     for (const Candidate &c : candidates) {
       if (!budgetLeft())

@@ -79,6 +79,9 @@ struct LearnedMovesOptions {
   /// Ablation: try the same candidates in a seeded random order instead of
   /// the model's.
   bool randomOrder = false;
+  /// The share of tries drawn at random from the untried candidates, the
+  /// rest best-first by the model (0: the model's order only).
+  double explore = 0;
   uint64_t seed = 0;
 };
 
@@ -144,9 +147,12 @@ struct PlacementGainAnalysis {
   struct Side {
     double makespan = 0;
     int32_t chainNodes = 0;
-    /// Along the critical chain: compute, transfers, the rest (waiting
-    /// for a busy device, or idle).
+    /// Along the critical chain: compute, transfers, the rest (idle);
+    /// chainQueued is the part of chainCompute the chain reaches through
+    /// a device's order (a node that waited for the one its device ran
+    /// before it) rather than through a data edge: load, not dependence.
     double chainCompute = 0, chainTransfer = 0, chainWait = 0;
+    double chainQueued = 0;
     double crossCommunication = 0; ///< edge cost of every cross edge
     double maxBusy = 0, meanBusy = 0;
   };
