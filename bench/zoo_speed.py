@@ -19,7 +19,12 @@ configuration alike:
 
 Prints one table of medians: Doppler/eager, Doppler/compile, measured over
 predicted; fails (exit 1) when Doppler's outputs differ from PyTorch's by
-more than --tolerance.
+more than --tolerance. With --recalibrate, every round also calibrates the
+host anew and re-costs the placed programs with it (their placement as it
+was): the median over rounds of each round's measured over that round's
+predicted makespan is the model's error without the drift between one
+calibration and runs minutes later (column "recal"). Each compilation's
+time (torch.compile and its 3 warm-up calls) goes to stderr.
 
     build/torch-venv/bin/python bench/zoo_speed.py              # the zoo, D = 1, 2
     build/torch-venv/bin/python bench/zoo_speed.py --set issue  # issue 35's five models
@@ -32,6 +37,7 @@ Run under the torch-venv (torch 2.15) for torch.compile; Debian's
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -135,10 +141,15 @@ def worker_main(args):
             entry = models[name]
             try:
                 if mode not in entry:
-                    # The first calls compile (inductor) and warm up.
+                    # The first calls compile (inductor) and warm up; how
+                    # long that took goes to stderr (the table's note).
+                    start = time.perf_counter()
                     entry[mode] = torch.compile(entry["eager"])
                     for _ in range(3):
                         entry[mode](*entry["inputs"])
+                    print(f"{name}: torch.compile with {args.threads} thread(s) took "
+                          f"{time.perf_counter() - start:.1f} s (compiling and 3 "
+                          f"warm-up calls)", file=sys.stderr, flush=True)
                 elif mode == "eager" and "warm" not in entry:
                     for _ in range(2):
                         entry["eager"](*entry["inputs"])
@@ -175,6 +186,19 @@ def place(program_path, placed, devices, system):
     subprocess.run([doppler_tool("doppler-opt"), program_path,
                     f"--doppler-pipeline=devices={devices} system={system}",
                     "-o", placed], check=True, stderr=subprocess.DEVNULL)
+
+
+def resimulate(placed, system):
+    """The predicted makespan (ms) of the placed program `placed` with its
+    costs from description `system`: the same placement, re-costed and
+    simulated (doppler-annotate-costs, doppler-simulate)."""
+    done = subprocess.run([doppler_tool("doppler-opt"), placed,
+                           f"--doppler-annotate-costs=system={system}",
+                           "--doppler-simulate"], check=True, capture_output=True, text=True)
+    match = re.search(r"doppler\.makespan = ([0-9.eE+-]+)", done.stdout)
+    if not match:
+        raise ValueError(f"{placed}: no doppler.makespan after doppler-simulate")
+    return float(match.group(1)) / 1e3
 
 
 def doppler_run(placed, devices, arguments, repeat, outputs=None):
@@ -248,7 +272,7 @@ def print_table(rows, args, load):
           f"{os.cpu_count()} CPUs; torch {rows[0]['torch'] if rows else '?'}")
     head = (f"{'model':<16} {'ops':>5} {'D':>2} {'eager ms':>9} {'compile ms':>10} "
             f"{'doppler ms':>10} {'/eager':>7} {'/compile':>8} {'pred ms':>8} "
-            f"{'meas/pred':>9}")
+            f"{'meas/pred':>9}" + (f" {'recal':>6}" if args.recalibrate else ""))
     print(head)
     print("-" * len(head))
     for r in rows:
@@ -257,7 +281,8 @@ def print_table(rows, args, load):
               f"{fmt(ratio(r['doppler'], r['eager']), '7.2f')} "
               f"{fmt(ratio(r['doppler'], r['compile']), '8.2f')} "
               f"{fmt(r['predicted'], '8.3f')} "
-              f"{fmt(ratio(r['doppler'], r['predicted']), '9.2f')}")
+              f"{fmt(ratio(r['doppler'], r['predicted']), '9.2f')}" +
+              (f" {fmt(r['recalibrated'], '6.2f')}" if args.recalibrate else ""))
 
 
 def settle():
@@ -296,8 +321,21 @@ def measure(args, names, tmp):
     workers = {count: TorchWorker(names, count) for count in counts}
     samples = {(n, c, m): [] for n in names for c in counts for m in modes + ["doppler"]}
     predicted = {}
+    # --recalibrate: per round, a fresh calibration re-costs every placed
+    # program (its placement unchanged), and the round's measured makespan
+    # is set against that round's prediction.
+    round_ratios = {(n, c): [] for n in names for c in counts}
     try:
         for _ in range(args.runs):
+            round_predicted = {}
+            if args.recalibrate:
+                from doppler import host
+                for count in counts:
+                    system = os.path.join(tmp, f"round-host-{count}.json")
+                    host.calibrate(count, system)
+                    for name in names:
+                        round_predicted[(name, count)] = resimulate(
+                            prepared[name].placed[count], system)
             for name in names:
                 for count in counts:
                     for mode in modes:
@@ -314,6 +352,10 @@ def measure(args, names, tmp):
                     report = doppler_run(prepared[name].placed[count], count,
                                          prepared[name].arguments, args.repeat)
                     samples[(name, count, "doppler")].append(report["measured_makespan_s"])
+                    if (name, count) in round_predicted:
+                        round_ratios[(name, count)].append(
+                            report["measured_makespan_s"] * 1e3 /
+                            round_predicted[(name, count)])
                     if report.get("predicted_makespan_s") is not None:
                         predicted[(name, count)] = float(report["predicted_makespan_s"]) * 1e3
     finally:
@@ -329,6 +371,8 @@ def measure(args, names, tmp):
                 "compile": median_ms(samples.get((name, count, "compile"), "n/a")),
                 "doppler": median_ms(samples[(name, count, "doppler")]),
                 "predicted": predicted.get((name, count)),
+                "recalibrated": (statistics.median(round_ratios[(name, count)])
+                                 if round_ratios[(name, count)] else None),
             })
     return rows, failures
 
@@ -345,6 +389,11 @@ def main():
                         help="largest relative error of Doppler's outputs")
     parser.add_argument("--no-compile", action="store_true", help="skip torch.compile")
     parser.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    parser.add_argument("--recalibrate", action="store_true",
+                        help="also calibrate anew before every round, re-cost the placed "
+                             "programs with it and report the median over rounds of "
+                             "measured over that round's prediction (the model's error "
+                             "without the drift between one calibration and later runs)")
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: 1 round of 1, D = 1, no torch.compile")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)

@@ -56,6 +56,13 @@ def machine_key():
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def calibrate(devices, path):
+    """Runs doppler-calibrate for `devices` devices as host_system does,
+    writing the description to `path` (no cache involved)."""
+    run_tool("doppler-calibrate", ["--devices", str(devices), "--repeat", str(_REPEAT),
+                                   "-o", path], timeout=_TIMEOUT_S)
+
+
 def host_system(devices, refresh=False):
     """Path of this host's system description for `devices` CPU devices,
     measured by doppler-calibrate on first use (or when `refresh`)."""
@@ -72,9 +79,7 @@ def host_system(devices, refresh=False):
                                        dir=directory)
         os.close(fd)
         try:
-            run_tool("doppler-calibrate", ["--devices", str(devices), "--repeat",
-                                           str(_REPEAT), "-o", partial],
-                     timeout=_TIMEOUT_S)
+            calibrate(devices, partial)
             os.replace(partial, path)
         finally:
             if os.path.exists(partial):
