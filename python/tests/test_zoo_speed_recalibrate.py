@@ -12,21 +12,15 @@ import sys
 
 import pytest
 
-from conftest import needs_tools
 from doppler import zoo
-from doppler.sources import has_export
-
-pytestmark = [needs_tools,
-              pytest.mark.skipif(not has_export(), reason="needs torch.export (torch 2.x)")]
-
-SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench",
-                      "zoo_speed.py")
+# The same script, skips and marks as the --quick test's.
+from test_zoo_speed import SCRIPT, pytestmark  # noqa: F401
 
 
 def test_recalibrated_ratio_per_row(tmp_path):
     models = [name for name in ("gpt2", "convnext") if zoo.available(name)][:1]
     if not models:
-        pytest.skip("neither torchvision nor transformers is installed")
+        pytest.skip("no zoo model's library is installed")
     out = tmp_path / "rows.json"
     cache = tmp_path / "cache"
     env = dict(os.environ, DOPPLER_CACHE_DIR=str(cache))
