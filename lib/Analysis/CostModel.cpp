@@ -5,6 +5,7 @@
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Support/CheckedSize.h"
 #include "Doppler/Support/JoinProgram.h"
+#include "Doppler/Support/WindowWork.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -103,6 +104,109 @@ double gemmSizeOf(ConvOp conv, KernelKind kind) {
   return side > 1 ? side : 0; // a matrix-vector product: no factor
 }
 
+/// What a fused task's walk costs beyond its joins, as the CPU kernel
+/// plans it (buildSpace in runtime/lib/CpuFused.cpp): the output's
+/// dimensions with extent-1 ones dropped and neighbours merged where every
+/// operand walks them as one; the last merged dimension is the row. An
+/// input neither laid out like the output nor a single value is copied,
+/// filled or gathered into a buffer element by element when rows are
+/// shorter than the kernel's chunk (kFusedChunk), or when it is strided
+/// along the row: `gathered` counts those elements over the inputs.
+struct FusedWalk {
+  double rows = 1;
+  double gathered = 0;
+};
+
+/// CpuFused.cpp's kChunk: elements per chunk of the walk.
+constexpr double kFusedChunk = 512;
+
+FusedWalk fusedWalkOf(FusedOp fused) {
+  ::doppler::EinsumSpec spec = fused.getParsedSpec();
+  ::doppler::IndexSizes sizes = fused.getIndexSizes();
+  std::vector<const std::string *> terms = {&spec.output};
+  for (const std::string &term : spec.inputs)
+    terms.push_back(&term);
+  // A dense operand's stride along `index` (0 where it lacks the index).
+  auto strideOf = [&](const std::string &term, char index) {
+    size_t at = term.find(index);
+    if (at == std::string::npos)
+      return 0.0;
+    double stride = 1;
+    for (size_t k = at + 1; k < term.size(); ++k)
+      stride *= double(sizes.sizeOf(term[k]));
+    return stride;
+  };
+  struct Dim {
+    double extent;
+    std::vector<double> strides; // Output, then each input.
+  };
+  std::vector<Dim> dims;
+  for (char index : spec.output) {
+    Dim dim{double(sizes.sizeOf(index)), {}};
+    if (dim.extent == 1)
+      continue;
+    for (const std::string *term : terms)
+      dim.strides.push_back(strideOf(*term, index));
+    if (!dims.empty()) {
+      Dim &prev = dims.back();
+      bool merges = true;
+      for (size_t slot = 0; slot < terms.size(); ++slot)
+        merges &= prev.strides[slot] == dim.strides[slot] * dim.extent;
+      if (merges) {
+        prev.extent *= dim.extent;
+        prev.strides = dim.strides;
+        continue;
+      }
+    }
+    dims.push_back(std::move(dim));
+  }
+  FusedWalk walk;
+  if (dims.empty()) // A single point.
+    return walk;
+  const double inner = dims.back().extent;
+  for (size_t d = 0; d + 1 < dims.size(); ++d)
+    walk.rows *= dims[d].extent;
+  for (size_t slot = 1; slot < terms.size(); ++slot) {
+    bool dense = true, constant = true;
+    for (const Dim &dim : dims) {
+      dense &= dim.strides[slot] == dim.strides[0];
+      constant &= dim.strides[slot] == 0;
+    }
+    if (dense || constant)
+      continue;
+    double rowStride = dims.back().strides[slot];
+    if (inner < kFusedChunk || (rowStride != 0 && rowStride != 1))
+      walk.gathered += inner * walk.rows;
+  }
+  return walk;
+}
+
+/// Whether the CPU runtime runs `op` as a view of its input's buffer
+/// rather than a copy (runtime/lib/ExecutorViews.cpp): a reshape, or a
+/// slice that is one contiguous run of its input (every dimension before
+/// the innermost one it cuts has extent 1 in the slice, every one after it
+/// is whole). The runtime does so when the input is on the same device and
+/// no memory limit or offload is planned.
+bool runsAsView(Operation &op) {
+  if (isa<ReshapeOp>(op))
+    return true;
+  auto slice = dyn_cast<SliceOp>(op);
+  if (!slice)
+    return false;
+  auto whole = cast<RankedTensorType>(slice.getInput().getType()).getShape();
+  auto part = cast<RankedTensorType>(slice.getType()).getShape();
+  size_t partial = whole.size();
+  for (size_t d = whole.size(); d-- > 0;)
+    if (part[d] != whole[d]) {
+      partial = d;
+      break;
+    }
+  for (size_t d = 0; d < partial && partial < whole.size(); ++d)
+    if (part[d] != 1)
+      return false;
+  return true;
+}
+
 /// The kind of task `op` runs as, for the device's per-kind figures; none
 /// for an elementwise or reducing einsum (launch_overhead and the join
 /// rates price those) and for ops that are not tasks.
@@ -143,6 +247,22 @@ double mlir::doppler::computeCostOf(Operation &op,
   }
   if (fromWork)
     *fromWork = bool(work);
+  if (auto conv = dyn_cast<ConvOp>(op);
+      conv && kernelKindOf(op) == KernelKind::Depthwise &&
+      system.device(0)
+          .kernels[static_cast<unsigned>(KernelKind::Depthwise)]
+          .hasFlops()) {
+    // Priced by the work its kernel does (WindowWork.h), as
+    // doppler-calibrate measures the depthwise rate; the presets, which
+    // give no such rate, keep the defined FLOPs.
+    auto shapeOf = [](Value value) {
+      auto shape = cast<RankedTensorType>(value.getType()).getShape();
+      return std::vector<int64_t>(shape.begin(), shape.end());
+    };
+    flops = 2 * ::doppler::depthwiseKernelMultiplyAdds(
+                    shapeOf(conv.getInput()), conv.getGeometry(),
+                    shapeOf(conv.getResult()));
+  }
   auto einsum = dyn_cast<EinsumOp>(op);
   // A mul-add contraction runs as a GEMM, whose rate is peak_flops; any
   // other einsum applies its join once per point of its iteration space, at
@@ -154,16 +274,31 @@ double mlir::doppler::computeCostOf(Operation &op,
     std::vector<::doppler::JoinKind> joins;
     for (const ::doppler::JoinStep &step : fused.getParsedProgram().steps)
       joins.push_back(step.join);
+    // Its walk's rows and gathers come on top (none unless the device's
+    // fused entry gives gather_time or row_time: calibrated hosts do).
+    FusedWalk walk = fusedWalkOf(fused);
+    const ::doppler::placement::KernelCost &fusedCost =
+        system.device(0).kernels[static_cast<unsigned>(KernelKind::Fused)];
     return system.computeCost(
-        0, flops, bytes, elementTypeName(&op), joins,
-        static_cast<double>(fused.getIndexSizes().iterationSpace()),
-        KernelKind::Fused);
+               0, flops, bytes, elementTypeName(&op), joins,
+               static_cast<double>(fused.getIndexSizes().iterationSpace()),
+               KernelKind::Fused) +
+           fusedCost.walkSeconds(walk.rows, walk.gathered) *
+               ::doppler::placement::kCostUnitsPerSecond;
   }
   if (einsum && !isGemm(einsum))
     return system.computeCost(
         0, flops, bytes, elementTypeName(&op), toSupport(einsum.getJoin()),
         static_cast<double>(einsum.getIndexSizes().iterationSpace()));
   if (std::optional<KernelKind> kind = kernelKindOf(op)) {
+    // A view moves no bytes: its task is the copy kind's fixed time alone,
+    // where the device's kernels table gives one (a calibrated host's; the
+    // presets price every copy by its bytes).
+    if (*kind == KernelKind::Copy && runsAsView(op) &&
+        system.device(0)
+            .kernels[static_cast<unsigned>(KernelKind::Copy)]
+            .hasOverhead())
+      return system.computeCost(0, 0, 0, elementTypeName(&op), *kind);
     // The task's size for the kind's half-performance length.
     double gemmSize = 0;
     if (einsum)

@@ -55,6 +55,10 @@ constexpr KernelField kFields[] = {
      "a GEMM side or positions per channel in [0, 1e9]"},
     {"gemv_bandwidth", &KernelCost::gemvBandwidth, 1, 1e16,
      "a number of bytes per second in [1, 1e16]"},
+    {"gather_time", &KernelCost::gatherTime, 0, 1,
+     "a number of seconds per gathered element in [0, 1]"},
+    {"row_time", &KernelCost::rowTime, 0, 1,
+     "a number of seconds per row in [0, 1]"},
 };
 
 const KernelField *fieldNamed(const std::string &name) {
@@ -64,13 +68,16 @@ const KernelField *fieldNamed(const std::string &name) {
   return nullptr;
 }
 
-/// Whether the cost model reads `f` for tasks of `kind`: fused and copy
-/// tasks only their overhead (their rates are the joins' and the memory's);
-/// matrix-vector products are contractions and convolutions.
+/// Whether the cost model reads `f` for tasks of `kind`: fused tasks their
+/// overhead and their walk's gather and row times (their rates are the
+/// joins' and the memory's), copies only their overhead; matrix-vector
+/// products are contractions and convolutions.
 bool kindReads(KernelKind kind, const KernelField &f) {
   const std::string name = f.name;
   if (name == "overhead")
     return true;
+  if (name == "gather_time" || name == "row_time")
+    return kind == KernelKind::Fused;
   if (kind == KernelKind::Fused || kind == KernelKind::Copy)
     return false;
   if (name == "gemv_bandwidth")
@@ -106,15 +113,16 @@ parseKernelCosts(const nlohmann::json &object, const std::string &where,
     const nlohmann::json &entry = it.value();
     if (!entry.is_object())
       return Error{field, "expected an object with overhead (seconds per "
-                          "task), flops (FLOP/s), half_size and/or "
-                          "gemv_bandwidth"};
+                          "task), flops (FLOP/s), half_size, "
+                          "gemv_bandwidth, gather_time and/or row_time"};
     KernelCost cost;
     for (auto e = entry.begin(); e != entry.end(); ++e) {
       const std::string name = field + "." + e.key();
       const KernelField *spec = fieldNamed(e.key());
       if (!spec)
         return Error{name, "unknown field (expected overhead, flops, "
-                           "half_size, gemv_bandwidth)"};
+                           "half_size, gemv_bandwidth, gather_time, "
+                           "row_time)"};
       if (!kindReads(*kind, *spec))
         return Error{name, "not read for " + std::string(it.key()) +
                                " tasks (" + fieldsOf(*kind) + " are)"};
@@ -146,6 +154,10 @@ nlohmann::json kernelCostsJson(const KernelCostTable &table) {
       entry["half_size"] = cost.halfSize;
     if (cost.gemvBandwidth > 0)
       entry["gemv_bandwidth"] = cost.gemvBandwidth;
+    if (cost.gatherTime > 0)
+      entry["gather_time"] = cost.gatherTime;
+    if (cost.rowTime > 0)
+      entry["row_time"] = cost.rowTime;
     object[std::string(kernelKindName(static_cast<KernelKind>(k)))] = entry;
   }
   return object;

@@ -3,6 +3,7 @@
 #include "CalibrateKernels.h"
 
 #include "Doppler/Support/Window.h"
+#include "Doppler/Support/WindowWork.h"
 
 namespace doppler::runtime::calibrate {
 namespace {
@@ -100,10 +101,14 @@ public:
       });
       if (!time)
         return time;
-      double flops = 2 * convolutionMultiplyAdds(inputShape,
-                                                 weightShape(channels),
-                                                 depthwise ? channels : 1,
-                                                 inputShape);
+      // Depthwise: the work its kernel does (WindowWork.h), as the cost
+      // model prices it; the taps in padded rows are skipped.
+      double flops =
+          2 * (depthwise ? depthwiseKernelMultiplyAdds(inputShape, geometry,
+                                                       inputShape)
+                         : convolutionMultiplyAdds(inputShape,
+                                                   weightShape(channels), 1,
+                                                   inputShape));
       return flops / computeTime(*time, figure.overhead);
     };
     Result<double> wide = rateAt(depthwise ? 128 : 64, 16);
@@ -226,7 +231,36 @@ public:
         });
     if (!tiny)
       return tiny.status();
-    return KernelFigure{"fused", *tiny, 0};
+    KernelFigure figure{"fused", *tiny, 0};
+    // The walk (KernelCost::gatherTime, rowTime): the same program over
+    // kWalkPoints elements as rows of `inner`, with its second and third
+    // inputs laid out like the output or one value per row (a batch norm's
+    // scale and shift); the difference is two filled inputs' elements and
+    // the rows, at two row lengths.
+    constexpr int64_t kWalkPoints = 16384;
+    auto walk = [&](int64_t inner, bool perRow) {
+      const Shape shape = {kWalkPoints / inner, inner};
+      const Shape side = perRow ? Shape{kWalkPoints / inner} : shape;
+      return independent([&](Bench &bench, int d) {
+        return bench.graph.addFused(
+            d, perRow ? "ij,i,i->ij" : "ij,ij,ij->ij",
+            "mul(in0, in1); add(s0, in2)",
+            {bench.input(d, shape), bench.input(d, side),
+             bench.input(d, side)});
+      });
+    };
+    Result<double> dense = walk(64, false);
+    Result<double> short8 = walk(8, true);
+    Result<double> short64 = walk(64, true);
+    for (const Result<double> *time : {&dense, &short8, &short64})
+      if (!*time)
+        return time->status();
+    const double rows8 = kWalkPoints / 8 - 1, rows64 = kWalkPoints / 64 - 1;
+    const double extra8 = *short8 - *dense, extra64 = *short64 - *dense;
+    figure.rowTime = std::max(0.0, (extra8 - extra64) / (rows8 - rows64));
+    figure.gatherTime =
+        std::max(0.0, (extra64 - rows64 * figure.rowTime) / (2 * kWalkPoints));
+    return figure;
   }
 
   Result<KernelFigure> copy() {

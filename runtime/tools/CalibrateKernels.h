@@ -16,6 +16,11 @@
 //                (convolutions get the same figure: one on a 1x1 output is
 //                the same matrix-vector product);
 //   fused        overhead: a chain of 3-input fused tasks of 16 elements;
+//                gather_time and row_time: the same program over 16384
+//                elements with a per-row scale and shift ("ij,i,i->ij")
+//                in rows of 8 and of 64, less the same with inputs laid
+//                out like the output (seconds per filled element and per
+//                row of the kernel's walk);
 //   copy         overhead: a chain of 16-element reshapes (slices,
 //                assembles and reshapes are one strided copy each);
 //   conv         overhead: a chain of 1x4x4x4 3x3 convolutions; rate and
@@ -60,6 +65,10 @@ struct KernelFigure {
   /// Bytes per second of a matrix-vector product's matrix stream (0: not
   /// measured).
   double gemvBandwidth = 0;
+  /// Fused tasks: seconds per gathered input element and per row of the
+  /// kernel's walk (0: not measured).
+  double gatherTime = 0;
+  double rowTime = 0;
 };
 
 /// The executor's idle time between two dependent tasks of one device, in

@@ -489,6 +489,10 @@ nlohmann::json describeSystem(const Options &options, const Figures &figures) {
       entry["half_size"] = kernel.halfSize;
     if (kernel.gemvBandwidth > 0)
       entry["gemv_bandwidth"] = kernel.gemvBandwidth;
+    if (kernel.gatherTime > 0)
+      entry["gather_time"] = kernel.gatherTime;
+    if (kernel.rowTime > 0)
+      entry["row_time"] = kernel.rowTime;
     kernels[kernel.kind] = entry;
   }
   const double *peak = figures.peak;
@@ -572,6 +576,10 @@ void printFigures(const Options &options, const Figures &figures, int busy,
     if (kernel.gemvBandwidth > 0)
       std::cout << " [gemv " << formatSignificant(kernel.gemvBandwidth / 1e9, 3)
                 << " GB/s]";
+    if (kernel.gatherTime > 0 || kernel.rowTime > 0)
+      std::cout << " [walk " << formatSignificant(kernel.gatherTime * 1e9, 3)
+                << " ns per gathered element, "
+                << formatSignificant(kernel.rowTime * 1e9, 3) << " per row]";
   }
   std::cout << "\n  hand-off between dependent tasks: "
             << formatSignificant(figures.handOff.model * 1e6, 3)

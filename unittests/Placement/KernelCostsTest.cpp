@@ -124,6 +124,37 @@ TEST(KernelCosts, RoundTripsThroughJson) {
   EXPECT_DOUBLE_EQ(again->device(1).kernels[0].halfSize, 10.5);
 }
 
+TEST(KernelCosts, FusedWalkCostsRowsAndGathers) {
+  std::string error;
+  auto system = SystemDescription::parseJson(
+      withKernels(R"({"fused": {"overhead": 4e-7, "gather_time": 2e-10,
+                                "row_time": 1.5e-8}})"),
+      "sys.json", &error);
+  ASSERT_TRUE(system) << error;
+  const KernelCost &fused =
+      system->device(1).kernels[static_cast<unsigned>(KernelKind::Fused)];
+  // The first row is the task's own walk; each further one and each
+  // gathered element adds its time.
+  EXPECT_DOUBLE_EQ(fused.walkSeconds(1, 0), 0);
+  EXPECT_DOUBLE_EQ(fused.walkSeconds(64, 0), 63 * 1.5e-8);
+  EXPECT_DOUBLE_EQ(fused.walkSeconds(64, 1024), 63 * 1.5e-8 + 1024 * 2e-10);
+  // Not given (every other kind here, and every preset): no walk term.
+  const KernelCost &conv =
+      system->device(0).kernels[static_cast<unsigned>(KernelKind::Conv)];
+  EXPECT_DOUBLE_EQ(conv.walkSeconds(64, 1024), 0);
+  auto preset = SystemDescription::preset("cpu4");
+  ASSERT_TRUE(preset);
+  for (const KernelCost &cost : preset->device(0).kernels)
+    EXPECT_DOUBLE_EQ(cost.walkSeconds(1000, 1e6), 0);
+  // Both figures survive the JSON round trip.
+  auto again = SystemDescription::parseJson(system->toJson(), "again", &error);
+  ASSERT_TRUE(again) << error;
+  const KernelCost &back =
+      again->device(0).kernels[static_cast<unsigned>(KernelKind::Fused)];
+  EXPECT_DOUBLE_EQ(back.gatherTime, 2e-10);
+  EXPECT_DOUBLE_EQ(back.rowTime, 1.5e-8);
+}
+
 TEST(KernelCosts, ErrorsNameTheField) {
   EXPECT_EQ(jsonError(withKernels("[1]")),
             "sys.json: devices[0].kernels: expected an object of task costs "
@@ -134,8 +165,8 @@ TEST(KernelCosts, ErrorsNameTheField) {
             "contraction, fused, copy, conv, depthwise, pool)");
   EXPECT_EQ(jsonError(withKernels(R"({"conv": 3})")),
             "sys.json: devices[0].kernels.conv: expected an object with "
-            "overhead (seconds per task), flops (FLOP/s), half_size and/or "
-            "gemv_bandwidth");
+            "overhead (seconds per task), flops (FLOP/s), half_size, "
+            "gemv_bandwidth, gather_time and/or row_time");
   EXPECT_EQ(jsonError(withKernels(R"({"conv": {"overhead": -1}})")),
             "sys.json: devices[0].kernels.conv.overhead: expected a number "
             "of seconds per task in [0, 1]");
@@ -158,13 +189,20 @@ TEST(KernelCosts, ErrorsNameTheField) {
   // silently ignored.
   EXPECT_EQ(jsonError(withKernels(R"({"fused": {"flops": 1e9}})")),
             "sys.json: devices[0].kernels.fused.flops: not read for fused "
-            "tasks (overhead are)");
+            "tasks (overhead, gather_time, row_time are)");
+  EXPECT_EQ(jsonError(withKernels(R"({"conv": {"row_time": 1e-8}})")),
+            "sys.json: devices[0].kernels.conv.row_time: not read for conv "
+            "tasks (overhead, flops, half_size, gemv_bandwidth are)");
+  EXPECT_EQ(jsonError(withKernels(R"({"fused": {"gather_time": -1e-9}})")),
+            "sys.json: devices[0].kernels.fused.gather_time: expected a "
+            "number of seconds per gathered element in [0, 1]");
   EXPECT_EQ(jsonError(withKernels(R"({"pool": {"gemv_bandwidth": 1e10}})")),
             "sys.json: devices[0].kernels.pool.gemv_bandwidth: not read for "
             "pool tasks (overhead, flops, half_size are)");
   EXPECT_EQ(jsonError(withKernels(R"({"conv": {"rate": 1}})")),
             "sys.json: devices[0].kernels.conv.rate: unknown field (expected "
-            "overhead, flops, half_size, gemv_bandwidth)");
+            "overhead, flops, half_size, gemv_bandwidth, gather_time, "
+            "row_time)");
   EXPECT_EQ(
       jsonError(withKernels(R"({"contraction": {"gemv_bandwidth": -2}})")),
       "sys.json: devices[0].kernels.contraction.gemv_bandwidth: expected a "

@@ -43,8 +43,9 @@ std::string kernelKindNames();
 struct KernelCost {
   /// Seconds per task; negative: not given (launch_overhead applies).
   double overhead = -1;
-  /// FLOP/s (as the work interface counts FLOPs); 0: not given (the peak
-  /// applies).
+  /// FLOP/s (as the work interface counts FLOPs; for depthwise
+  /// convolutions, as their kernel works: Doppler/Support/WindowWork.h);
+  /// 0: not given (the peak applies).
   double flops = 0;
   /// Hockney's half-performance length: a task of size s runs at rate * s /
   /// (s + halfSize). For GEMM-based kinds (contraction, conv) s is the
@@ -61,12 +62,27 @@ struct KernelCost {
   /// once, from memory beyond the caches for a model's weights: bytes per
   /// second of that stream. 0: not given (the device's memory_bandwidth).
   double gemvBandwidth = 0;
+  /// Fused tasks only. Their kernel (runtime/lib/CpuFused.cpp) walks the
+  /// output in rows of its innermost merged dimension; an input not laid
+  /// out like the output (a per-channel or per-row scale, a transpose) is
+  /// copied or filled into a buffer element by element when rows are
+  /// shorter than the kernel's chunk, or gathered when it is strided along
+  /// the row: `gatherTime` seconds per such element (of each such input),
+  /// `rowTime` seconds per row walked (its offsets and per-row loop) beyond
+  /// the first. 0: not given (no such term; the presets give none).
+  double gatherTime = 0;
+  double rowTime = 0;
 
   bool hasOverhead() const { return overhead >= 0; }
   bool hasFlops() const { return flops > 0; }
   bool empty() const {
     return !hasOverhead() && !hasFlops() && halfSize <= 0 &&
-           gemvBandwidth <= 0;
+           gemvBandwidth <= 0 && gatherTime <= 0 && rowTime <= 0;
+  }
+  /// Seconds a fused task spends on `rows` rows and `gathered` gathered
+  /// input elements (fusedWalkOf in lib/Analysis/CostModel.cpp).
+  double walkSeconds(double rows, double gathered) const {
+    return (rows > 1 ? (rows - 1) * rowTime : 0) + gathered * gatherTime;
   }
   /// The rate of a task of size `size` (0: unknown or exempt), given the
   /// kind's full rate `rate`.
