@@ -15,17 +15,6 @@ using namespace mlir;
 using namespace mlir::doppler;
 using namespace mlir::doppler::detail;
 
-namespace {
-
-std::string listText(ArrayRef<int64_t> values) {
-  std::string text = "[";
-  for (size_t i = 0; i < values.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(values[i]);
-  return text + "]";
-}
-
-} // namespace
-
 SmallVector<int64_t> GatherOp::inferResultShape(ArrayRef<int64_t> table,
                                                 ArrayRef<int64_t> indices,
                                                 int64_t axis) {

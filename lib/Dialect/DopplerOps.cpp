@@ -148,6 +148,13 @@ std::vector<int64_t> toVector(ArrayRef<int64_t> shape) {
   return std::vector<int64_t>(shape.begin(), shape.end());
 }
 
+std::string listText(ArrayRef<int64_t> values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
 /// Bytes of one element: sub-byte types round up to a whole byte.
 double elementBytes(Type type) {
   Type element = getElementTypeOrSelf(type);

@@ -1,7 +1,8 @@
 //===- DopplerOpsSupport.h - Helpers the op files share ---------*- C++ -*-===//
 //
 // Type checks and byte counts that the verifiers and work models of the
-// dialect's op files (DopplerOps.cpp, DopplerWindowOps.cpp) share. Internal
+// dialect's op files (DopplerOps.cpp, DopplerWindowOps.cpp,
+// DopplerGatherOps.cpp) share. Internal
 // to lib/Dialect.
 //
 //===----------------------------------------------------------------------===//
@@ -11,9 +12,20 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Types.h"
 #include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/Twine.h"
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 namespace mlir::doppler::detail {
+
+/// The values of `shape`, copied.
+std::vector<int64_t> toVector(ArrayRef<int64_t> shape);
+
+/// `values` as "[a, b, c]", for diagnostics.
+std::string listText(ArrayRef<int64_t> values);
 
 /// Bytes of a ranked tensor of static shape (0 for anything else), in
 /// doubles: never wraps.

@@ -18,17 +18,6 @@ using namespace mlir::doppler::detail;
 
 namespace {
 
-std::vector<int64_t> toVector(ArrayRef<int64_t> values) {
-  return std::vector<int64_t>(values.begin(), values.end());
-}
-
-std::string listText(ArrayRef<int64_t> values) {
-  std::string text = "[";
-  for (size_t i = 0; i < values.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(values[i]);
-  return text + "]";
-}
-
 /// The geometry an op's attributes spell, once its `padding` has two
 /// entries per spatial dim (low ones first); else an error on `op`.
 FailureOr<::doppler::WindowGeometry>

@@ -32,7 +32,7 @@ using namespace mlir::doppler;
 
 namespace {
 
-struct Candidate {
+struct SearchCandidate {
   std::string name;
   DopplerDecomposePassOptions options;
 };
@@ -53,7 +53,7 @@ public:
   }
 
   void runOnOperation() override {
-    std::vector<Candidate> candidates = makeCandidates();
+    std::vector<SearchCandidate> candidates = makeCandidates();
     SmallVector<func::FuncOp> functions;
     for (func::FuncOp function : getOperation().getOps<func::FuncOp>())
       if (!function.isExternal())
@@ -75,8 +75,8 @@ private:
     return options;
   }
 
-  std::vector<Candidate> makeCandidates() const {
-    std::vector<Candidate> candidates = {
+  std::vector<SearchCandidate> makeCandidates() const {
+    std::vector<SearchCandidate> candidates = {
         {"auto", decomposeOptions("auto", devices, -1)},
         {"auto (chain)", decomposeOptions("auto", devices, 0)},
         {"auto (throughput)", decomposeOptions("auto", devices, 1)}};
@@ -115,7 +115,7 @@ private:
 
   /// The simulated makespan of `function` decomposed by `candidate` and
   /// placed greedily, on a copy; +inf when a pass fails on it.
-  double evaluate(func::FuncOp function, const Candidate &candidate) {
+  double evaluate(func::FuncOp function, const SearchCandidate &candidate) {
     OpBuilder builder(function);
     auto copy = cast<func::FuncOp>(builder.clone(*function));
     SymbolTable(getOperation()).insert(copy); // a fresh, unique name
@@ -140,10 +140,10 @@ private:
   }
 
   LogicalResult search(func::FuncOp function,
-                       const std::vector<Candidate> &candidates) {
+                       const std::vector<SearchCandidate> &candidates) {
     size_t best = 0;
     std::vector<double> makespans;
-    for (const Candidate &candidate : candidates) {
+    for (const SearchCandidate &candidate : candidates) {
       makespans.push_back(evaluate(function, candidate));
       if (makespans.back() < makespans[best])
         best = makespans.size() - 1;

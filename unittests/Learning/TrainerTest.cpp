@@ -23,7 +23,7 @@ Graph randomGraph(uint64_t seed, int32_t nodes) {
   return test_support::randomLayeredGraph(seed, nodes, /*maxWidth=*/5);
 }
 
-std::string tempPath(const std::string &name) {
+std::string trainerTempPath(const std::string &name) {
   return ::testing::TempDir() + "doppler-trainer-test-" + name;
 }
 
@@ -178,7 +178,7 @@ TEST(TrainerTest, JoinPriorStartAndFastPriorsSurviveAResume) {
   };
   std::string error;
   auto uninterrupted =
-      TrainingSession::create(options(tempPath("join-straight.ckpt")), &error);
+      TrainingSession::create(options(trainerTempPath("join-straight.ckpt")), &error);
   ASSERT_TRUE(uninterrupted) << error;
   const float start =
       uninterrupted->currentPolicy()->impl().network->joinPrior.item<float>();
@@ -193,7 +193,7 @@ TEST(TrainerTest, JoinPriorStartAndFastPriorsSurviveAResume) {
       uninterrupted->currentPolicy()->impl().network->joinPrior.item<float>(),
       start);
 
-  TrainerOptions interrupted = options(tempPath("join-interrupted.ckpt"));
+  TrainerOptions interrupted = options(trainerTempPath("join-interrupted.ckpt"));
   auto resumed = interruptAndResume(interrupted, 12);
   ASSERT_TRUE(resumed);
   while (!resumed->finished())
@@ -217,7 +217,7 @@ TEST(TrainerTest, ResumedRunEqualsUninterruptedRun) {
   // updates, so the checkpoint must carry the pending gradients too.
   for (StageOptions &stage : straight.stages)
     stage.episodesPerUpdate = 3;
-  straight.checkpointPath = tempPath("straight.ckpt");
+  straight.checkpointPath = trainerTempPath("straight.ckpt");
   straight.checkpointEvery = 0;
   auto uninterrupted = TrainingSession::create(straight, &error);
   ASSERT_TRUE(uninterrupted) << error;
@@ -229,7 +229,7 @@ TEST(TrainerTest, ResumedRunEqualsUninterruptedRun) {
   TrainerOptions interrupted = smallRun(5);
   for (StageOptions &stage : interrupted.stages)
     stage.episodesPerUpdate = 3;
-  interrupted.checkpointPath = tempPath("interrupted.ckpt");
+  interrupted.checkpointPath = trainerTempPath("interrupted.ckpt");
   interrupted.checkpointEvery = 0;
   auto resumed = interruptAndResume(interrupted, 7);
   ASSERT_TRUE(resumed);
@@ -255,8 +255,8 @@ TEST(TrainerTest, ResumedRunEqualsUninterruptedRun) {
             resumed->bestEvaluation()->ratioToCriticalPath);
 
   // The checkpoint is also a model file; the output is the best model.
-  ASSERT_TRUE(resumed->saveModel(tempPath("best.pt"), &error)) << error;
-  EXPECT_TRUE(LearnedPolicy::load(tempPath("best.pt"), &error)) << error;
+  ASSERT_TRUE(resumed->saveModel(trainerTempPath("best.pt"), &error)) << error;
+  EXPECT_TRUE(LearnedPolicy::load(trainerTempPath("best.pt"), &error)) << error;
   EXPECT_TRUE(LearnedPolicy::load(interrupted.checkpointPath, &error)) << error;
 
   // A checkpoint of another setup is refused.
@@ -277,8 +277,8 @@ TEST(TrainerTest, RealRLMeasuresThroughTheOracleAndLogs) {
 
   SimulatorCostOracle oracle(3);
   options.realOracle = &oracle;
-  options.logPath = tempPath("log.jsonl");
-  options.outputPath = tempPath("real.pt");
+  options.logPath = trainerTempPath("log.jsonl");
+  options.outputPath = trainerTempPath("real.pt");
   auto summary = trainPolicy(options, &error);
   ASSERT_TRUE(summary) << error;
   EXPECT_EQ(summary->episodes, 5);
@@ -331,7 +331,7 @@ TEST(TrainerTest, AfterRealRLBestPlacementsAndEvaluationsAreMeasured) {
                     StageOptions::defaults(TrainingStage::SimulationRL, 4),
                     StageOptions::defaults(TrainingStage::RealRL, 6)};
   options.evaluateEvery = 4;
-  options.logPath = tempPath("measured.jsonl");
+  options.logPath = trainerTempPath("measured.jsonl");
   ScaledOracle oracle(3);
   options.realOracle = &oracle;
   std::string error;
@@ -388,11 +388,11 @@ TEST(TrainerTest, BadOptionsAreReported) {
   EXPECT_EQ(error, "device count 0 is out of range [1, 4096]");
   options = smallRun(1);
   options.resume = true;
-  options.checkpointPath = tempPath("missing.ckpt");
+  options.checkpointPath = trainerTempPath("missing.ckpt");
   EXPECT_FALSE(TrainingSession::create(options, &error));
   EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
   options = smallRun(1);
-  options.initModelPath = tempPath("missing.pt");
+  options.initModelPath = trainerTempPath("missing.pt");
   EXPECT_FALSE(TrainingSession::create(options, &error));
   EXPECT_NE(error.find("cannot open"), std::string::npos) << error;
   options = smallRun(1);
@@ -441,7 +441,7 @@ TEST(TrainerTest, MemoryTightPairsPenaliseOverflow) {
     options.memoryTightFraction = 1;
     options.memoryOverflowWeight = weight;
     options.evaluateEvery = 0;
-    options.logPath = tempPath(log);
+    options.logPath = trainerTempPath(log);
     std::string error;
     EXPECT_TRUE(trainPolicy(options, &error)) << error;
     return readEpisodes(options.logPath);
