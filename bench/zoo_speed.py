@@ -407,9 +407,14 @@ def main():
         parser.error("--runs, --repeat and --devices must be at least 1")
     if args.quick:
         args.runs, args.repeat, args.devices, args.no_compile = 1, 1, [1], True
-    known = model_names("all")
+    # Names are checked against the lists before any model library loads
+    # (torchvision and transformers take seconds to import); availability
+    # only for the models asked for.
+    from doppler import zoo
+    known = list(zoo.MODELS) + list(_issue_models())
     names = args.models or model_names(args.set)
-    unknown = [n for n in names if n not in known]
+    unknown = [n for n in names
+               if n not in known or (n in zoo.MODELS and not zoo.available(n))]
     if unknown:
         parser.error(f"unknown or unavailable models {unknown} (known: {', '.join(known)})")
     load_start = os.getloadavg()[0]
