@@ -103,10 +103,13 @@ def DopplerPlacePass : Pass<"doppler-place"> {
     pass of the rollout algorithm over the better of join-aware and
     critical-path: each op, in order, tries every other device with the
     rest completed by that rule, judged by the simulator; never worse than
-    either), heft, round-robin, random,
-    single, critical-path-reference (the reference code's variant, for
-    comparisons). The learned policy loads LibTorch on first use (about
-    0.7 s); the heuristics need no LibTorch.
+    either), learned-moves (the better of critical-path and join-aware,
+    then moves of ops on or beside the critical chain to other devices,
+    tried in the order a learned model ranks them and each kept when the
+    simulator says it shortens the makespan; docs/Method.md section 12),
+    heft, round-robin, random, single, critical-path-reference (the
+    reference code's variant, for comparisons). The learned policy loads
+    LibTorch on first use (about 0.7 s); the heuristics need no LibTorch.
 
     Budget (lib/Placement/Learning/Budget.h): the learned policy starts from
     its placement and its two heuristic priors (critical-path, join-aware)
