@@ -61,7 +61,13 @@ if [[ ! -f $build/build.ninja ]]; then
   launcher=()
   command -v ccache >/dev/null &&
     launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  # -O1 (OSS-Fuzz's level for its ASan builds) and a unity build
+  # (cmake/UnityBuild.cmake): the smoke run's three targets take 242 s of
+  # CPU from scratch instead of 369 s at -O3 one source at a time, for
+  # 86-98% of the executions in the same 10 s (29 Nov, seed corpora).
   nice -n 19 cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+    "-DCMAKE_C_FLAGS_RELEASE=-O1 -DNDEBUG" "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -DNDEBUG" \
+    -DCMAKE_UNITY_BUILD=ON \
     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 "${launcher[@]}" \
     -DCMAKE_C_FLAGS=-gline-tables-only -DCMAKE_CXX_FLAGS=-gline-tables-only \
     -DDOPPLER_FUZZ=ON "-DDOPPLER_SANITIZE=address;undefined" \
