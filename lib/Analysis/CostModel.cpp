@@ -4,6 +4,7 @@
 #include "Doppler/Analysis/PlacementGraph.h"
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Support/CheckedSize.h"
+#include "Doppler/Support/ElementwiseWalk.h"
 #include "Doppler/Support/JoinProgram.h"
 #include "Doppler/Support/WindowWork.h"
 
@@ -127,54 +128,33 @@ FusedWalk fusedWalkOf(FusedOp fused) {
   for (const std::string &term : spec.inputs)
     terms.push_back(&term);
   // A dense operand's stride along `index` (0 where it lacks the index).
-  auto strideOf = [&](const std::string &term, char index) {
+  auto strideOf = [&](size_t slot, char index) -> int64_t {
+    const std::string &term = *terms[slot];
     size_t at = term.find(index);
     if (at == std::string::npos)
-      return 0.0;
-    double stride = 1;
+      return 0;
+    int64_t stride = 1;
     for (size_t k = at + 1; k < term.size(); ++k)
-      stride *= double(sizes.sizeOf(term[k]));
+      stride *= sizes.sizeOf(term[k]);
     return stride;
   };
-  struct Dim {
-    double extent;
-    std::vector<double> strides; // Output, then each input.
-  };
-  std::vector<Dim> dims;
-  for (char index : spec.output) {
-    Dim dim{double(sizes.sizeOf(index)), {}};
-    if (dim.extent == 1)
-      continue;
-    for (const std::string *term : terms)
-      dim.strides.push_back(strideOf(*term, index));
-    if (!dims.empty()) {
-      Dim &prev = dims.back();
-      bool merges = true;
-      for (size_t slot = 0; slot < terms.size(); ++slot)
-        merges &= prev.strides[slot] == dim.strides[slot] * dim.extent;
-      if (merges) {
-        prev.extent *= dim.extent;
-        prev.strides = dim.strides;
-        continue;
-      }
-    }
-    dims.push_back(std::move(dim));
-  }
+  std::vector<::doppler::WalkDim> dims =
+      ::doppler::mergedWalk(spec.output, sizes, terms.size(), strideOf);
   FusedWalk walk;
   if (dims.empty()) // A single point.
     return walk;
-  const double inner = dims.back().extent;
+  const double inner = double(dims.back().extent);
   for (size_t d = 0; d + 1 < dims.size(); ++d)
-    walk.rows *= dims[d].extent;
+    walk.rows *= double(dims[d].extent);
   for (size_t slot = 1; slot < terms.size(); ++slot) {
     bool dense = true, constant = true;
-    for (const Dim &dim : dims) {
+    for (const ::doppler::WalkDim &dim : dims) {
       dense &= dim.strides[slot] == dim.strides[0];
       constant &= dim.strides[slot] == 0;
     }
     if (dense || constant)
       continue;
-    double rowStride = dims.back().strides[slot];
+    int64_t rowStride = dims.back().strides[slot];
     if (inner < kFusedChunk || (rowStride != 0 && rowStride != 1))
       walk.gathered += inner * walk.rows;
   }
@@ -182,30 +162,15 @@ FusedWalk fusedWalkOf(FusedOp fused) {
 }
 
 /// Whether the CPU runtime runs `op` as a view of its input's buffer
-/// rather than a copy (runtime/lib/ExecutorViews.cpp): a reshape, or a
-/// slice that is one contiguous run of its input (every dimension before
-/// the innermost one it cuts has extent 1 in the slice, every one after it
-/// is whole). The runtime does so when the input is on the same device and
-/// no memory limit or offload is planned.
-bool runsAsView(Operation &op) {
-  if (isa<ReshapeOp>(op))
-    return true;
-  auto slice = dyn_cast<SliceOp>(op);
-  if (!slice)
-    return false;
-  auto whole = cast<RankedTensorType>(slice.getInput().getType()).getShape();
-  auto part = cast<RankedTensorType>(slice.getType()).getShape();
-  size_t partial = whole.size();
-  for (size_t d = whole.size(); d-- > 0;)
-    if (part[d] != whole[d]) {
-      partial = d;
-      break;
-    }
-  for (size_t d = 0; d < partial && partial < whole.size(); ++d)
-    if (part[d] != 1)
-      return false;
-  return true;
-}
+/// rather than a copy (runtime/lib/ExecutorViews.cpp): a reshape (when its
+/// input is on the same device and no memory limit or offload is planned).
+/// A slice that is one contiguous run of its input is a view too, but is
+/// still priced by its bytes: priced as a view, the placer split ResNet-18's
+/// convolutions over two devices more (predicted 3.1-3.2 ms at D = 2
+/// against 4.9), and their hops, which wait for a core on this 2-core host
+/// (HF ResNet-64: 73-115 us against 35-58 predicted), made it run 1.4-1.7x
+/// its prediction; slices as views wait for the hops to be modelled.
+bool runsAsView(Operation &op) { return isa<ReshapeOp>(op); }
 
 /// The kind of task `op` runs as, for the device's per-kind figures; none
 /// for an elementwise or reducing einsum (launch_overhead and the join

@@ -6,6 +6,7 @@
 
 #include "doppler/runtime/TaskGraph.h"
 
+#include "Doppler/Support/ElementwiseWalk.h"
 #include "Doppler/Support/JoinProgram.h"
 
 #include <algorithm>
@@ -574,36 +575,16 @@ Result<KernelPlan> planFused(const EinsumSpec &spec, std::string_view program,
   // The output's dimensions in its own order (so point i is output element
   // i), extent-1 ones dropped, neighbours merged where every input and the
   // output walk them as one.
-  struct FusedDim {
-    int64_t extent;
-    std::vector<int64_t> strides; // Output, then each input.
-  };
   std::vector<OperandLayout> layouts = {
       denseLayout(spec.output, sizes.indices, sizes.sizes)};
   for (const std::string &term : spec.inputs)
     layouts.push_back(denseLayout(term, sizes.indices, sizes.sizes));
-  std::vector<FusedDim> dims;
+  std::vector<WalkDim> dims = mergedWalk(
+      spec.output, sizes, layouts.size(),
+      [&](size_t slot, char index) { return layouts[slot].strideOf(index); });
   int64_t count = 1;
-  for (char index : spec.output) {
-    FusedDim dim{sizes.sizes[sizes.indices.find(index)], {}};
-    count *= dim.extent;
-    if (dim.extent == 1)
-      continue;
-    for (const OperandLayout &layout : layouts)
-      dim.strides.push_back(layout.strideOf(index));
-    if (!dims.empty()) {
-      FusedDim &prev = dims.back();
-      bool merges = true;
-      for (size_t slot = 0; slot < layouts.size(); ++slot)
-        merges &= prev.strides[slot] == dim.strides[slot] * dim.extent;
-      if (merges) {
-        prev.extent *= dim.extent;
-        prev.strides = dim.strides;
-        continue;
-      }
-    }
-    dims.push_back(std::move(dim));
-  }
+  for (char index : spec.output)
+    count *= sizes.sizes[sizes.indices.find(index)];
   KernelPlan plan;
   plan.type = type;
   if (count == 0)

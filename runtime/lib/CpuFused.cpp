@@ -32,6 +32,7 @@
 #include "ContractionPlan.h"
 #include "CpuJoins.h"
 
+#include "Doppler/Support/ElementwiseWalk.h"
 #include "Doppler/Support/JoinProgram.h"
 
 #include <algorithm>
@@ -127,44 +128,23 @@ void assignSlots(FusedPlan &plan) {
 /// where every operand (output and inputs) walks them as one.
 void buildSpace(FusedPlan &plan, const EinsumSpec &spec,
                 const IndexSizes &sizes) {
-  struct Dim {
-    int64_t extent;
-    std::vector<int64_t> strides; // Output, then each input.
-  };
   std::vector<OperandLayout> layouts = {
       denseLayout(spec.output, sizes.indices, sizes.sizes)};
   for (const std::string &term : spec.inputs)
     layouts.push_back(denseLayout(term, sizes.indices, sizes.sizes));
-  std::vector<Dim> dims;
-  for (char index : spec.output) {
-    Dim dim{sizes.sizes[sizes.indices.find(index)], {}};
-    if (dim.extent == 1)
-      continue;
-    for (const OperandLayout &layout : layouts)
-      dim.strides.push_back(layout.strideOf(index));
-    if (!dims.empty()) {
-      Dim &prev = dims.back();
-      bool merges = true;
-      for (size_t slot = 0; slot < layouts.size(); ++slot)
-        merges &= prev.strides[slot] == dim.strides[slot] * dim.extent;
-      if (merges) {
-        prev.extent *= dim.extent;
-        prev.strides = dim.strides;
-        continue;
-      }
-    }
-    dims.push_back(std::move(dim));
-  }
+  std::vector<WalkDim> dims = mergedWalk(
+      spec.output, sizes, layouts.size(),
+      [&](size_t slot, char index) { return layouts[slot].strideOf(index); });
   if (dims.empty()) // A single point.
-    dims.push_back(Dim{1, std::vector<int64_t>(layouts.size(), 0)});
+    dims.push_back(WalkDim{1, std::vector<int64_t>(layouts.size(), 0)});
 
   plan.strides.assign(plan.numInputs, {});
   plan.access.assign(plan.numInputs, Access::Strided);
-  for (const Dim &dim : dims)
+  for (const WalkDim &dim : dims)
     plan.extents.push_back(dim.extent);
   for (unsigned i = 0; i < plan.numInputs; ++i) {
     bool dense = true, constant = true;
-    for (const Dim &dim : dims) {
+    for (const WalkDim &dim : dims) {
       plan.strides[i].push_back(dim.strides[i + 1]);
       dense &= dim.strides[i + 1] == dim.strides[0];
       constant &= dim.strides[i + 1] == 0;
