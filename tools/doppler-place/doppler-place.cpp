@@ -27,6 +27,7 @@
 #include "Doppler/Placement/SystemDescription.h"
 #include "Doppler/Support/NumberFormat.h"
 #include "Doppler/Support/ParseNumber.h"
+#include "Doppler/Support/Stopwatch.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -45,6 +46,7 @@
 #include <vector>
 
 using namespace doppler::placement;
+using doppler::secondsSince;
 namespace cl = llvm::cl;
 
 namespace {
@@ -386,12 +388,6 @@ bool checkCombination(Options &options, std::string *error) {
     return false;
   }
   return true;
-}
-
-double secondsSince(std::chrono::steady_clock::time_point begin) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       begin)
-      .count();
 }
 
 //===----------------------------------------------------------------------===//

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Doppler/Placement/Learning/Budget.h"
+#include "Doppler/Support/Stopwatch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -23,12 +24,6 @@ constexpr double kVisitsPerSecond = 25e6;
 /// Runs per (node, device) pair at most: on small graphs the annealing has
 /// long converged by then (a 10-node graph on 4 devices stops at 8000).
 constexpr int64_t kRunsPerNodeDevice = 200;
-
-double secondsSince(std::chrono::steady_clock::time_point begin) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       begin)
-      .count();
-}
 
 std::string formatMakespan(double makespan) {
   char text[32];

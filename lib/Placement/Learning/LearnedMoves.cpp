@@ -9,6 +9,7 @@
 
 #include "Doppler/Placement/Learning/LearnedMoves.h"
 #include "Doppler/Placement/Learning/LearnedPolicy.h"
+#include "Doppler/Support/Stopwatch.h"
 
 #include <algorithm>
 #include <chrono>
@@ -32,10 +33,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using Features = std::array<double, kMoveFeatureCount>;
-
-double secondsSince(Clock::time_point begin) {
-  return std::chrono::duration<double>(Clock::now() - begin).count();
-}
 
 /// A makespan with the sum of finish times as the tie-break: plateaus of
 /// the makespan are crossed by moves that finish other work earlier, and

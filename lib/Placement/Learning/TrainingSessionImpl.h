@@ -17,6 +17,7 @@
 #include "Doppler/Placement/Environment.h"
 #include "Doppler/Placement/Simulator.h"
 #include "Doppler/Support/ErrorString.h"
+#include "Doppler/Support/Stopwatch.h"
 
 #include <chrono>
 #include <fstream>
@@ -34,9 +35,7 @@ using Clock = std::chrono::steady_clock;
 
 using doppler::setError;
 
-inline double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using doppler::secondsSince;
 
 } // namespace learning::detail
 
