@@ -525,114 +525,105 @@ std::string memoryLowerBoundViolation(const Graph &graph, const System &system,
   return {};
 }
 
-std::optional<MemoryFitResult> fitToMemory(const Graph &graph,
-                                           const System &system,
-                                           ArrayView<DeviceId> assignment,
-                                           const MemoryFitOptions &options,
-                                           std::string *error) {
-  auto fail = [&](std::string message) -> std::optional<MemoryFitResult> {
-    if (error)
-      *error = std::move(message);
-    return std::nullopt;
-  };
-  const int32_t numDevices = system.numDevices();
+namespace {
+
+/// fitToMemory's checks of its inputs: "" when they are usable.
+std::string checkFitInputs(const Graph &graph, int32_t numDevices,
+                           ArrayView<DeviceId> assignment,
+                           const MemoryFitOptions &options) {
   if (!graph.hasOutputBytes() && graph.numNodes() > 0)
-    return fail("fitting a placement to memory needs the output size of "
-                "every node, and the graph has none");
-  if (!validateAssignment(graph, numDevices, assignment, error))
-    return std::nullopt;
+    return "fitting a placement to memory needs the output size of "
+           "every node, and the graph has none";
+  std::string error;
+  if (!validateAssignment(graph, numDevices, assignment, &error))
+    return error;
   const std::vector<double> &resident = options.residentBytes;
   if (!resident.empty() && resident.size() != static_cast<size_t>(numDevices))
-    return fail("expected " + std::to_string(numDevices) +
-                " resident byte counts, got " +
-                std::to_string(resident.size()));
+    return "expected " + std::to_string(numDevices) +
+           " resident byte counts, got " + std::to_string(resident.size());
   for (size_t d = 0; d < resident.size(); ++d)
     if (!(resident[d] >= 0) || !std::isfinite(resident[d]))
-      return fail("device " + std::to_string(d) + ": resident bytes " +
-                  formatShortest(resident[d]) +
-                  " is negative or not a finite number");
+      return "device " + std::to_string(d) + ": resident bytes " +
+             formatShortest(resident[d]) +
+             " is negative or not a finite number";
   if (options.maxEvaluations < 1)
-    return fail("fitting a placement to memory needs an evaluation budget "
-                "of at least 1, got " +
-                std::to_string(options.maxEvaluations));
+    return "fitting a placement to memory needs an evaluation budget of at "
+           "least 1, got " +
+           std::to_string(options.maxEvaluations);
+  return {};
+}
 
-  std::vector<double> limits(numDevices);
-  for (DeviceId d = 0; d < numDevices; ++d)
-    limits[d] = system.memoryCapacity(d) -
-                (resident.empty() ? 0.0 : resident[d]);
-  if (graph.numNodes() == 0) {
-    // Nothing to place: only the resident bytes count.
-    MemoryFitResult result;
-    result.peakMemory = withResident(std::vector<double>(numDevices, 0.0),
-                                     resident);
-    result.initialPeakMemory = result.peakMemory;
-    result.feasible = true;
-    for (DeviceId d = 0; d < numDevices; ++d)
-      result.feasible &= limits[d] >= 0;
-    if (!result.feasible)
-      result.diagnosis = memoryLowerBoundViolation(graph, system, resident);
-    return result;
-  }
-  FitJudge judge(graph, system, limits);
-
+/// The result for a graph without nodes: only the resident bytes count.
+MemoryFitResult fitEmptyGraph(const Graph &graph, const System &system,
+                              const std::vector<double> &resident,
+                              const std::vector<double> &limits) {
+  const int32_t numDevices = system.numDevices();
   MemoryFitResult result;
-  result.assignment.assign(assignment.begin(), assignment.end());
-  FitCost cost = judge.evaluate(assignment);
-  result.initialMakespan = cost.makespan;
-  result.initialPeakMemory =
-      withResident(judge.schedule().peakMemory, resident);
-  auto finish = [&](const FitCost &final) {
-    result.changed = !std::equal(result.assignment.begin(),
-                                 result.assignment.end(), assignment.begin());
-    if (result.changed) {
-      // The judge's figures for the placement returned (its last run may
-      // have been another one). Every stage leaves one evaluation for this.
-      judge.evaluate(result.assignment);
-      result.makespan = judge.schedule().makespan;
-      result.peakMemory =
-          withResident(judge.schedule().peakMemory, resident);
-    } else {
-      result.makespan = result.initialMakespan;
-      result.peakMemory = result.initialPeakMemory;
-    }
-    result.feasible = final.feasible();
-    for (DeviceId d = 0; d < numDevices; ++d)
-      result.feasible &= result.peakMemory[d] <= system.memoryCapacity(d);
-    result.evaluations = judge.evaluations();
-    if (!result.feasible && result.diagnosis.empty()) {
-      DeviceId worst = 0;
-      double worstExcess = -kInfinity;
-      for (DeviceId d = 0; d < numDevices; ++d) {
-        double excess = result.peakMemory[d] - system.memoryCapacity(d);
-        if (excess > worstExcess) {
-          worstExcess = excess;
-          worst = d;
-        }
-      }
-      result.diagnosis =
-          "best found: device " + std::to_string(worst) + " peaks at " +
-          formatBytes(result.peakMemory[worst]) +
-          (resident.empty() || resident[worst] == 0
-               ? std::string()
-               : " (" + formatBytes(resident[worst]) + " resident)") +
-          ", over its " + formatBytes(system.memoryCapacity(worst)) +
-          " capacity";
-    }
-    return result;
-  };
-  if (cost.feasible()) {
-    result.makespan = cost.makespan;
-    result.peakMemory = result.initialPeakMemory;
-    result.feasible = true;
-    result.evaluations = judge.evaluations();
-    return result;
-  }
-  result.diagnosis = memoryLowerBoundViolation(graph, system, resident);
-  if (!result.diagnosis.empty())
-    return finish(cost);
+  result.peakMemory =
+      withResident(std::vector<double>(numDevices, 0.0), resident);
+  result.initialPeakMemory = result.peakMemory;
+  result.feasible = true;
+  for (DeviceId d = 0; d < numDevices; ++d)
+    result.feasible &= limits[d] >= 0;
+  if (!result.feasible)
+    result.diagnosis = memoryLowerBoundViolation(graph, system, resident);
+  return result;
+}
 
-  // The repair from the input: the descent, then the annealing, on up to
-  // half the budget.
+/// Fills `result`'s final figures (makespan, peaks, feasibility, the
+/// evaluations and, when nothing fits, which device is over by how much)
+/// for `result.assignment`, the best found; `input` is the placement the
+/// fit started from and `final` the cost of the best found.
+void completeFit(FitJudge &judge, const System &system,
+                 ArrayView<DeviceId> input,
+                 const std::vector<double> &resident, const FitCost &final,
+                 MemoryFitResult &result) {
+  const int32_t numDevices = system.numDevices();
+  result.changed = !std::equal(result.assignment.begin(),
+                               result.assignment.end(), input.begin());
+  if (result.changed) {
+    // The judge's figures for the placement returned (its last run may
+    // have been another one). Every stage leaves one evaluation for this.
+    judge.evaluate(result.assignment);
+    result.makespan = judge.schedule().makespan;
+    result.peakMemory = withResident(judge.schedule().peakMemory, resident);
+  } else {
+    result.makespan = result.initialMakespan;
+    result.peakMemory = result.initialPeakMemory;
+  }
+  result.feasible = final.feasible();
+  for (DeviceId d = 0; d < numDevices; ++d)
+    result.feasible &= result.peakMemory[d] <= system.memoryCapacity(d);
+  result.evaluations = judge.evaluations();
+  if (result.feasible || !result.diagnosis.empty())
+    return;
+  DeviceId worst = 0;
+  double worstExcess = -kInfinity;
+  for (DeviceId d = 0; d < numDevices; ++d) {
+    double excess = result.peakMemory[d] - system.memoryCapacity(d);
+    if (excess > worstExcess) {
+      worstExcess = excess;
+      worst = d;
+    }
+  }
+  result.diagnosis =
+      "best found: device " + std::to_string(worst) + " peaks at " +
+      formatBytes(result.peakMemory[worst]) +
+      (resident.empty() || resident[worst] == 0
+           ? std::string()
+           : " (" + formatBytes(resident[worst]) + " resident)") +
+      ", over its " + formatBytes(system.memoryCapacity(worst)) +
+      " capacity";
+}
+
+/// The repairs of an infeasible placement: from the input (the descent,
+/// then the annealing, on up to half the budget), then restarts from the
+/// deterministic heuristics' placements, sharing the rest of the budget,
+/// while nothing fits. Returns the best cost; `result.assignment` holds
+/// its placement (and `restartPolicy` the restart it came from).
+FitCost repairToFit(const Graph &graph, FitJudge &judge, FitCost cost,
+                    const MemoryFitOptions &options, MemoryFitResult &result) {
+  const int32_t numDevices = judge.simulator().numDevices();
   const double timeScale = std::max(result.initialMakespan, 1e-9);
   auto repair = [&](std::vector<DeviceId> start, FitCost startCost,
                     int64_t budget) {
@@ -650,13 +641,11 @@ std::optional<MemoryFitResult> fitToMemory(const Graph &graph,
     cost = repaired;
     result.assignment = std::move(placed);
   }
-  // Restarts from the deterministic heuristics' placements, sharing the
-  // rest of the budget, while nothing fits.
   static const char *const kRestarts[] = {"critical-path", "heft",
                                           "join-aware", "round-robin"};
   const int numRestarts = static_cast<int>(std::size(kRestarts));
   for (int i = 0; i < numRestarts && !cost.feasible(); ++i) {
-    // One evaluation for the start, one left for finish().
+    // One evaluation for the start, one left for completeFit().
     const int64_t left = options.maxEvaluations - judge.evaluations();
     if (left < 3)
       break;
@@ -673,6 +662,53 @@ std::optional<MemoryFitResult> fitToMemory(const Graph &graph,
       result.restartPolicy = kRestarts[i];
     }
   }
+  return cost;
+}
+
+} // namespace
+
+std::optional<MemoryFitResult> fitToMemory(const Graph &graph,
+                                           const System &system,
+                                           ArrayView<DeviceId> assignment,
+                                           const MemoryFitOptions &options,
+                                           std::string *error) {
+  const int32_t numDevices = system.numDevices();
+  if (std::string problem =
+          checkFitInputs(graph, numDevices, assignment, options);
+      !problem.empty()) {
+    if (error)
+      *error = std::move(problem);
+    return std::nullopt;
+  }
+  const std::vector<double> &resident = options.residentBytes;
+  std::vector<double> limits(numDevices);
+  for (DeviceId d = 0; d < numDevices; ++d)
+    limits[d] = system.memoryCapacity(d) -
+                (resident.empty() ? 0.0 : resident[d]);
+  if (graph.numNodes() == 0)
+    return fitEmptyGraph(graph, system, resident, limits);
+  FitJudge judge(graph, system, limits);
+
+  MemoryFitResult result;
+  result.assignment.assign(assignment.begin(), assignment.end());
+  FitCost cost = judge.evaluate(assignment);
+  result.initialMakespan = cost.makespan;
+  result.initialPeakMemory =
+      withResident(judge.schedule().peakMemory, resident);
+  if (cost.feasible()) {
+    result.makespan = cost.makespan;
+    result.peakMemory = result.initialPeakMemory;
+    result.feasible = true;
+    result.evaluations = judge.evaluations();
+    return result;
+  }
+  result.diagnosis = memoryLowerBoundViolation(graph, system, resident);
+  if (!result.diagnosis.empty()) {
+    completeFit(judge, system, assignment, resident, cost, result);
+    return result;
+  }
+  cost = repairToFit(graph, judge, cost, options, result);
+  int64_t searchRuns = 0;
   if (cost.feasible()) {
     // Shorten the makespan, staying feasible.
     int64_t left = options.maxEvaluations - judge.evaluations() - 1;
@@ -689,12 +725,11 @@ std::optional<MemoryFitResult> fitToMemory(const Graph &graph,
         result.assignment = std::move(refined->assignment);
         cost.makespan = refined->makespan;
       }
-      // Counted by the judge's own runs below.
-      result.evaluations = refined->evaluations;
+      // The search's runs are its own simulator's, not the judge's.
+      searchRuns = refined->evaluations;
     }
   }
-  int64_t searchRuns = result.evaluations;
-  finish(cost);
+  completeFit(judge, system, assignment, resident, cost, result);
   result.evaluations += searchRuns;
   return result;
 }

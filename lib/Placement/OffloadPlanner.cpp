@@ -206,9 +206,43 @@ private:
     int32_t replace;
     Eviction eviction;
   };
-  /// The candidate changes at the current trial's worst peak.
+  /// A value that could be evicted from the peak's device.
+  struct EvictionCandidate {
+    Eviction eviction; // trigger unset
+    int32_t replace;   // an eviction of the same value, split earlier
+    bool freesInTime;  // its early readers and transfers end by the peak
+    double bytes;
+  };
+  /// The candidate changes at the current trial's worst peak: later
+  /// reloads, then each evictable value with each of its triggers.
   std::vector<Change> candidates(const Trial &current, DeviceId d,
                                  double time);
+  /// The values live on `d` at `time` that could be evicted there, the
+  /// ones that free their bytes in time first, then the largest: at most
+  /// a few.
+  std::vector<EvictionCandidate>
+  evictableValues(const Trial &current, DeviceId d, double time) const;
+  /// Reloads under way at the peak whose readers do not run yet: reload
+  /// later, after the first node that ends after the peak.
+  void addLaterReloads(const Trial &current, DeviceId d, double time,
+                       std::vector<Change> &result) const;
+  /// `candidate` with each of its triggers (the last node to end before
+  /// the reload is due, the first after the peak, ...), once each.
+  void addTriggers(const Trial &current, DeviceId d, double time,
+                   EvictionCandidate candidate,
+                   std::vector<Change> &result) const;
+  /// Why no eviction can make `current` fit ("" when one may): a device
+  /// whose resident bytes exceed it, or a node whose own inputs and output
+  /// do not fit its device.
+  std::string whyImpossible(const Trial &current) const;
+  /// The best trial found from `current` (no evictions): an order first,
+  /// then the evictions' descent from each order until one fits.
+  Trial search(Trial current);
+  /// The host's peak of stashed bytes under `plan`'s evictions in
+  /// `schedule` (each from its value's end until its reload has arrived;
+  /// frees first at equal times).
+  double hostPeak(const OffloadPlan &plan, const Schedule &schedule,
+                  const OffloadGraph &offload) const;
   /// The device whose predicted peak exceeds its limit the most (the
   /// first on a tie), with that excess (negative when every device fits).
   std::pair<DeviceId, double> worstDevice(const Trial &trial) const;
@@ -277,8 +311,9 @@ bool Planner::judge(std::vector<Eviction> evictions,
   return true;
 }
 
-std::vector<Planner::Change>
-Planner::candidates(const Trial &current, DeviceId d, double time) {
+std::vector<Planner::EvictionCandidate>
+Planner::evictableValues(const Trial &current, DeviceId d,
+                         double time) const {
   const Schedule &schedule = current.schedule;
   const Graph &rewritten = current.rewritten.graph;
   const int32_t numNodes = graph_.numNodes();
@@ -291,13 +326,7 @@ Planner::candidates(const Trial &current, DeviceId d, double time) {
     return schedule.start[v] <= time && time < schedule.end[v];
   };
 
-  struct Candidate {
-    Eviction eviction;
-    int32_t replace; // an eviction of the same value, split earlier
-    bool freesInTime;
-    double bytes;
-  };
-  std::vector<Candidate> found;
+  std::vector<EvictionCandidate> found;
   for (const BufferInterval &buffer :
        bufferIntervals(rewritten, current.rewritten.assignment, schedule)) {
     const NodeId v = buffer.value;
@@ -348,7 +377,7 @@ Planner::candidates(const Trial &current, DeviceId d, double time) {
     found.push_back({std::move(eviction), replace, freesInTime, buffer.bytes});
   }
   std::stable_sort(found.begin(), found.end(),
-                   [](const Candidate &a, const Candidate &b) {
+                   [](const EvictionCandidate &a, const EvictionCandidate &b) {
                      if (a.freesInTime != b.freesInTime)
                        return a.freesInTime;
                      return a.bytes > b.bytes;
@@ -357,9 +386,12 @@ Planner::candidates(const Trial &current, DeviceId d, double time) {
   if (found.size() > kValues)
     found.resize(kValues);
 
-  std::vector<Change> result;
-  // Reloads under way at the peak whose readers do not run yet: reload
-  // later, after the first node that ends after the peak.
+  return found;
+}
+
+void Planner::addLaterReloads(const Trial &current, DeviceId d, double time,
+                              std::vector<Change> &result) const {
+  const Schedule &schedule = current.schedule;
   for (size_t i = 0; i < current.evictions.size(); ++i) {
     const Eviction &eviction = current.evictions[i];
     if (eviction.device != d)
@@ -387,49 +419,61 @@ Planner::candidates(const Trial &current, DeviceId d, double time) {
       result.push_back(std::move(change));
     }
   }
-  for (Candidate &candidate : found) {
-    Eviction &eviction = candidate.eviction;
-    const NodeId v = eviction.value;
-    const NodeId firstLate = eviction.lateReaders.front();
-    const double reloadTime =
-        hostTransferTime(options_.hostLinks[d], graph_.outputBytes(v));
-    const double deadline = schedule.start[firstLate] - reloadTime;
-    // Back before every late reader is ready: no reader moves in its
-    // device's FIFO, so the schedule stays as it is.
-    double readyDeadline = kInfinity;
-    for (NodeId w : eviction.lateReaders)
-      readyDeadline = std::min(readyDeadline, readyTime(current, w));
-    readyDeadline -= reloadTime;
-    NodeId latest = -1, firstAfter = -1, last = -1, inTime = -1;
-    for (NodeId t = 0; t < firstLate; ++t) {
-      if (t == v || assignment_[t] != d || graph_.outDegree(t) == 0)
-        continue;
-      const double end = schedule.end[t];
-      if (end <= deadline && (latest < 0 || end > schedule.end[latest]))
-        latest = t;
-      if (end > time && (firstAfter < 0 || end < schedule.end[firstAfter]))
-        firstAfter = t;
-      if (last < 0 || end > schedule.end[last])
-        last = t;
-      if (end > time && end <= readyDeadline &&
-          (inTime < 0 || end > schedule.end[inTime]))
-        inTime = t;
-    }
-    std::vector<NodeId> triggers = {inTime, latest, firstAfter, last};
-    for (NodeId trigger : triggers) {
-      if (trigger < 0)
-        continue;
-      bool seen = false;
-      for (const Change &change : result)
-        seen |= change.replace == candidate.replace &&
-                change.eviction.value == v &&
-                change.eviction.trigger == trigger;
-      if (seen)
-        continue;
-      eviction.trigger = trigger;
-      result.push_back({candidate.replace, eviction});
-    }
+}
+
+void Planner::addTriggers(const Trial &current, DeviceId d, double time,
+                          EvictionCandidate candidate,
+                          std::vector<Change> &result) const {
+  const Schedule &schedule = current.schedule;
+  Eviction &eviction = candidate.eviction;
+  const NodeId v = eviction.value;
+  const NodeId firstLate = eviction.lateReaders.front();
+  const double reloadTime =
+      hostTransferTime(options_.hostLinks[d], graph_.outputBytes(v));
+  const double deadline = schedule.start[firstLate] - reloadTime;
+  // Back before every late reader is ready: no reader moves in its
+  // device's FIFO, so the schedule stays as it is.
+  double readyDeadline = kInfinity;
+  for (NodeId w : eviction.lateReaders)
+    readyDeadline = std::min(readyDeadline, readyTime(current, w));
+  readyDeadline -= reloadTime;
+  NodeId latest = -1, firstAfter = -1, last = -1, inTime = -1;
+  for (NodeId t = 0; t < firstLate; ++t) {
+    if (t == v || assignment_[t] != d || graph_.outDegree(t) == 0)
+      continue;
+    const double end = schedule.end[t];
+    if (end <= deadline && (latest < 0 || end > schedule.end[latest]))
+      latest = t;
+    if (end > time && (firstAfter < 0 || end < schedule.end[firstAfter]))
+      firstAfter = t;
+    if (last < 0 || end > schedule.end[last])
+      last = t;
+    if (end > time && end <= readyDeadline &&
+        (inTime < 0 || end > schedule.end[inTime]))
+      inTime = t;
   }
+  std::vector<NodeId> triggers = {inTime, latest, firstAfter, last};
+  for (NodeId trigger : triggers) {
+    if (trigger < 0)
+      continue;
+    bool seen = false;
+    for (const Change &change : result)
+      seen |= change.replace == candidate.replace &&
+              change.eviction.value == v &&
+              change.eviction.trigger == trigger;
+    if (seen)
+      continue;
+    eviction.trigger = trigger;
+    result.push_back({candidate.replace, eviction});
+  }
+}
+
+std::vector<Planner::Change>
+Planner::candidates(const Trial &current, DeviceId d, double time) {
+  std::vector<Change> result;
+  addLaterReloads(current, d, time, result);
+  for (EvictionCandidate &candidate : evictableValues(current, d, time))
+    addTriggers(current, d, time, std::move(candidate), result);
   return result;
 }
 
@@ -486,6 +530,84 @@ std::string Planner::diagnose(const Trial &trial) const {
   return text;
 }
 
+std::string Planner::whyImpossible(const Trial &current) const {
+  std::string impossible;
+  for (DeviceId d = 0; d < numDevices_ && impossible.empty(); ++d)
+    if (limits_[d] < 0)
+      impossible = "device " + std::to_string(d) + " holds " +
+                   formatBytes(system_.memoryCapacity(d)) + " but " +
+                   formatBytes(resident(d)) + " are resident there";
+  if (!current.fits() && impossible.empty()) {
+    for (NodeId v = 0; v < graph_.numNodes() && impossible.empty(); ++v) {
+      const DeviceId d = assignment_[v];
+      const double need = nodeWorkingSet(graph_, v);
+      if (need > limits_[d])
+        impossible = "node " + std::to_string(v) + " needs " +
+                     formatBytes(need) +
+                     " at once (inputs and output) but device " +
+                     std::to_string(d) + " holds " + formatBytes(limits_[d]) +
+                     (resident(d) > 0 ? " beside " + formatBytes(resident(d)) +
+                                            " resident"
+                                      : std::string());
+    }
+  }
+  return impossible;
+}
+
+Trial Planner::search(Trial current) {
+  Trial best = current;
+  if (!best.fits()) {
+    // An order first: readiness order and the candidate orders, best first.
+    std::vector<Trial> starts;
+    starts.push_back(std::move(current));
+    std::vector<std::vector<double>> orders;
+    if (options_.chooseOrder)
+      orders = candidateOrders(graph_);
+    for (std::vector<double> &priority : orders) {
+      if (evaluations_ >= options_.maxEvaluations)
+        break;
+      Trial trial;
+      if (judge({}, std::move(priority), trial))
+        starts.push_back(std::move(trial));
+    }
+    std::stable_sort(starts.begin(), starts.end(),
+                     [](const Trial &a, const Trial &b) {
+                       return a.betterThan(b);
+                     });
+    best = starts.front();
+    // Evictions second, from each order in turn until one fits.
+    for (Trial &start : starts) {
+      if (best.fits() || evaluations_ >= options_.maxEvaluations)
+        break;
+      Trial result = descend(std::move(start));
+      if (result.betterThan(best))
+        best = std::move(result);
+    }
+  }
+  return best;
+}
+
+double Planner::hostPeak(const OffloadPlan &plan, const Schedule &schedule,
+                         const OffloadGraph &offload) const {
+  std::vector<std::pair<double, double>> events;
+  for (size_t i = 0; i < plan.evictions.size(); ++i) {
+    const Eviction &eviction = plan.evictions[i];
+    const double bytes = graph_.outputBytes(eviction.value);
+    const double reloaded =
+        schedule.end[offload.reloadNode[i]] +
+        hostTransferTime(options_.hostLinks[eviction.device], bytes);
+    events.emplace_back(schedule.end[eviction.value], bytes);
+    events.emplace_back(reloaded, -bytes);
+  }
+  std::sort(events.begin(), events.end());
+  double stashed = 0, peak = 0;
+  for (const auto &event : events) {
+    stashed += event.second;
+    peak = std::max(peak, stashed);
+  }
+  return peak;
+}
+
 OffloadPlan Planner::plan() {
   OffloadPlan plan;
   Simulator unlimited(graph_, numDevices_);
@@ -519,58 +641,8 @@ OffloadPlan Planner::plan() {
   Trial current;
   judge({}, {}, current);
 
-  // No eviction helps a device whose resident bytes exceed it, or a node
-  // whose own inputs and output do not fit.
-  std::string impossible;
-  for (DeviceId d = 0; d < numDevices_ && impossible.empty(); ++d)
-    if (limits_[d] < 0)
-      impossible = "device " + std::to_string(d) + " holds " +
-                   formatBytes(system_.memoryCapacity(d)) + " but " +
-                   formatBytes(resident(d)) + " are resident there";
-  if (!current.fits() && impossible.empty()) {
-    for (NodeId v = 0; v < graph_.numNodes() && impossible.empty(); ++v) {
-      const DeviceId d = assignment_[v];
-      const double need = nodeWorkingSet(graph_, v);
-      if (need > limits_[d])
-        impossible = "node " + std::to_string(v) + " needs " +
-                     formatBytes(need) +
-                     " at once (inputs and output) but device " +
-                     std::to_string(d) + " holds " + formatBytes(limits_[d]) +
-                     (resident(d) > 0 ? " beside " + formatBytes(resident(d)) +
-                                            " resident"
-                                      : std::string());
-    }
-  }
-
-  Trial best = current;
-  if (!best.fits() && impossible.empty()) {
-    // An order first: readiness order and the candidate orders, best first.
-    std::vector<Trial> starts;
-    starts.push_back(std::move(current));
-    std::vector<std::vector<double>> orders;
-    if (options_.chooseOrder)
-      orders = candidateOrders(graph_);
-    for (std::vector<double> &priority : orders) {
-      if (evaluations_ >= options_.maxEvaluations)
-        break;
-      Trial trial;
-      if (judge({}, std::move(priority), trial))
-        starts.push_back(std::move(trial));
-    }
-    std::stable_sort(starts.begin(), starts.end(),
-                     [](const Trial &a, const Trial &b) {
-                       return a.betterThan(b);
-                     });
-    best = starts.front();
-    // Evictions second, from each order in turn until one fits.
-    for (Trial &start : starts) {
-      if (best.fits() || evaluations_ >= options_.maxEvaluations)
-        break;
-      Trial result = descend(std::move(start));
-      if (result.betterThan(best))
-        best = std::move(result);
-    }
-  }
+  const std::string impossible = whyImpossible(current);
+  Trial best = impossible.empty() ? search(std::move(current)) : current;
   // The runtime is given the planned start times; keep them when they
   // predict no worse than the priorities they came from.
   if (best.fits() && !best.priority.empty() &&
@@ -599,25 +671,8 @@ OffloadPlan Planner::plan() {
   plan.fits = prediction->fits;
   plan.makespan = prediction->schedule.makespan;
   plan.peakAfter = prediction->peak;
-  // Host bytes: each stash from the end of its value until its reload has
-  // arrived; frees first at equal times.
   const Schedule &schedule = prediction->schedule;
-  std::vector<std::pair<double, double>> events;
-  for (size_t i = 0; i < plan.evictions.size(); ++i) {
-    const Eviction &eviction = plan.evictions[i];
-    const double bytes = graph_.outputBytes(eviction.value);
-    const double reloaded =
-        schedule.end[prediction->offload.reloadNode[i]] +
-        hostTransferTime(options_.hostLinks[eviction.device], bytes);
-    events.emplace_back(schedule.end[eviction.value], bytes);
-    events.emplace_back(reloaded, -bytes);
-  }
-  std::sort(events.begin(), events.end());
-  double stashed = 0;
-  for (const auto &event : events) {
-    stashed += event.second;
-    plan.hostPeak = std::max(plan.hostPeak, stashed);
-  }
+  plan.hostPeak = hostPeak(plan, schedule, prediction->offload);
   plan.evaluations = evaluations_;
   if (!plan.fits) {
     if (!impossible.empty()) {
