@@ -514,6 +514,39 @@ Result<RunResult> Executor::Impl::collectResult(RunState &run) {
   return result;
 }
 
+Status Executor::Impl::setMemoryLimits(RunState &run) const {
+  const TaskGraph &graph = run.graph;
+  for (int d = 0; d < numDevices; ++d)
+    run.memory[d].limit = d < static_cast<int>(options.memoryLimits.size())
+                              ? options.memoryLimits[d]
+                              : 0;
+  // Waiting cannot help a task whose output alone exceeds its limit: fail
+  // before anything runs.
+  if (!run.waitForMemory)
+    return Status();
+  for (ValueId id = 0; id < graph.size(); ++id) {
+    const Task &task = graph.task(id);
+    uint64_t limit = run.memory[task.device].limit;
+    if (task.kind != TaskKind::Input && !task.onHost && limit &&
+        graph.byteSize(id) > limit)
+      return Status::failure(
+          taskContext(graph, id) + ": needs " +
+          std::to_string(graph.byteSize(id)) + " bytes, more than device " +
+          std::to_string(task.device) + "'s memory limit of " +
+          std::to_string(limit) + " bytes");
+  }
+  return Status();
+}
+
+void Executor::Impl::wakeComputeWorkers() {
+  runEpoch.fetch_add(1, std::memory_order_acq_rel);
+  for (auto &queue : computeQueues) {
+    std::lock_guard<std::mutex> lock(queue->mutex);
+    if (queue->sleepers > 0)
+      queue->wakeUp.notify_all();
+  }
+}
+
 Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
                                       const InputBindings &inputs) {
   std::lock_guard<std::mutex> runLock(runMutex);
@@ -547,34 +580,11 @@ Result<RunResult> Executor::Impl::run(const TaskGraph &graph,
   run.transport = options.transport.get();
   if (run.transport)
     planRoles(run);
-  for (int d = 0; d < numDevices; ++d)
-    run.memory[d].limit = d < static_cast<int>(options.memoryLimits.size())
-                              ? options.memoryLimits[d]
-                              : 0;
-  // Waiting cannot help a task whose output alone exceeds its limit: fail
-  // before anything runs.
-  if (run.waitForMemory)
-    for (ValueId id = 0; id < graph.size(); ++id) {
-      const Task &task = graph.task(id);
-      uint64_t limit = run.memory[task.device].limit;
-      if (task.kind != TaskKind::Input && !task.onHost && limit &&
-          graph.byteSize(id) > limit)
-        return Status::failure(
-            taskContext(graph, id) + ": needs " +
-            std::to_string(graph.byteSize(id)) + " bytes, more than device " +
-            std::to_string(task.device) + "'s memory limit of " +
-            std::to_string(limit) + " bytes");
-    }
+  if (Status status = setMemoryLimits(run); !status)
+    return status;
 
   startQueues(graph);
-  // Parked compute workers wake now, while the inputs upload, and spin for
-  // the first tasks.
-  runEpoch.fetch_add(1, std::memory_order_acq_rel);
-  for (auto &queue : computeQueues) {
-    std::lock_guard<std::mutex> lock(queue->mutex);
-    if (queue->sleepers > 0)
-      queue->wakeUp.notify_all();
-  }
+  wakeComputeWorkers();
 
   // Every buffer still allocated goes back however run() returns: an
   // error, success (after the outputs were copied back) or an exception

@@ -383,6 +383,12 @@ struct Executor::Impl {
   /// The phases of run(): queues set for the run's order, inputs uploaded
   /// and counters set, the outputs and timings collected at the end.
   void startQueues(const TaskGraph &graph);
+  /// Each device's memory limit for `run`; with the Wait policy, the error
+  /// for a task whose output alone exceeds its device's limit.
+  Status setMemoryLimits(RunState &run) const;
+  /// Parked compute workers wake for a new run, while the inputs upload,
+  /// and spin for the first tasks.
+  void wakeComputeWorkers();
   Status uploadInputs(RunState &run, const InputBindings &inputs);
   Result<RunResult> collectResult(RunState &run);
 
