@@ -230,14 +230,11 @@ LogicalResult PlanMemoryPass::plan(FunctionOpInterface function) {
   return rewrite(function, *irGraph, *plan, *system, assignment, options);
 }
 
-LogicalResult
-PlanMemoryPass::rewrite(FunctionOpInterface function, const IRGraph &irGraph,
-                        const placement::OffloadPlan &plan,
-                        const placement::System &system,
-                        const std::vector<placement::DeviceId> &assignment,
-                        const placement::OffloadOptions &options) {
-  const placement::Graph &graph = irGraph.graph;
-  // Check every eviction against the IR before changing anything.
+/// Checks every eviction of `plan` against the IR before anything changes:
+/// doppler.evict moves one ranked tensor, and a reload waits on its
+/// trigger's results.
+LogicalResult checkEvictions(const IRGraph &irGraph,
+                             const placement::OffloadPlan &plan) {
   for (const placement::Eviction &eviction : plan.evictions) {
     Operation *producer = irGraph.ops[eviction.value];
     Operation *trigger = irGraph.ops[eviction.trigger];
@@ -250,6 +247,115 @@ PlanMemoryPass::rewrite(FunctionOpInterface function, const IRGraph &irGraph,
       return trigger->emitOpError()
              << "would start a reload, but has no result to wait for";
   }
+  return success();
+}
+
+/// Sets every op's and transfer's planned start and end. A transfer starts
+/// when its producer ends and arrives the producer's transfer cost later
+/// (as doppler-simulate sets them).
+void stampSchedule(FunctionOpInterface function, const IRGraph &irGraph,
+                   const placement::Schedule &schedule) {
+  OpBuilder builder(function.getContext());
+  auto time = [&](double value) { return builder.getF64FloatAttr(value); };
+  for (auto [node, op] : llvm::enumerate(irGraph.ops)) {
+    op->setAttr(kStartAttr, time(schedule.start[node]));
+    op->setAttr(kEndAttr, time(schedule.end[node]));
+  }
+  function.walk([&](TransferOp transfer) {
+    Operation *producer = transfer.getInput().getDefiningOp();
+    while (auto inner = dyn_cast_or_null<TransferOp>(producer))
+      producer = inner.getInput().getDefiningOp();
+    auto it = producer ? irGraph.nodeOf.find(producer) : irGraph.nodeOf.end();
+    if (it == irGraph.nodeOf.end())
+      return;
+    double start = schedule.end[it->second];
+    transfer->setAttr(kStartAttr, time(start));
+    transfer->setAttr(kEndAttr,
+                      time(start + irGraph.graph.transferCost(it->second)));
+  });
+}
+
+/// Writes eviction `index` of the plan: a doppler.evict after its value's
+/// producer, a doppler.reload before its first late reader (waiting on the
+/// trigger), the late readers reading the reload, with the planned times.
+LogicalResult writeEviction(FunctionOpInterface function,
+                            const IRGraph &irGraph,
+                            const placement::Eviction &eviction, size_t index,
+                            const placement::OffloadSimulation &simulated,
+                            const std::vector<placement::DeviceId> &assignment,
+                            const placement::OffloadOptions &options) {
+  OpBuilder builder(function.getContext());
+  auto time = [&](double value) { return builder.getF64FloatAttr(value); };
+  const placement::Schedule &schedule = simulated.schedule;
+  Operation *producer = irGraph.ops[eviction.value];
+  Value value = producer->getResult(0);
+  auto device = DeviceAttr::get(function.getContext(), eviction.device);
+  double bytes = irGraph.graph.outputBytes(eviction.value);
+  const placement::HostLink &link = options.hostLinks[eviction.device];
+
+  // What the late readers read today: the value itself, or for a
+  // received copy the transfer that brings it to the device. A received
+  // copy is evicted from the producer's original (the planner's model)
+  // and reloaded onto the receiving device.
+  Value onDevice = value;
+  TransferOp transfer;
+  auto home =
+      DeviceAttr::get(function.getContext(), assignment[eviction.value]);
+  if (eviction.device != assignment[eviction.value]) {
+    for (Operation *user : value.getUsers())
+      if (auto candidate = dyn_cast<TransferOp>(user))
+        if (candidate.getTarget().getId() == eviction.device) {
+          transfer = candidate;
+          break;
+        }
+    if (!transfer)
+      return producer->emitOpError()
+             << "internal error: no transfer of its result to device "
+             << eviction.device << " to evict";
+    onDevice = transfer.getResult();
+  }
+
+  builder.setInsertionPointAfter(producer);
+  auto evict = EvictOp::create(builder, producer->getLoc(), value.getType(),
+                               value, home);
+  evict->setAttr(kDeviceAttr, home);
+  // The copy runs from the value's end until the host holds it.
+  evict->setAttr(kStartAttr, time(schedule.end[eviction.value]));
+  evict->setAttr(kEndAttr,
+                 time(schedule.start[simulated.offload.stashNode[index]]));
+
+  Operation *firstLate = irGraph.ops[eviction.lateReaders.front()];
+  builder.setInsertionPoint(firstLate);
+  auto reload = ReloadOp::create(builder, firstLate->getLoc(),
+                                 value.getType(), evict.getResult(), device,
+                                 irGraph.ops[eviction.trigger]->getResults());
+  reload->setAttr(kDeviceAttr, device);
+  double reloadStart = schedule.end[simulated.offload.reloadNode[index]];
+  reload->setAttr(kStartAttr, time(reloadStart));
+  reload->setAttr(kEndAttr,
+                  time(reloadStart + placement::hostTransferTime(link, bytes)));
+
+  for (placement::NodeId reader : eviction.lateReaders) {
+    Operation *late = irGraph.ops[reader];
+    late->walk([&](Operation *nested) {
+      nested->replaceUsesOfWith(onDevice, reload.getResult());
+    });
+  }
+  // With no early readers on the device, the transfer serves nobody.
+  if (transfer && transfer->use_empty())
+    transfer->erase();
+  return success();
+}
+
+LogicalResult
+PlanMemoryPass::rewrite(FunctionOpInterface function, const IRGraph &irGraph,
+                        const placement::OffloadPlan &plan,
+                        const placement::System &system,
+                        const std::vector<placement::DeviceId> &assignment,
+                        const placement::OffloadOptions &options) {
+  const placement::Graph &graph = irGraph.graph;
+  if (failed(checkEvictions(irGraph, plan)))
+    return failure();
 
   // The planned schedule (the planner's own prediction: its order, its
   // evictions, memory waits), for the ops' start and end times. The start
@@ -261,91 +367,19 @@ PlanMemoryPass::rewrite(FunctionOpInterface function, const IRGraph &irGraph,
                                      &error);
   if (!simulated)
     return function.emitOpError() << "internal error: " << error;
-  const placement::OffloadGraph *offloaded = &simulated->offload;
-  const placement::Schedule &schedule = simulated->schedule;
-
-  OpBuilder builder(function.getContext());
-  auto time = [&](double value) { return builder.getF64FloatAttr(value); };
-  for (auto [node, op] : llvm::enumerate(irGraph.ops)) {
-    op->setAttr(kStartAttr, time(schedule.start[node]));
-    op->setAttr(kEndAttr, time(schedule.end[node]));
-  }
-  // A transfer starts when its producer ends and arrives the producer's
-  // transfer cost later (as doppler-simulate sets them).
-  function.walk([&](TransferOp transfer) {
-    Operation *producer = transfer.getInput().getDefiningOp();
-    while (auto inner = dyn_cast_or_null<TransferOp>(producer))
-      producer = inner.getInput().getDefiningOp();
-    auto it = producer ? irGraph.nodeOf.find(producer) : irGraph.nodeOf.end();
-    if (it == irGraph.nodeOf.end())
-      return;
-    double start = schedule.end[it->second];
-    transfer->setAttr(kStartAttr, time(start));
-    transfer->setAttr(kEndAttr, time(start + graph.transferCost(it->second)));
-  });
+  stampSchedule(function, irGraph, simulated->schedule);
 
   double bytesEvicted = 0;
   for (auto [i, eviction] : llvm::enumerate(plan.evictions)) {
-    Operation *producer = irGraph.ops[eviction.value];
-    Value value = producer->getResult(0);
-    auto device = DeviceAttr::get(function.getContext(), eviction.device);
-    double bytes = graph.outputBytes(eviction.value);
-    bytesEvicted += bytes;
-    const placement::HostLink &link = options.hostLinks[eviction.device];
-
-    // What the late readers read today: the value itself, or for a
-    // received copy the transfer that brings it to the device. A received
-    // copy is evicted from the producer's original (the planner's model)
-    // and reloaded onto the receiving device.
-    Value onDevice = value;
-    TransferOp transfer;
-    auto home = DeviceAttr::get(function.getContext(),
-                                assignment[eviction.value]);
-    if (eviction.device != assignment[eviction.value]) {
-      for (Operation *user : value.getUsers())
-        if (auto candidate = dyn_cast<TransferOp>(user))
-          if (candidate.getTarget().getId() == eviction.device) {
-            transfer = candidate;
-            break;
-          }
-      if (!transfer)
-        return producer->emitOpError()
-               << "internal error: no transfer of its result to device "
-               << eviction.device << " to evict";
-      onDevice = transfer.getResult();
-    }
-
-    builder.setInsertionPointAfter(producer);
-    auto evict = EvictOp::create(builder, producer->getLoc(), value.getType(),
-                                 value, home);
-    evict->setAttr(kDeviceAttr, home);
-    // The copy runs from the value's end until the host holds it.
-    evict->setAttr(kStartAttr, time(schedule.end[eviction.value]));
-    evict->setAttr(kEndAttr, time(schedule.start[offloaded->stashNode[i]]));
-
-    Operation *firstLate = irGraph.ops[eviction.lateReaders.front()];
-    builder.setInsertionPoint(firstLate);
-    auto reload = ReloadOp::create(builder, firstLate->getLoc(),
-                                   value.getType(), evict.getResult(), device,
-                                   irGraph.ops[eviction.trigger]->getResults());
-    reload->setAttr(kDeviceAttr, device);
-    double reloadStart = schedule.end[offloaded->reloadNode[i]];
-    reload->setAttr(kStartAttr, time(reloadStart));
-    reload->setAttr(
-        kEndAttr, time(reloadStart + placement::hostTransferTime(link, bytes)));
-
-    for (placement::NodeId reader : eviction.lateReaders) {
-      Operation *late = irGraph.ops[reader];
-      late->walk([&](Operation *nested) {
-        nested->replaceUsesOfWith(onDevice, reload.getResult());
-      });
-    }
-    // With no early readers on the device, the transfer serves nobody.
-    if (transfer && transfer->use_empty())
-      transfer->erase();
+    if (failed(writeEviction(function, irGraph, eviction, i, *simulated,
+                             assignment, options)))
+      return failure();
+    bytesEvicted += graph.outputBytes(eviction.value);
     ++numEvictions;
   }
 
+  OpBuilder builder(function.getContext());
+  auto time = [&](double value) { return builder.getF64FloatAttr(value); };
   SmallVector<int64_t> peaks;
   for (double peak : plan.peakAfter)
     peaks.push_back(wholeBytes(peak));
