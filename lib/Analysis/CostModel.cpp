@@ -105,6 +105,26 @@ double gemmSizeOf(ConvOp conv, KernelKind kind) {
   return side > 1 ? side : 0; // a matrix-vector product: no factor
 }
 
+/// The GEMM one group of a convolution runs as (runtime/lib/CpuWindow.cpp:
+/// im2col, or the input as it lies for a 1x1 kernel): m filters per group,
+/// n output positions per image, k input channels per group times the
+/// kernel's taps; `groups` GEMMs per image.
+struct ConvGemm {
+  double m = 1, n = 1, k = 1;
+};
+
+ConvGemm convGemmOf(ConvOp conv) {
+  auto result = cast<RankedTensorType>(conv.getType());
+  auto weight = cast<RankedTensorType>(conv.getWeight().getType());
+  ConvGemm gemm;
+  gemm.m = double(result.getDimSize(1)) / double(conv.getGroups());
+  gemm.n = positionsPerChannel(conv.getType());
+  gemm.k = double(weight.getDimSize(1));
+  for (int64_t extent : weight.getShape().drop_front(2))
+    gemm.k *= double(extent);
+  return gemm;
+}
+
 /// What a fused task's walk costs beyond its joins, as the CPU kernel
 /// plans it (buildSpace in runtime/lib/CpuFused.cpp): the output's
 /// dimensions with extent-1 ones dropped and neighbours merged where every
@@ -264,6 +284,23 @@ double mlir::doppler::computeCostOf(Operation &op,
             .kernels[static_cast<unsigned>(KernelKind::Copy)]
             .hasOverhead())
       return system.computeCost(0, 0, 0, elementTypeName(&op), *kind);
+    // A convolution on a calibrated rate grid (KernelCost::grid) runs at
+    // its GEMM shape's rate; a matrix-vector product (a side of 1) keeps
+    // the stream of its weights below.
+    const ::doppler::placement::DeviceDescription &device = system.device(0);
+    const ::doppler::placement::KernelCost &kindCost =
+        device.kernels[static_cast<unsigned>(*kind)];
+    if (auto conv = dyn_cast<ConvOp>(op);
+        conv && *kind == KernelKind::Conv && !kindCost.grid.empty()) {
+      ConvGemm gemm = convGemmOf(conv);
+      if (std::min(gemm.m, gemm.n) > 1) {
+        double seconds =
+            std::max(flops / kindCost.grid.rateAt(gemm.m, gemm.n, gemm.k),
+                     bytes / device.memoryBandwidth) +
+            device.overheadFor(*kind);
+        return seconds * ::doppler::placement::kCostUnitsPerSecond;
+      }
+    }
     // The task's size for the kind's half-performance length.
     double gemmSize = 0;
     if (einsum)

@@ -32,6 +32,52 @@ std::string kernelKindNames() {
   return names;
 }
 
+double GemmGrid::rateAt(double mSide, double nSide, double kSide) const {
+  // Per axis: the two neighbouring points and the weight of the upper one,
+  // in log space, the coordinate clamped to the axis.
+  struct Bracket {
+    size_t low = 0, high = 0;
+    double weight = 0;
+  };
+  auto bracket = [](const std::vector<double> &axis, double x) {
+    Bracket b;
+    if (axis.size() < 2 || x <= axis.front())
+      return b;
+    if (x >= axis.back()) {
+      b.low = b.high = axis.size() - 1;
+      return b;
+    }
+    while (b.low + 2 < axis.size() && axis[b.low + 1] <= x)
+      ++b.low;
+    b.high = b.low + 1;
+    b.weight = std::log(x / axis[b.low]) / std::log(axis[b.high] / axis[b.low]);
+    return b;
+  };
+  const Bracket bm = bracket(m, mSide), bn = bracket(n, nSide),
+                bk = bracket(k, kSide);
+  double logRate = 0;
+  int corners = 0;
+  double only = 0;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j)
+      for (int l = 0; l < 2; ++l) {
+        const double w = (i ? bm.weight : 1 - bm.weight) *
+                         (j ? bn.weight : 1 - bn.weight) *
+                         (l ? bk.weight : 1 - bk.weight);
+        if (w == 0)
+          continue;
+        const size_t at =
+            ((i ? bm.high : bm.low) * n.size() + (j ? bn.high : bn.low)) *
+                k.size() +
+            (l ? bk.high : bk.low);
+        logRate += w * std::log(flops[at]);
+        ++corners;
+        only = flops[at];
+      }
+  // On a point of the grid, its figure as given (no rounding through log).
+  return corners == 1 ? only : std::exp(logRate);
+}
+
 //===----------------------------------------------------------------------===//
 // JSON
 //===----------------------------------------------------------------------===//
@@ -90,7 +136,54 @@ std::string fieldsOf(KernelKind kind) {
   for (const KernelField &f : kFields)
     if (kindReads(kind, f))
       names += (names.empty() ? "" : ", ") + std::string(f.name);
-  return names;
+  return kind == KernelKind::Conv ? names + ", grid" : names;
+}
+
+/// Reads a kind's "grid" (GemmGrid) at `where`; on error, field and message.
+std::optional<std::pair<std::string, std::string>>
+parseGemmGrid(const nlohmann::json &object, const std::string &where,
+              GemmGrid &grid) {
+  using Error = std::pair<std::string, std::string>;
+  if (!object.is_object())
+    return Error{where, "expected an object with m, n, k (GEMM sides) and "
+                        "flops (FLOP/s at each point)"};
+  auto numbers = [](const nlohmann::json &list, double low, double high,
+                    std::vector<double> &out) {
+    if (!list.is_array() || list.empty())
+      return false;
+    for (const nlohmann::json &value : list) {
+      double x = value.is_number() ? value.get<double>() : std::nan("");
+      if (!(x >= low && x <= high))
+        return false;
+      out.push_back(x);
+    }
+    return true;
+  };
+  for (auto it = object.begin(); it != object.end(); ++it)
+    if (it.key() != "m" && it.key() != "n" && it.key() != "k" &&
+        it.key() != "flops")
+      return Error{where + "." + it.key(),
+                   "unknown field (expected m, n, k, flops)"};
+  std::vector<double> *axes[] = {&grid.m, &grid.n, &grid.k};
+  const char *names[] = {"m", "n", "k"};
+  size_t points = 1;
+  for (int a = 0; a < 3; ++a) {
+    const std::string field = where + "." + names[a];
+    if (!object.contains(names[a]) ||
+        !numbers(object[names[a]], 1, 1e9, *axes[a]))
+      return Error{field, "expected a list of GEMM sides in [1, 1e9]"};
+    for (size_t i = 1; i < axes[a]->size(); ++i)
+      if (!((*axes[a])[i] > (*axes[a])[i - 1]))
+        return Error{field, "expected increasing sides"};
+    points *= axes[a]->size();
+  }
+  if (!object.contains("flops") ||
+      !numbers(object["flops"], 1, 1e21, grid.flops) ||
+      grid.flops.size() != points)
+    return Error{where + ".flops",
+                 "expected " + std::to_string(points) +
+                     " numbers of FLOP/s in [1, 1e21] (m by n by k)"};
+  return std::nullopt;
 }
 
 } // namespace
@@ -114,15 +207,23 @@ parseKernelCosts(const nlohmann::json &object, const std::string &where,
     if (!entry.is_object())
       return Error{field, "expected an object with overhead (seconds per "
                           "task), flops (FLOP/s), half_size, "
-                          "gemv_bandwidth, gather_time and/or row_time"};
+                          "gemv_bandwidth, gather_time, row_time and/or grid"};
     KernelCost cost;
     for (auto e = entry.begin(); e != entry.end(); ++e) {
       const std::string name = field + "." + e.key();
+      if (e.key() == "grid") {
+        if (*kind != KernelKind::Conv)
+          return Error{name, "not read for " + std::string(it.key()) +
+                                 " tasks (" + fieldsOf(*kind) + " are)"};
+        if (auto error = parseGemmGrid(e.value(), name, cost.grid))
+          return error;
+        continue;
+      }
       const KernelField *spec = fieldNamed(e.key());
       if (!spec)
         return Error{name, "unknown field (expected overhead, flops, "
                            "half_size, gemv_bandwidth, gather_time, "
-                           "row_time)"};
+                           "row_time, grid)"};
       if (!kindReads(*kind, *spec))
         return Error{name, "not read for " + std::string(it.key()) +
                                " tasks (" + fieldsOf(*kind) + " are)"};
@@ -158,6 +259,11 @@ nlohmann::json kernelCostsJson(const KernelCostTable &table) {
       entry["gather_time"] = cost.gatherTime;
     if (cost.rowTime > 0)
       entry["row_time"] = cost.rowTime;
+    if (!cost.grid.empty())
+      entry["grid"] = {{"m", cost.grid.m},
+                       {"n", cost.grid.n},
+                       {"k", cost.grid.k},
+                       {"flops", cost.grid.flops}};
     object[std::string(kernelKindName(static_cast<KernelKind>(k)))] = entry;
   }
   return object;

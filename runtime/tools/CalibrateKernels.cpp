@@ -5,6 +5,8 @@
 #include "Doppler/Support/Window.h"
 #include "Doppler/Support/WindowWork.h"
 
+#include <chrono>
+
 namespace doppler::runtime::calibrate {
 namespace {
 
@@ -376,10 +378,21 @@ measureKernels(Executor &executor, std::mt19937_64 &generator, int busy,
     figures.push_back(*figure);
   }
   // A convolution on a 1x1 output is the contraction's matrix-vector
-  // product (im2col, then ?gemv on the weights).
+  // product (im2col, then ?gemv on the weights); any other runs at its
+  // GEMM shape's rate.
   for (KernelFigure &figure : figures)
-    if (figure.kind == "conv")
+    if (figure.kind == "conv") {
       figure.gemvBandwidth = figures.front().gemvBandwidth;
+      const auto start = std::chrono::steady_clock::now();
+      Result<GemmGridFigure> grid =
+          measureConvGrid(executor, generator, busy, repeat, figure.overhead);
+      if (!grid)
+        return grid.status();
+      figure.grid = *grid;
+      figure.grid.seconds = std::chrono::duration<double>(
+                                std::chrono::steady_clock::now() - start)
+                                .count();
+    }
   return figures;
 }
 

@@ -26,7 +26,9 @@
 //   conv         overhead: a chain of 1x4x4x4 3x3 convolutions; rate and
 //                half_size: 1x64x16x16 3x3 (64 filters, padding 1)
 //                convolutions (GEMM side 64) and 1x256x2x2 ones with 256
-//                filters (side 4), a ResNet's early and late stages;
+//                filters (side 4), a ResNet's early and late stages; grid:
+//                the rate at 48 GEMM shapes, each on weights beyond the
+//                caches (CalibrateGemmGrid.h);
 //   depthwise    the same for one input channel per group: 1x4x4x4, then
 //                1x128x16x16 and 1x1024x2x2 3x3 depthwise convolutions
 //                (256 and 4 output positions per channel);
@@ -46,6 +48,7 @@
 #define DOPPLER_RUNTIME_TOOLS_CALIBRATEKERNELS_H
 
 #include "CalibrateBench.h"
+#include "CalibrateGemmGrid.h"
 
 #include <string>
 #include <vector>
@@ -69,6 +72,8 @@ struct KernelFigure {
   /// kernel's walk (0: not measured).
   double gatherTime = 0;
   double rowTime = 0;
+  /// Dense convolutions: the rate by GEMM shape (CalibrateGemmGrid.h).
+  GemmGridFigure grid{};
 };
 
 /// The executor's idle time between two dependent tasks of one device, in

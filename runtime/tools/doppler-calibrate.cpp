@@ -493,6 +493,8 @@ nlohmann::json describeSystem(const Options &options, const Figures &figures) {
       entry["gather_time"] = kernel.gatherTime;
     if (kernel.rowTime > 0)
       entry["row_time"] = kernel.rowTime;
+    if (!kernel.grid.empty())
+      entry["grid"] = kernel.grid.json();
     kernels[kernel.kind] = entry;
   }
   const double *peak = figures.peak;
@@ -580,6 +582,14 @@ void printFigures(const Options &options, const Figures &figures, int busy,
       std::cout << " [walk " << formatSignificant(kernel.gatherTime * 1e9, 3)
                 << " ns per gathered element, "
                 << formatSignificant(kernel.rowTime * 1e9, 3) << " per row]";
+    if (!kernel.grid.empty()) {
+      auto [low, high] = std::minmax_element(kernel.grid.flops.begin(),
+                                             kernel.grid.flops.end());
+      std::cout << " [" << kernel.grid.flops.size() << " GEMM shapes "
+                << formatSignificant(*low / 1e9, 3) << "-"
+                << formatSignificant(*high / 1e9, 3) << " in "
+                << formatSignificant(kernel.grid.seconds, 2) << " s]";
+    }
   }
   std::cout << "\n  hand-off between dependent tasks: "
             << formatSignificant(figures.handOff.model * 1e6, 3)

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace doppler::placement;
 
 namespace {
@@ -166,7 +168,7 @@ TEST(KernelCosts, ErrorsNameTheField) {
   EXPECT_EQ(jsonError(withKernels(R"({"conv": 3})")),
             "sys.json: devices[0].kernels.conv: expected an object with "
             "overhead (seconds per task), flops (FLOP/s), half_size, "
-            "gemv_bandwidth, gather_time and/or row_time");
+            "gemv_bandwidth, gather_time, row_time and/or grid");
   EXPECT_EQ(jsonError(withKernels(R"({"conv": {"overhead": -1}})")),
             "sys.json: devices[0].kernels.conv.overhead: expected a number "
             "of seconds per task in [0, 1]");
@@ -192,7 +194,7 @@ TEST(KernelCosts, ErrorsNameTheField) {
             "tasks (overhead, gather_time, row_time are)");
   EXPECT_EQ(jsonError(withKernels(R"({"conv": {"row_time": 1e-8}})")),
             "sys.json: devices[0].kernels.conv.row_time: not read for conv "
-            "tasks (overhead, flops, half_size, gemv_bandwidth are)");
+            "tasks (overhead, flops, half_size, gemv_bandwidth, grid are)");
   EXPECT_EQ(jsonError(withKernels(R"({"fused": {"gather_time": -1e-9}})")),
             "sys.json: devices[0].kernels.fused.gather_time: expected a "
             "number of seconds per gathered element in [0, 1]");
@@ -202,11 +204,84 @@ TEST(KernelCosts, ErrorsNameTheField) {
   EXPECT_EQ(jsonError(withKernels(R"({"conv": {"rate": 1}})")),
             "sys.json: devices[0].kernels.conv.rate: unknown field (expected "
             "overhead, flops, half_size, gemv_bandwidth, gather_time, "
-            "row_time)");
+            "row_time, grid)");
   EXPECT_EQ(
       jsonError(withKernels(R"({"contraction": {"gemv_bandwidth": -2}})")),
       "sys.json: devices[0].kernels.contraction.gemv_bandwidth: expected a "
       "number of bytes per second in [1, 1e16]");
+}
+
+// A 2 x 2 x 1 grid: m in {16, 256}, n in {4, 64}, k = 144.
+const char *kGrid = R"({"m": [16, 256], "n": [4, 64], "k": [144],
+                        "flops": [2e9, 2e10, 8e9, 5e10]})";
+
+TEST(KernelCosts, GridInterpolatesInLogSpace) {
+  std::string error;
+  auto system = SystemDescription::parseJson(
+      withKernels(std::string(R"({"conv": {"overhead": 2e-6, "grid": )") +
+                  kGrid + "}}"),
+      "sys.json", &error);
+  ASSERT_TRUE(system) << error;
+  const GemmGrid &grid =
+      system->device(0).kernels[static_cast<unsigned>(KernelKind::Conv)].grid;
+  ASSERT_FALSE(grid.empty());
+  // The points themselves.
+  EXPECT_DOUBLE_EQ(grid.rateAt(16, 4, 144), 2e9);
+  EXPECT_DOUBLE_EQ(grid.rateAt(16, 64, 144), 2e10);
+  EXPECT_DOUBLE_EQ(grid.rateAt(256, 64, 144), 5e10);
+  // Halfway in log space (n = 16 between 4 and 64): the geometric mean.
+  EXPECT_NEAR(grid.rateAt(16, 16, 144), std::sqrt(2e9 * 2e10), 1);
+  EXPECT_NEAR(grid.rateAt(64, 16, 144),
+              std::sqrt(std::sqrt(2e9 * 2e10) * std::sqrt(8e9 * 5e10)), 1);
+  // Beyond the grid (and along an axis of one point): the edge's rate.
+  EXPECT_DOUBLE_EQ(grid.rateAt(1024, 4096, 9), 5e10);
+  EXPECT_DOUBLE_EQ(grid.rateAt(2, 1, 1e6), 2e9);
+  // The round trip keeps it; the presets have none.
+  auto again = SystemDescription::parseJson(system->toJson(), "again", &error);
+  ASSERT_TRUE(again) << error;
+  const GemmGrid &back =
+      again->device(1).kernels[static_cast<unsigned>(KernelKind::Conv)].grid;
+  EXPECT_EQ(back.m, grid.m);
+  EXPECT_EQ(back.n, grid.n);
+  EXPECT_EQ(back.k, grid.k);
+  EXPECT_EQ(back.flops, grid.flops);
+  auto preset = SystemDescription::preset("cpu4");
+  ASSERT_TRUE(preset);
+  for (const KernelCost &cost : preset->device(0).kernels)
+    EXPECT_TRUE(cost.grid.empty());
+}
+
+TEST(KernelCosts, GridErrorsNameTheField) {
+  auto conv = [](const std::string &grid) {
+    return jsonError(withKernels(R"({"conv": {"grid": )" + grid + "}}"));
+  };
+  EXPECT_EQ(conv("[]"), "sys.json: devices[0].kernels.conv.grid: expected an "
+                        "object with m, n, k (GEMM sides) and flops (FLOP/s "
+                        "at each point)");
+  EXPECT_EQ(conv(R"({"m": [16], "n": [4], "k": [9], "flops": [1e9],
+                     "l": [1]})"),
+            "sys.json: devices[0].kernels.conv.grid.l: unknown field "
+            "(expected m, n, k, flops)");
+  EXPECT_EQ(conv(R"({"m": [16, 8], "n": [4], "k": [9], "flops": [1, 2]})"),
+            "sys.json: devices[0].kernels.conv.grid.m: expected increasing "
+            "sides");
+  EXPECT_EQ(conv(R"({"m": [16], "n": [0], "k": [9], "flops": [1e9]})"),
+            "sys.json: devices[0].kernels.conv.grid.n: expected a list of "
+            "GEMM sides in [1, 1e9]");
+  EXPECT_EQ(conv(R"({"m": [16], "n": [4]})"),
+            "sys.json: devices[0].kernels.conv.grid.k: expected a list of "
+            "GEMM sides in [1, 1e9]");
+  EXPECT_EQ(conv(R"({"m": [16], "n": [4, 8], "k": [9], "flops": [1e9]})"),
+            "sys.json: devices[0].kernels.conv.grid.flops: expected 2 "
+            "numbers of FLOP/s in [1, 1e21] (m by n by k)");
+  EXPECT_EQ(conv(R"({"m": [16], "n": [4], "k": [9], "flops": [0]})"),
+            "sys.json: devices[0].kernels.conv.grid.flops: expected 1 "
+            "numbers of FLOP/s in [1, 1e21] (m by n by k)");
+  EXPECT_EQ(jsonError(withKernels(std::string(R"({"contraction": {"grid": )") +
+                                  kGrid + "}}")),
+            "sys.json: devices[0].kernels.contraction.grid: not read for "
+            "contraction tasks (overhead, flops, half_size, gemv_bandwidth "
+            "are)");
 }
 
 } // namespace

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace doppler::placement {
 
@@ -39,6 +40,24 @@ std::string_view kernelKindName(KernelKind kind);
 std::optional<KernelKind> parseKernelKind(std::string_view name);
 /// The names, comma-separated, for error messages.
 std::string kernelKindNames();
+
+/// A kind's rate measured on a grid of GEMM shapes (doppler-calibrate's
+/// convolutions: per group, m filters, n output positions, k input
+/// channels times kernel taps), each measured as a model runs it, on its
+/// own weights beyond the caches. The rate of any shape is interpolated
+/// in log space: log(rate) trilinear in log(m), log(n), log(k), each
+/// clamped to its axis (a shape beyond the grid runs at its edge's rate).
+/// Where a kind has one it replaces the kind's flops and half_size.
+struct GemmGrid {
+  /// Increasing, positive; at least one point each.
+  std::vector<double> m, n, k;
+  /// FLOP/s at (m[i], n[j], k[l]): flops[(i * n.size() + j) * k.size() + l].
+  std::vector<double> flops;
+
+  bool empty() const { return flops.empty(); }
+  /// The interpolated rate of a GEMM of shape (m, n, k), sides >= 1.
+  double rateAt(double m, double n, double k) const;
+};
 
 struct KernelCost {
   /// Seconds per task; negative: not given (launch_overhead applies).
@@ -72,12 +91,15 @@ struct KernelCost {
   /// the first. 0: not given (no such term; the presets give none).
   double gatherTime = 0;
   double rowTime = 0;
+  /// Convolutions only: the rate by GEMM shape (GemmGrid); empty: not given.
+  GemmGrid grid;
 
   bool hasOverhead() const { return overhead >= 0; }
   bool hasFlops() const { return flops > 0; }
   bool empty() const {
     return !hasOverhead() && !hasFlops() && halfSize <= 0 &&
-           gemvBandwidth <= 0 && gatherTime <= 0 && rowTime <= 0;
+           gemvBandwidth <= 0 && gatherTime <= 0 && rowTime <= 0 &&
+           grid.empty();
   }
   /// Seconds a fused task spends on `rows` rows and `gathered` gathered
   /// input elements (fusedWalkOf in lib/Analysis/CostModel.cpp).

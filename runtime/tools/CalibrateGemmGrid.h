@@ -1,0 +1,145 @@
+//===- CalibrateGemmGrid.h - Convolution rates by GEMM shape -*- C++ -*-===//
+//
+// The "grid" of a calibrated description's conv entry (GemmGrid in
+// Doppler/Placement/KernelCosts.h): the CPU runtime runs a convolution as
+// one GEMM per image and group (runtime/lib/CpuWindow.cpp: im2col, then
+// W_g [m x k] Col [k x n]), whose rate depends on all three sides: on the
+// 2-core VM a GEMM side of 64 filters runs at 1.5-1.7x the time of one of
+// 256 at the same positions, which no rule on min(m, n) tells apart, and
+// RegNet's groups of 16 filters ran at 4-5x what that rule said. Measured
+// on 3x3 stride-1 padding-1 convolutions at every point of m filters per
+// group x n = side^2 positions x k = 9 C (C input channels per group), with
+// as many groups as make a task's weights kGridTaskBytes (a group's GEMM is
+// the same whatever the groups; the smallest points of the grid are one
+// group of RegNet's convolutions, 25 of 16 filters), each task on its own
+// weights and enough tasks that the weights of a device's tasks pass the
+// caches (kGridColdBytes): in a model every layer reads its own weights
+// once per run, from memory beyond the caches when the model is larger
+// than them (a 400x400 1x1 convolution on 2x2 positions: 65 us with eight
+// layers' weights in the caches, 131 with 64 layers', as in RegNet). The
+// rates are net of the kind's per-task overhead.
+//
+//===----------------------------------------------------------------------===//
+#ifndef DOPPLER_RUNTIME_TOOLS_CALIBRATEGEMMGRID_H
+#define DOPPLER_RUNTIME_TOOLS_CALIBRATEGEMMGRID_H
+
+#include "CalibrateBench.h"
+
+#include "Doppler/Support/Window.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace doppler::runtime::calibrate {
+
+/// FLOP/s at every (m, n, k) of the axes: flops[(i * n.size() + j) *
+/// k.size() + l].
+struct GemmGridFigure {
+  std::vector<double> m, n, k, flops;
+  /// How long measuring it took.
+  double seconds = 0;
+  bool empty() const { return flops.empty(); }
+  /// As the description's conv entry holds it.
+  nlohmann::json json() const {
+    return {{"m", m}, {"n", n}, {"k", k}, {"flops", flops}};
+  }
+};
+
+/// Filters, positions per side and input channels of the grid's points:
+/// m 16..256, n 4..256 (2x2..16x16), k 36..2304 (4..256 channels, 3x3).
+constexpr int64_t kGridFilters[] = {16, 64, 256};
+constexpr int64_t kGridSides[] = {2, 4, 8, 16};
+constexpr int64_t kGridChannels[] = {4, 16, 64, 256};
+/// Weights per device a point's tasks read, together: most of the
+/// last-level cache (32 MiB on the VM), as a model's layers' weights are
+/// (each run uploads the graph's inputs first, as doppler-run does, so the
+/// last ones uploaded start in the caches).
+constexpr double kGridColdBytes = 24e6;
+/// Runs per point at most (each the median of its steps already).
+constexpr int kGridRepeat = 3;
+/// Weights per task at least (up to kGridMaxGroups groups).
+constexpr double kGridTaskBytes = 256e3;
+constexpr int64_t kGridMaxGroups = 64;
+/// Tasks per device and point: at least kGridMinTasks, at most
+/// kGridMaxTasks, and no more than kGridRunFlops of work per device and
+/// run beyond the minimum (the largest points are bound by their FLOPs,
+/// not by their weights' reads).
+constexpr int kGridMinTasks = 3;
+constexpr int kGridMaxTasks = 256;
+constexpr double kGridRunFlops = 5e7;
+
+/// Tasks per device for a point of `weightBytes` weights and `flops` FLOPs.
+inline int gridTasks(double weightBytes, double flops) {
+  double tasks = std::ceil(kGridColdBytes / weightBytes);
+  tasks = std::min(tasks, std::floor(kGridRunFlops / flops));
+  return static_cast<int>(std::clamp(tasks, double(kGridMinTasks),
+                                     double(kGridMaxTasks)));
+}
+
+/// Measures the grid on `busy` devices at once, each point's time the
+/// median of `repeat` runs (kGridRepeat at most) of the median step between
+/// its tasks
+/// (timeChainSteps); `overhead` (seconds) is the conv kind's per-task
+/// time, taken off each step.
+inline Result<GemmGridFigure> measureConvGrid(Executor &executor,
+                                              std::mt19937_64 &generator,
+                                              int busy, int repeat,
+                                              double overhead) {
+  WindowGeometry geometry;
+  geometry.kernel = {3, 3};
+  geometry.strides = {1, 1};
+  geometry.dilations = {1, 1};
+  geometry.padLow = {1, 1};
+  geometry.padHigh = {1, 1};
+  GemmGridFigure grid;
+  for (int64_t filters : kGridFilters)
+    grid.m.push_back(double(filters));
+  for (int64_t side : kGridSides)
+    grid.n.push_back(double(side * side));
+  for (int64_t channels : kGridChannels)
+    grid.k.push_back(double(9 * channels));
+  for (int64_t filters : kGridFilters)
+    for (int64_t side : kGridSides)
+      for (int64_t channels : kGridChannels) {
+        const double groupBytes = 4.0 * double(filters * channels * 9);
+        const int64_t groups = std::clamp<int64_t>(
+            int64_t(std::ceil(kGridTaskBytes / groupBytes)), 1,
+            kGridMaxGroups);
+        const Shape inputShape = {1, groups * channels, side, side};
+        const Shape weightShape = {groups * filters, channels, 3, 3};
+        const double flops = 2.0 * double(groups * filters) *
+                             double(side * side) * double(9 * channels);
+        const int tasks =
+            gridTasks(4.0 * double(numElements(weightShape)), flops);
+        Bench bench(generator);
+        for (int d = 0; d < busy; ++d) {
+          // One input per device, hot as a layer's input is; weights of
+          // their own per task (their values do not matter to a timing).
+          ValueId input = bench.input(d, inputShape);
+          if (Status status = addIndependent(bench, tasks, [&] {
+                return bench.graph.addConvolution(
+                    d, input, bench.filled(d, weightShape, 0.01f), groups,
+                    geometry);
+              });
+              !status)
+            return status;
+        }
+        // The typical step from one task's start to the next's: a task
+        // and its hand-off, as the overhead holds them, and robust to
+        // another process taking the core for a slice of the run (a
+        // sum over the tasks would charge that slice to every one).
+        Result<double> time =
+            timeChainSteps(executor, bench, std::min(repeat, kGridRepeat));
+        if (!time)
+          return time.status();
+        grid.flops.push_back(flops / computeTime(*time, overhead));
+      }
+  return grid;
+}
+
+} // namespace doppler::runtime::calibrate
+
+#endif // DOPPLER_RUNTIME_TOOLS_CALIBRATEGEMMGRID_H
