@@ -358,6 +358,39 @@ std::vector<std::vector<uint64_t>> ancestorSets(const Graph &graph) {
   return ancestors;
 }
 
+/// Placeto's group means per node (row v, [3][N]): the mean over v's
+/// ancestors, over its descendants and over the rest, each a row of
+/// weights summing to 1 (or 0 when the group is empty).
+Tensor placetoGroupMeans(const Graph &graph) {
+  const int32_t n = graph.numNodes();
+  std::vector<std::vector<uint64_t>> ancestors = ancestorSets(graph);
+  Tensor groups = torch::zeros({n, 3, n}, torch::kFloat32);
+  float *g = groups.data_ptr<float>();
+  for (NodeId v = 0; v < n; ++v) {
+    float *anc = g + (static_cast<int64_t>(v) * 3 + 0) * n;
+    float *desc = anc + n, *par = desc + n;
+    for (NodeId u = 0; u < n; ++u) {
+      if (u == v)
+        continue;
+      if (ancestors[v][u / 64] >> (u % 64) & 1)
+        anc[u] = 1;
+      else if (ancestors[u][v / 64] >> (v % 64) & 1)
+        desc[u] = 1;
+      else
+        par[u] = 1;
+    }
+    for (float *row : {anc, desc, par}) {
+      float count = 0;
+      for (NodeId u = 0; u < n; ++u)
+        count += row[u];
+      if (count > 0)
+        for (NodeId u = 0; u < n; ++u)
+          row[u] /= count;
+    }
+  }
+  return groups;
+}
+
 void trainPlaceto(const Graph &graph, int32_t numDevices,
                   const BaselineOptions &options, double reference,
                   Tracker &tracker) {
@@ -369,34 +402,7 @@ void trainPlaceto(const Graph &graph, int32_t numDevices,
   Tensor parentMean = meanMatrix(graph, [&](NodeId v) { return toVector(graph.predecessors(v)); });
   Tensor childMean = meanMatrix(graph, [&](NodeId v) { return toVector(graph.successors(v)); });
 
-  // The group means of each node: ancestors, descendants, the rest.
-  std::vector<std::vector<uint64_t>> ancestors = ancestorSets(graph);
-  Tensor groups = torch::zeros({n, 3, n}, torch::kFloat32);
-  {
-    float *g = groups.data_ptr<float>();
-    for (NodeId v = 0; v < n; ++v) {
-      float *anc = g + (static_cast<int64_t>(v) * 3 + 0) * n;
-      float *desc = anc + n, *par = desc + n;
-      for (NodeId u = 0; u < n; ++u) {
-        if (u == v)
-          continue;
-        if (ancestors[v][u / 64] >> (u % 64) & 1)
-          anc[u] = 1;
-        else if (ancestors[u][v / 64] >> (v % 64) & 1)
-          desc[u] = 1;
-        else
-          par[u] = 1;
-      }
-      for (float *row : {anc, desc, par}) {
-        float count = 0;
-        for (NodeId u = 0; u < n; ++u)
-          count += row[u];
-        if (count > 0)
-          for (NodeId u = 0; u < n; ++u)
-            row[u] /= count;
-      }
-    }
-  }
+  Tensor groups = placetoGroupMeans(graph); // [N][3][N]
 
   PlacetoNetwork network(featureCount, options.hiddenSize, numDevices);
   torch::optim::Adam optimizer(

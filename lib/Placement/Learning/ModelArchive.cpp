@@ -185,9 +185,13 @@ std::string doppler::placement::learning::firstNonFiniteParameter(
   return {};
 }
 
-std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
-    torch::serialize::InputArchive &archive, const std::string &source,
-    std::string *error) {
+namespace {
+
+/// The model configuration an archive holds, after its format tag and
+/// version; nullopt (and `error`) when they are missing or out of range.
+std::optional<ModelConfig>
+readModelConfig(torch::serialize::InputArchive &archive,
+                const std::string &source, std::string *error) {
   c10::IValue value;
   if (!archive.try_read("format", value) || !value.isString() ||
       value.toStringRef() != kFormatTag) {
@@ -259,7 +263,43 @@ std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
                         " is too large for full edge matrices");
     return std::nullopt;
   }
-  DualPolicyNetwork network(config);
+  return config;
+}
+
+/// What is wrong with stored parameter `key` for a parameter of shape
+/// `expected` ("" when nothing).
+std::string storedParameterProblem(const Tensor &stored,
+                                   c10::IntArrayRef expected,
+                                   const std::string &key) {
+  if (stored.sizes() != expected)
+    return ": parameter '" + key + "' has shape " + shapeText(stored.sizes()) +
+           ", expected " + shapeText(expected);
+  if (stored.scalar_type() != torch::kFloat32)
+    return ": parameter '" + key + "' is not float32";
+  // A damaged archive can give a tensor of the right shape whose storage
+  // is missing or smaller than its elements (LibTorch then reads address
+  // 0 or past the buffer): a parameter must be dense and fully backed.
+  if (stored.numel() > 0 &&
+      (!stored.has_storage() || !stored.is_contiguous() ||
+       stored.storage().data() == nullptr ||
+       stored.storage().nbytes() <
+           static_cast<size_t>(stored.storage_offset() + stored.numel()) *
+               stored.element_size()))
+    return ": parameter '" + key + "' has no data for its shape";
+  if (!torch::isfinite(stored).all().item<bool>())
+    return ": parameter '" + key + "' holds NaN or infinite values";
+  return {};
+}
+
+} // namespace
+
+std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
+    torch::serialize::InputArchive &archive, const std::string &source,
+    std::string *error) {
+  std::optional<ModelConfig> config = readModelConfig(archive, source, error);
+  if (!config)
+    return std::nullopt;
+  DualPolicyNetwork network(*config);
   torch::NoGradGuard noGrad;
   for (auto &item : network->named_parameters()) {
     Tensor stored;
@@ -267,33 +307,10 @@ std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
       setError(error, source + ": model lacks parameter '" + item.key() + "'");
       return std::nullopt;
     }
-    if (stored.sizes() != item.value().sizes()) {
-      setError(error, source + ": parameter '" + item.key() + "' has shape " +
-                          shapeText(stored.sizes()) + ", expected " +
-                          shapeText(item.value().sizes()));
-      return std::nullopt;
-    }
-    if (stored.scalar_type() != torch::kFloat32) {
-      setError(error, source + ": parameter '" + item.key() +
-                          "' is not float32");
-      return std::nullopt;
-    }
-    // A damaged archive can give a tensor of the right shape whose storage
-    // is missing or smaller than its elements (LibTorch then reads address
-    // 0 or past the buffer): a parameter must be dense and fully backed.
-    if (stored.numel() > 0 &&
-        (!stored.has_storage() || !stored.is_contiguous() ||
-         stored.storage().data() == nullptr ||
-         stored.storage().nbytes() <
-             static_cast<size_t>(stored.storage_offset() + stored.numel()) *
-                 stored.element_size())) {
-      setError(error, source + ": parameter '" + item.key() +
-                          "' has no data for its shape");
-      return std::nullopt;
-    }
-    if (!torch::isfinite(stored).all().item<bool>()) {
-      setError(error, source + ": parameter '" + item.key() +
-                          "' holds NaN or infinite values");
+    if (std::string problem =
+            storedParameterProblem(stored, item.value().sizes(), item.key());
+        !problem.empty()) {
+      setError(error, source + problem);
       return std::nullopt;
     }
     item.value().copy_(stored);
@@ -310,7 +327,7 @@ std::optional<DualPolicyNetwork> doppler::placement::learning::readNetwork(
       continue;
     setError(error, source + ": model holds parameter '" +
                         key.substr(std::strlen(kParameterPrefix)) +
-                        "', which its configuration (" + config.describe() +
+                        "', which its configuration (" + config->describe() +
                         ") does not have");
     return std::nullopt;
   }

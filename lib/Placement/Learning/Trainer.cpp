@@ -124,65 +124,57 @@ StageOptions StageOptions::defaults(TrainingStage stage,
 // TrainingSession.
 //===----------------------------------------------------------------------===//
 
-bool TrainingSession::Impl::initialize(std::string *error) {
-  configureTorchThreads();
-  if (options.graphs.empty()) {
-    setError(error, "no training graphs");
-    return false;
-  }
+namespace {
+
+/// What is wrong with `options` for a training session ("" when nothing).
+std::string trainingOptionsProblem(const TrainerOptions &options) {
+  if (options.graphs.empty())
+    return "no training graphs";
   for (const TrainingGraph &g : options.graphs)
-    if (g.graph.numNodes() == 0) {
-      setError(error, "training graph '" + g.name + "' has no nodes");
-      return false;
-    }
-  if (options.deviceCounts.empty()) {
-    setError(error, "no device counts");
-    return false;
-  }
+    if (g.graph.numNodes() == 0)
+      return "training graph '" + g.name + "' has no nodes";
+  if (options.deviceCounts.empty())
+    return "no device counts";
   for (int32_t d : options.deviceCounts)
-    if (d < 1 || d > ::doppler::kMaxDevices) {
-      setError(error, "device count " + std::to_string(d) +
-                          " is out of range [1, " +
-                          std::to_string(::doppler::kMaxDevices) + "]");
-      return false;
-    }
-  if (options.stages.empty()) {
-    setError(error, "no training stages");
-    return false;
-  }
+    if (d < 1 || d > ::doppler::kMaxDevices)
+      return "device count " + std::to_string(d) + " is out of range [1, " +
+             std::to_string(::doppler::kMaxDevices) + "]";
+  if (options.stages.empty())
+    return "no training stages";
   for (const StageOptions &s : options.stages) {
     if (s.episodes < 0 || !(s.learningRate >= 0) || !(s.epsilon >= 0) ||
-        s.epsilon > 1 || s.episodesPerUpdate < 1) {
-      setError(error, std::string("stage ") + stageName(s.stage) +
-                          ": episodes and learning rate must be >= 0, "
-                          "epsilon in [0, 1] and episodes per update >= 1");
-      return false;
-    }
-    if (s.stage == TrainingStage::RealRL && !options.realOracle) {
-      setError(error, "the real-rl stage needs a cost oracle");
-      return false;
-    }
-    totalEpisodes += s.episodes;
+        s.epsilon > 1 || s.episodesPerUpdate < 1)
+      return std::string("stage ") + stageName(s.stage) +
+             ": episodes and learning rate must be >= 0, "
+             "epsilon in [0, 1] and episodes per update >= 1";
+    if (s.stage == TrainingStage::RealRL && !options.realOracle)
+      return "the real-rl stage needs a cost oracle";
   }
-  if (!(options.gamma >= 0 && options.gamma <= 1)) {
-    setError(error, "gamma must be in [0, 1]");
-    return false;
-  }
-  if (!(options.memoryTightFraction >= 0 && options.memoryTightFraction <= 1)) {
-    setError(error, "the memory-tight fraction must be in [0, 1]");
-    return false;
-  }
+  if (!(options.gamma >= 0 && options.gamma <= 1))
+    return "gamma must be in [0, 1]";
+  if (!(options.memoryTightFraction >= 0 && options.memoryTightFraction <= 1))
+    return "the memory-tight fraction must be in [0, 1]";
   if (!(options.memoryOverflowWeight >= 0) ||
-      !std::isfinite(options.memoryOverflowWeight)) {
-    setError(error, "the memory overflow weight must be a finite number >= 0");
+      !std::isfinite(options.memoryOverflowWeight))
+    return "the memory overflow weight must be a finite number >= 0";
+  if (options.resume && options.checkpointPath.empty() &&
+      options.outputPath.empty())
+    return "resuming needs a checkpoint (or output) path";
+  return {};
+}
+
+} // namespace
+
+bool TrainingSession::Impl::initialize(std::string *error) {
+  configureTorchThreads();
+  if (std::string problem = trainingOptionsProblem(options); !problem.empty()) {
+    setError(error, problem);
     return false;
   }
+  for (const StageOptions &s : options.stages)
+    totalEpisodes += s.episodes;
   if (options.checkpointPath.empty() && !options.outputPath.empty())
     options.checkpointPath = options.outputPath + ".ckpt";
-  if (options.resume && options.checkpointPath.empty()) {
-    setError(error, "resuming needs a checkpoint (or output) path");
-    return false;
-  }
 
   for (size_t g = 0; g < options.graphs.size(); ++g)
     for (int32_t d : options.deviceCounts)
