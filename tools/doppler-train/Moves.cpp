@@ -19,6 +19,7 @@
 #include "Doppler/Placement/Learning/LearnedMoves.h"
 #include "Doppler/Placement/Search.h"
 #include "Doppler/Support/ParseNumber.h"
+#include "Doppler/Support/Stopwatch.h"
 
 #include "TrainTool.h"
 
@@ -28,6 +29,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 
 using namespace doppler::placement;
 namespace cl = llvm::cl;
@@ -63,6 +65,29 @@ cl::opt<double> movesExplore(
     cl::desc("compare: share of the learned moves' tries drawn at random "
              "(default 0)"),
     cl::value_desc("p"), cl::init(0.0), cl::cat(movesCategory));
+cl::opt<bool> movesEstimate(
+    "moves-estimate",
+    cl::desc("compare: the learned moves screened by the heads-and-tails "
+             "estimate, confirmed by the simulator (LearnedMovesOptions::"
+             "estimate); bar: the same"),
+    cl::init(false), cl::cat(movesCategory));
+cl::opt<std::string> movesBatch(
+    "moves-batch",
+    cl::desc("with the estimate: moves confirmed together (default 8)"),
+    cl::value_desc("N"), cl::init("8"), cl::cat(movesCategory));
+cl::opt<std::string> movesBatches(
+    "moves-batches",
+    cl::desc("with the estimate: batches per estimate (default 1)"),
+    cl::value_desc("N"), cl::init("1"), cl::cat(movesCategory));
+cl::opt<std::string> movesSingleTries(
+    "moves-single-tries",
+    cl::desc("with the estimate: single moves tried when a batch fails "
+             "(default 4)"),
+    cl::value_desc("N"), cl::init("4"), cl::cat(movesCategory));
+cl::opt<std::string> movesRepeat(
+    "moves-repeat",
+    cl::desc("bar: timed repetitions, medians reported (default 5)"),
+    cl::value_desc("N"), cl::init("5"), cl::cat(movesCategory));
 cl::opt<std::string> movesRounds(
     "moves-rounds",
     cl::desc("train: hill-climb steps per graph (default 40)"),
@@ -102,13 +127,16 @@ std::vector<Pair> pairsOf(const std::vector<TrainingGraph> &graphs,
 }
 
 /// The better of critical path and join-aware (critical path on a tie).
-std::vector<DeviceId> betterHeuristic(Simulator &judge, const Graph &graph,
-                                      int32_t devices, const char **name) {
-  std::vector<DeviceId> cp = placeCriticalPath(graph, devices);
-  std::vector<DeviceId> ja = placeJoinAware(graph, devices);
-  const bool joinBetter = judge.run(ja) < judge.run(cp);
-  *name = joinBetter ? "JA" : "CP";
-  return joinBetter ? ja : cp;
+std::vector<DeviceId> betterHeuristic(Simulator &judge, const Graph &,
+                                      int32_t, const char **name) {
+  std::string_view policy;
+  std::string error;
+  std::optional<std::vector<DeviceId>> placed =
+      placeBetterHeuristic(judge, {}, &policy, nullptr, &error);
+  if (!placed)
+    fail(error);
+  *name = policy == "join-aware" ? "JA" : "CP";
+  return std::move(*placed);
 }
 
 SearchResult anneal(Simulator &judge, const std::vector<DeviceId> &start,
@@ -123,6 +151,126 @@ SearchResult anneal(Simulator &judge, const std::vector<DeviceId> &start,
   if (!result)
     fail(error);
   return *result;
+}
+
+void setEstimateOptions(LearnedMovesOptions &options) {
+  options.estimate = movesEstimate;
+  options.batch = static_cast<int32_t>(readCount(movesBatch, 1));
+  options.batchesPerRound = static_cast<int32_t>(readCount(movesBatches, 1));
+  options.singleTries = static_cast<int32_t>(readCount(movesSingleTries, 0));
+}
+
+/// This thread's CPU seconds: what the bar compares (less disturbed by
+/// other processes on a shared machine than wall-clock time).
+double cpuSeconds() {
+  timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return now.tv_sec + 1e-9 * now.tv_nsec;
+}
+
+double medianOf(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.empty() ? 0 : values[values.size() / 2];
+}
+
+/// --moves bar: issue 32's time bar. Per pair, the median over
+/// --moves-repeat runs of critical path's, join-aware's and the policy's
+/// (placeWithLearnedMoves: both heuristics, then the moves) CPU time in
+/// this process, the policy's makespan and what its climb did.
+int barMoves(const Arguments &args, const std::vector<Pair> &pairs) {
+  MoveModel model = MoveModel::embedded();
+  const int64_t repeat = readCount(movesRepeat, 1);
+  std::printf("| graph | D | nodes | better (ms) | moves (ms) | moves / better "
+              "| time / better's | runs | accepted | batches kept/tried | "
+              "estimated kept/tried | model kept/tried | estimates |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+  std::vector<double> ratios, times;
+  for (const Pair &p : pairs) {
+    const Graph &graph = p.graph->graph;
+    Simulator judge(graph, p.devices);
+    const char *which = nullptr;
+    const double better =
+        judge.run(betterHeuristic(judge, graph, p.devices, &which));
+    LearnedMovesOptions options;
+    options.maxEvaluations = defaultMoveEvaluations(graph, p.devices);
+    options.seed = static_cast<uint64_t>(args.seed);
+    setEstimateOptions(options);
+    if (movesBudgets.getNumOccurrences() > 0)
+      options.maxEvaluations = readCount(movesBudgets, 0);
+    std::vector<double> cp, ja, moves;
+    std::optional<LearnedMovesResult> result;
+    for (int64_t r = 0; r < repeat; ++r) {
+      double begin = cpuSeconds();
+      std::vector<DeviceId> a = placeCriticalPath(graph, p.devices);
+      cp.push_back(cpuSeconds() - begin);
+      begin = cpuSeconds();
+      std::vector<DeviceId> b = placeJoinAware(graph, p.devices);
+      ja.push_back(cpuSeconds() - begin);
+      std::string error;
+      begin = cpuSeconds();
+      Simulator own(graph, p.devices);
+      result = placeWithLearnedMoves(own, {}, model, options, &error);
+      moves.push_back(cpuSeconds() - begin);
+      if (!result)
+        fail(error);
+    }
+    const double heuristic = medianOf(*which == 'C' ? cp : ja);
+    const double ratio = result->makespan / better;
+    const double time = medianOf(moves) / heuristic;
+    ratios.push_back(ratio);
+    times.push_back(time);
+    std::printf("| %s | %d | %d | %.2f %s (%.3f) | %.2f (%.3f) | %.4f | %.2f "
+                "| %lld | %lld | %lld/%lld | %lld/%lld | %lld/%lld | %lld |\n",
+                p.graph->name.c_str(), p.devices, graph.numNodes(), better,
+                which, 1e3 * heuristic, result->makespan, 1e3 * medianOf(moves),
+                ratio, time, static_cast<long long>(result->evaluations),
+                static_cast<long long>(result->accepted),
+                static_cast<long long>(result->batchesKept),
+                static_cast<long long>(result->batchesTried),
+                static_cast<long long>(result->estimatedKept),
+                static_cast<long long>(result->estimatedTried),
+                static_cast<long long>(result->modelKept),
+                static_cast<long long>(result->modelTried),
+                static_cast<long long>(result->estimates));
+    std::fflush(stdout);
+  }
+  double logSum = 0;
+  for (double r : ratios)
+    logSum += std::log(r);
+  std::printf("\nmoves / better: geometric mean %.4f over %zu pairs; time / "
+              "better heuristic's: median %.2fx, max %.2fx\n",
+              std::exp(logSum / std::max<size_t>(1, ratios.size())),
+              ratios.size(), medianOf(times),
+              times.empty() ? 0.0 : *std::max_element(times.begin(), times.end()));
+  return 0;
+}
+
+/// --moves agree: the estimate against the simulator on every candidate
+/// move of the better heuristic's placement.
+int agreeMoves(const std::vector<Pair> &pairs) {
+  std::printf("| graph | D | nodes | candidates | estimated better | simulated "
+              "better | both | exact | spearman | best estimated improves | "
+              "its makespan / best single move's |\n"
+              "|---|---|---|---|---|---|---|---|---|---|---|\n");
+  for (const Pair &p : pairs) {
+    Simulator judge(p.graph->graph, p.devices);
+    const char *which = nullptr;
+    std::vector<DeviceId> start =
+        betterHeuristic(judge, p.graph->graph, p.devices, &which);
+    MoveEstimateAgreement a = checkMoveEstimates(judge, start);
+    std::printf("| %s | %d | %d | %lld | %lld | %lld | %lld | %lld | %.3f | "
+                "%s | %.4f |\n",
+                p.graph->name.c_str(), p.devices, p.graph->graph.numNodes(),
+                static_cast<long long>(a.candidates),
+                static_cast<long long>(a.estimatedBetter),
+                static_cast<long long>(a.simulatedBetter),
+                static_cast<long long>(a.bothBetter),
+                static_cast<long long>(a.exact), a.spearman,
+                a.bestEstimatedImproves ? "yes" : "no",
+                a.bestSimulated > 0 ? a.bestEstimated / a.bestSimulated : 1.0);
+    std::fflush(stdout);
+  }
+  return 0;
 }
 
 int trainMoves(const Arguments &args, const std::vector<Pair> &pairs) {
@@ -251,11 +399,13 @@ int compareMoves(const Arguments &args, const std::vector<Pair> &pairs) {
       options.maxEvaluations = budget;
       options.seed = static_cast<uint64_t>(args.seed);
       options.explore = movesExplore;
+      setEstimateOptions(options);
       std::string error;
       std::optional<LearnedMovesResult> learned =
           improveWithLearnedMoves(judge, start, model, options, &error);
       options.randomOrder = true;
       options.explore = 0;
+      options.estimate = false;
       std::optional<LearnedMovesResult> shuffled =
           improveWithLearnedMoves(judge, start, model, options, &error);
       if (!learned || !shuffled)
@@ -302,7 +452,11 @@ int moves(const Arguments &args) {
     return analyseMoves(args, pairs);
   if (movesMode == "compare")
     return compareMoves(args, pairs);
-  fail("--moves must be train, analyse or compare, not '" +
+  if (movesMode == "bar")
+    return barMoves(args, pairs);
+  if (movesMode == "agree")
+    return agreeMoves(pairs);
+  fail("--moves must be train, analyse, compare, bar or agree, not '" +
        movesMode.getValue() + "'");
 }
 

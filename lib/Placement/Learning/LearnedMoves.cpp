@@ -11,6 +11,8 @@
 #include "Doppler/Placement/Learning/LearnedPolicy.h"
 #include "Doppler/Support/Stopwatch.h"
 
+#include "MoveState.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -30,63 +32,40 @@ const std::array<const char *, kMoveFeatureCount>
         "overload"};
 
 namespace {
-
 using Clock = std::chrono::steady_clock;
-using Features = std::array<double, kMoveFeatureCount>;
+} // namespace
 
-/// A makespan with the sum of finish times as the tie-break: plateaus of
-/// the makespan are crossed by moves that finish other work earlier, and
-/// the order is strict, so a hill climb cannot cycle.
-struct Cost {
-  double makespan = 0, sumEnd = 0;
-  bool betterThan(const Cost &other) const {
-    const double eps = 1e-9 * std::max(1.0, other.makespan);
-    if (makespan < other.makespan - eps)
-      return true;
-    return makespan <= other.makespan + eps &&
-           sumEnd < other.sumEnd - 1e-9 * std::max(1.0, other.sumEnd);
+namespace doppler::placement::moves_detail {
+
+void MoveState::sortByDevice() {
+  const int32_t n = graph_.numNodes();
+  auto before = [&](NodeId a, NodeId b) {
+    if (current[a] != current[b])
+      return current[a] < current[b];
+    if (start_[a] != start_[b])
+      return start_[a] < start_[b];
+    return a < b;
+  };
+  // From the last kept schedule's order, a few moves ago, the order is
+  // nearly sorted: insertion sort, O(n + displacement), and a full sort
+  // only past 8n shifts (the result is the same: the order is total).
+  bool sorted = static_cast<int32_t>(byDevice_.size()) == n;
+  int64_t shifts = 0;
+  for (int32_t i = 1; sorted && i < n; ++i) {
+    const NodeId x = byDevice_[i];
+    int32_t j = i;
+    for (; j > 0 && before(x, byDevice_[j - 1]) && shifts <= 8LL * n; --j)
+      byDevice_[j] = byDevice_[j - 1], ++shifts;
+    byDevice_[j] = x;
+    sorted = shifts <= 8LL * n;
   }
-};
-
-class MoveState {
-public:
-  MoveState(Simulator &judge, ArrayView<DeviceId> start)
-      : judge_(judge), graph_(judge.graph()) {
-    current.assign(start.begin(), start.end());
+  if (!sorted) {
+    byDevice_.resize(n);
+    for (NodeId v = 0; v < n; ++v)
+      byDevice_[v] = v;
+    std::sort(byDevice_.begin(), byDevice_.end(), before);
   }
-
-  /// Runs the judge on `current`.
-  Cost evaluate() {
-    ++evaluations;
-    Cost cost;
-    cost.makespan = judge_.run(current);
-    for (double end : judge_.schedule().end)
-      cost.sumEnd += end;
-    return cost;
-  }
-  /// Reads the schedule of the judge's last run (of `current`).
-  void keep();
-  /// Nodes on the chain, then their producers and consumers.
-  const std::vector<NodeId> &candidateNodes() const { return candidates_; }
-  void features(NodeId v, DeviceId d, Features &out) const;
-  PlacementGainAnalysis::Side side() const;
-  bool onChain(NodeId v) const { return near_[v] == 2; }
-  bool nearChain(NodeId v) const { return near_[v] >= 1; }
-
-  std::vector<DeviceId> current;
-  int64_t evaluations = 0;
-
-private:
-  Simulator &judge_;
-  const Graph &graph_;
-  double makespan_ = 0, maxBusy_ = 0;
-  std::vector<double> start_, end_, busy_;
-  std::vector<double> ready_, tail_;
-  std::vector<NodeId> lateProducer_; ///< latest input if it crossed, or -1
-  std::vector<int8_t> near_;         ///< 2 on the chain, 1 next to it
-  std::vector<NodeId> candidates_, byDevice_, chain_;
-  double chainTransfer_ = 0, chainQueued_ = 0;
-};
+}
 
 void MoveState::keep() {
   const Schedule &schedule = judge_.schedule();
@@ -134,20 +113,14 @@ void MoveState::keep() {
   // The critical chain: back from the last node along whatever made each
   // node start when it did (its latest input, else the node its device ran
   // before it).
-  byDevice_.resize(n);
-  for (NodeId v = 0; v < n; ++v)
-    byDevice_[v] = v;
-  std::sort(byDevice_.begin(), byDevice_.end(), [&](NodeId a, NodeId b) {
-    if (current[a] != current[b])
-      return current[a] < current[b];
-    if (start_[a] != start_[b])
-      return start_[a] < start_[b];
-    return a < b;
-  });
-  std::vector<NodeId> previous(n, -1);
+  sortByDevice();
+  previous_.assign(n, -1);
+  next_.assign(n, -1);
   for (int32_t i = 1; i < n; ++i)
-    if (current[byDevice_[i]] == current[byDevice_[i - 1]])
-      previous[byDevice_[i]] = byDevice_[i - 1];
+    if (current[byDevice_[i]] == current[byDevice_[i - 1]]) {
+      previous_[byDevice_[i]] = byDevice_[i - 1];
+      next_[byDevice_[i - 1]] = byDevice_[i];
+    }
   near_.assign(n, 0);
   chain_.clear();
   chainTransfer_ = chainQueued_ = 0;
@@ -176,8 +149,8 @@ void MoveState::keep() {
             break;
           }
       }
-    } else if (previous[v] >= 0 && end_[previous[v]] >= start_[v] - eps) {
-      next = previous[v];
+    } else if (previous_[v] >= 0 && end_[previous_[v]] >= start_[v] - eps) {
+      next = previous_[v];
       chainQueued_ += graph_.computeCost(next);
     }
     v = next;
@@ -197,7 +170,7 @@ void MoveState::keep() {
   }
 }
 
-void MoveState::features(NodeId v, DeviceId d, Features &out) const {
+void MoveState::features(NodeId v, DeviceId d, MoveFeatures &out) const {
   const DeviceId here = current[v];
   const double m = makespan_;
   double commDelta = 0, readyOnD = 0, toD = 0, outTotal = 0;
@@ -252,17 +225,11 @@ PlacementGainAnalysis::Side MoveState::side() const {
   return s;
 }
 
-struct Candidate {
-  double score;
-  NodeId node;
-  DeviceId device;
-};
-
 /// Every (candidate node, other device) pair with its model score.
 void scoreCandidates(const MoveState &state, int32_t numDevices,
                      const MoveModel &model, std::vector<Candidate> &out) {
   out.clear();
-  Features f;
+  MoveFeatures f;
   for (NodeId v : state.candidateNodes())
     for (DeviceId d = 0; d < numDevices; ++d)
       if (d != state.current[v]) {
@@ -271,10 +238,15 @@ void scoreCandidates(const MoveState &state, int32_t numDevices,
       }
 }
 
+} // namespace doppler::placement::moves_detail
+
+namespace {
+
 /// Reorders the best-first `candidates` so that each try is, with
 /// probability `explore`, a uniformly drawn untried candidate, else the
 /// best-scored untried one.
-void mixInRandomTries(std::vector<Candidate> &candidates, double explore,
+void mixInRandomTries(std::vector<moves_detail::Candidate> &candidates,
+                      double explore,
                       SeededRandom &random) {
   const size_t n = candidates.size();
   std::vector<uint32_t> shuffled(n);
@@ -283,7 +255,7 @@ void mixInRandomTries(std::vector<Candidate> &candidates, double explore,
   for (size_t i = n; i > 1; --i)
     std::swap(shuffled[i - 1], shuffled[random.below(static_cast<uint32_t>(i))]);
   std::vector<uint8_t> used(n, 0);
-  std::vector<Candidate> order;
+  std::vector<moves_detail::Candidate> order;
   order.reserve(n);
   size_t best = 0, drawn = 0;
   while (order.size() < n) {
@@ -305,7 +277,7 @@ void mixInRandomTries(std::vector<Candidate> &candidates, double explore,
 
 } // namespace
 
-double MoveModel::score(const Features &features) const {
+double MoveModel::score(const moves_detail::MoveFeatures &features) const {
   double z = bias;
   for (int i = 0; i < kMoveFeatureCount; ++i)
     z += weight[i] * (features[i] - mean[i]) / scale[i];
@@ -444,6 +416,9 @@ std::optional<LearnedMovesResult> doppler::placement::improveWithLearnedMoves(
     const LearnedMovesOptions &options, std::string *error) {
   if (!validateAssignment(judge.graph(), judge.numDevices(), start, error))
     return std::nullopt;
+  using namespace moves_detail;
+  if (options.estimate)
+    return improveWithEstimatedMoves(judge, start, model, options);
   const Clock::time_point begin = Clock::now();
   MoveState state(judge, start);
   LearnedMovesResult result;
@@ -502,25 +477,37 @@ std::optional<LearnedMovesResult> doppler::placement::improveWithLearnedMoves(
   return result;
 }
 
+std::optional<std::vector<DeviceId>> doppler::placement::placeBetterHeuristic(
+    Simulator &judge, const PolicyOptions &heuristic, std::string_view *name,
+    double *makespan, std::string *error) {
+  std::optional<std::vector<DeviceId>> best;
+  double bestMakespan = 0;
+  for (std::string_view policy : {"critical-path", "join-aware"}) {
+    std::optional<std::vector<DeviceId>> placed = placeWithPolicy(
+        policy, judge.graph(), judge.numDevices(), heuristic, error);
+    if (!placed)
+      return std::nullopt;
+    const double placedMakespan = judge.run(*placed);
+    if (!best || placedMakespan < bestMakespan) {
+      best = std::move(placed);
+      bestMakespan = placedMakespan;
+      if (name)
+        *name = policy;
+    }
+  }
+  if (makespan)
+    *makespan = bestMakespan;
+  return best;
+}
+
 std::optional<LearnedMovesResult> doppler::placement::placeWithLearnedMoves(
     Simulator &judge, const PolicyOptions &heuristic, const MoveModel &model,
     const LearnedMovesOptions &options, std::string *error) {
   const Clock::time_point begin = Clock::now();
-  const Graph &graph = judge.graph();
-  const int32_t numDevices = judge.numDevices();
-  std::optional<std::vector<DeviceId>> best;
-  double bestMakespan = 0;
-  for (const char *name : {"critical-path", "join-aware"}) {
-    std::optional<std::vector<DeviceId>> placed =
-        placeWithPolicy(name, graph, numDevices, heuristic, error);
-    if (!placed)
-      return std::nullopt;
-    double makespan = judge.run(*placed);
-    if (!best || makespan < bestMakespan) {
-      best = std::move(placed);
-      bestMakespan = makespan;
-    }
-  }
+  std::optional<std::vector<DeviceId>> best =
+      placeBetterHeuristic(judge, heuristic, nullptr, nullptr, error);
+  if (!best)
+    return std::nullopt;
   LearnedMovesOptions rest = options;
   if (options.seconds > 0)
     rest.seconds = std::max(1e-6, options.seconds - secondsSince(begin));
@@ -558,6 +545,7 @@ doppler::placement::placeWithLearnedMovesPolicy(
                                ? learned.moveEvaluations
                                : defaultMoveEvaluations(graph, numDevices);
   options.seed = heuristic.seed;
+  options.estimate = true;
   Simulator judge(graph, numDevices);
   std::optional<LearnedMovesResult> placed =
       placeWithLearnedMoves(judge, heuristic, *model, options, error);
@@ -571,6 +559,7 @@ void doppler::placement::collectMoveExamples(Simulator &judge,
                                              int32_t rounds, int32_t perRound,
                                              uint64_t seed,
                                              std::vector<MoveExample> &out) {
+  using namespace moves_detail;
   const int32_t numDevices = judge.numDevices();
   if (numDevices < 2 ||
       !validateAssignment(judge.graph(), numDevices, start, nullptr))
@@ -647,14 +636,14 @@ MoveModel doppler::placement::fitMoveModel(
   const double positiveWeight = positives ? 0.5 / positives : 0.0;
   const double negativeWeight =
       positives < n ? 0.5 / static_cast<double>(n - positives) : 0.0;
-  std::vector<Features> standard(n);
+  std::vector<moves_detail::MoveFeatures> standard(n);
   for (size_t k = 0; k < n; ++k)
     for (int i = 0; i < kMoveFeatureCount; ++i)
       standard[k][i] =
           (examples[k].features[i] - model.mean[i]) / model.scale[i];
   const double rate = 1.0;
   for (int32_t step = 0; step < iterations; ++step) {
-    Features gradient{};
+    moves_detail::MoveFeatures gradient{};
     double biasGradient = 0;
     for (size_t k = 0; k < n; ++k) {
       double z = model.bias;
@@ -677,6 +666,7 @@ MoveModel doppler::placement::fitMoveModel(
 
 PlacementGainAnalysis doppler::placement::analysePlacementGain(
     Simulator &judge, ArrayView<DeviceId> start, ArrayView<DeviceId> end) {
+  using namespace moves_detail;
   PlacementGainAnalysis analysis;
   const Graph &graph = judge.graph();
   const int32_t n = graph.numNodes();

@@ -37,6 +37,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace doppler::placement {
@@ -83,6 +84,22 @@ struct LearnedMovesOptions {
   /// rest best-first by the model (0: the model's order only).
   double explore = 0;
   uint64_t seed = 0;
+  /// Judge moves by an estimate first (MoveState.h in lib/Placement/
+  /// Learning: heads and tails of the current schedule, O(degree) a move)
+  /// and run the simulator only to confirm: each round, the moves the
+  /// estimate says shorten the makespan, best estimate first (the model's
+  /// score among equal estimates), up to `batch` of them that do not touch
+  /// one another applied together and confirmed by one run; if that run
+  /// does not improve, the best `singleTries` of them one at a time, then
+  /// the model's best `singleTries` of the rest (plateau moves). A move is
+  /// kept only when the simulator says it improves, as without the
+  /// estimate. maxEvaluations still bounds the simulator runs.
+  bool estimate = false;
+  int32_t batch = 8;
+  /// After a kept batch, up to this many batches in all from the same
+  /// estimates before they are made again.
+  int32_t batchesPerRound = 1;
+  int32_t singleTries = 4;
 };
 
 struct LearnedMovesResult {
@@ -90,6 +107,12 @@ struct LearnedMovesResult {
   double makespan = 0, initialMakespan = 0;
   int64_t evaluations = 0, accepted = 0;
   double seconds = 0;
+  /// With `estimate`: moves estimated; batches confirmed by a run and
+  /// kept; single moves the estimate ranked as shortening, run and kept;
+  /// plateau moves of the model's order, run and kept.
+  int64_t estimates = 0, batchesTried = 0, batchesKept = 0;
+  int64_t estimatedTried = 0, estimatedKept = 0;
+  int64_t modelTried = 0, modelKept = 0;
 };
 
 /// Improves `start` as described above; never worse than it. Errors: an
@@ -99,6 +122,15 @@ improveWithLearnedMoves(Simulator &judge, ArrayView<DeviceId> start,
                         const MoveModel &model,
                         const LearnedMovesOptions &options,
                         std::string *error = nullptr);
+
+/// The better of critical path and join-aware by `judge`'s makespan
+/// (critical path on a tie), each placed by placeWithPolicy with
+/// `heuristic`; `name` gets "critical-path" or "join-aware" and `makespan`
+/// its makespan where given. Errors: those of placeWithPolicy.
+std::optional<std::vector<DeviceId>>
+placeBetterHeuristic(Simulator &judge, const PolicyOptions &heuristic,
+                     std::string_view *name = nullptr,
+                     double *makespan = nullptr, std::string *error = nullptr);
 
 /// The policy: the better of critical path and join-aware (by `judge`),
 /// improved by improveWithLearnedMoves.
@@ -121,6 +153,29 @@ placeWithLearnedMovesPolicy(const Graph &graph, int32_t numDevices,
                             const PolicyOptions &heuristic,
                             const LearnedPolicyOptions &learned,
                             std::string *error = nullptr);
+
+/// The heads-and-tails estimate (LearnedMovesOptions::estimate) of the
+/// makespan after moving each `moves[i].first` to device `.second` alone,
+/// from `placement`'s schedule by `judge` (valid placement, other device).
+std::vector<double>
+estimateMoveMakespans(Simulator &judge, ArrayView<DeviceId> placement,
+                      const std::vector<std::pair<NodeId, DeviceId>> &moves);
+
+/// How the estimate agrees with the simulator on every candidate move of
+/// `placement` (the chain's neighbourhood to every other device), each
+/// also judged by a simulator run.
+struct MoveEstimateAgreement {
+  int64_t candidates = 0;
+  int64_t estimatedBetter = 0, simulatedBetter = 0, bothBetter = 0;
+  int64_t exact = 0;   ///< estimate within 1e-9 of the simulated makespan
+  double spearman = 0; ///< rank correlation of estimate and simulation
+  /// Whether the move the estimate ranks first shortens the makespan, and
+  /// the best simulated makespan over the best estimated one's.
+  bool bestEstimatedImproves = false;
+  double bestSimulated = 0, bestEstimated = 0;
+};
+MoveEstimateAgreement checkMoveEstimates(Simulator &judge,
+                                         ArrayView<DeviceId> placement);
 
 struct MoveExample {
   std::array<double, kMoveFeatureCount> features{};
