@@ -94,8 +94,10 @@ if (( status != 0 && failed == 0 )); then failed=1; fi
 # on 2 cores they overlap instead of queueing (the two took 1.5 and 5.4
 # minutes one after the other on a built tree). Each summary line reads
 # "96 passed, 1 skipped in 15.86s".
+# --durations lists each suite's ten slowest tests in the log: where the
+# next cut of the suite's time would come from.
 pytest_in() {
-  DOPPLER_BUILD_DIR="$build" "$1" -m pytest -q -p no:cacheprovider "$root/python/tests" \
+  DOPPLER_BUILD_DIR="$build" "$1" -m pytest -q -p no:cacheprovider --durations=10 "$root/python/tests" \
     >"$2" 2>&1
 }
 count_pytest() {
