@@ -60,26 +60,43 @@ bool isGemm(EinsumOp einsum) {
 
 using ::doppler::placement::KernelKind;
 
-/// The smaller output side, min(m, n), of the GEMM a two-input mul/add
-/// einsum runs as: m the output's indices only the first input has, n
-/// those only the second has (indices both have are the batch). 0 when the
-/// einsum is not such a contraction, or when it is a matrix-vector product
-/// (a side of 1: the runtime calls ?gemv, bound by memory, with no
-/// small-GEMM factor).
-double gemmSizeOf(EinsumOp einsum) {
+/// The GEMM a two-input mul/add einsum runs as: m the output's indices only
+/// the first input has, n those only the second has, k the indices both
+/// inputs have and the output lacks, `batch` those all three have; false
+/// when the einsum has not two inputs.
+bool gemmShapeOf(EinsumOp einsum, double &m, double &n, double &k,
+                 double &batch) {
   ::doppler::EinsumSpec spec = einsum.getParsedSpec();
   if (spec.numInputs() != 2)
-    return 0;
+    return false;
   ::doppler::IndexSizes sizes = einsum.getIndexSizes();
-  double m = 1, n = 1;
+  m = n = k = batch = 1;
+  auto has = [](const std::string &term, char c) {
+    return term.find(c) != std::string::npos;
+  };
+  const std::string &a = spec.inputs[0], &b = spec.inputs[1];
   for (char c : spec.output) {
-    bool inA = spec.inputs[0].find(c) != std::string::npos;
-    bool inB = spec.inputs[1].find(c) != std::string::npos;
-    if (inA && !inB)
+    if (has(a, c) && !has(b, c))
       m *= double(sizes.sizeOf(c));
-    else if (inB && !inA)
+    else if (has(b, c) && !has(a, c))
       n *= double(sizes.sizeOf(c));
+    else if (has(a, c) && has(b, c))
+      batch *= double(sizes.sizeOf(c));
   }
+  for (char c : a)
+    if (has(b, c) && !has(spec.output, c))
+      k *= double(sizes.sizeOf(c));
+  return true;
+}
+
+/// The smaller output side, min(m, n), of the GEMM a two-input mul/add
+/// einsum runs as (gemmShapeOf). 0 when the einsum is not such a
+/// contraction, or when it is a matrix-vector product (a side of 1: the
+/// runtime calls ?gemv, bound by memory, with no small-GEMM factor).
+double gemmSizeOf(EinsumOp einsum) {
+  double m, n, k, batch;
+  if (!gemmShapeOf(einsum, m, n, k, batch))
+    return 0;
   return std::min(m, n) > 1 ? std::min(m, n) : 0;
 }
 
@@ -284,16 +301,24 @@ double mlir::doppler::computeCostOf(Operation &op,
             .kernels[static_cast<unsigned>(KernelKind::Copy)]
             .hasOverhead())
       return system.computeCost(0, 0, 0, elementTypeName(&op), *kind);
-    // A convolution on a calibrated rate grid (KernelCost::grid) runs at
-    // its GEMM shape's rate; a matrix-vector product (a side of 1) keeps
-    // the stream of its weights below.
+    // A contraction or convolution on a calibrated rate grid
+    // (KernelCost::grid) runs at its GEMM shape's rate (a batched one, its
+    // batch of GEMMs of that shape); a matrix-vector product (a side of 1)
+    // keeps the stream of its weights below.
     const ::doppler::placement::DeviceDescription &device = system.device(0);
     const ::doppler::placement::KernelCost &kindCost =
         device.kernels[static_cast<unsigned>(*kind)];
-    if (auto conv = dyn_cast<ConvOp>(op);
-        conv && *kind == KernelKind::Conv && !kindCost.grid.empty()) {
-      ConvGemm gemm = convGemmOf(conv);
-      if (std::min(gemm.m, gemm.n) > 1) {
+    if (!kindCost.grid.empty()) {
+      ConvGemm gemm;
+      double batch = 1;
+      bool shaped = false;
+      if (auto conv = dyn_cast<ConvOp>(op); conv && *kind == KernelKind::Conv) {
+        gemm = convGemmOf(conv);
+        shaped = true;
+      } else if (einsum) {
+        shaped = gemmShapeOf(einsum, gemm.m, gemm.n, gemm.k, batch);
+      }
+      if (shaped && std::min(gemm.m, gemm.n) > 1) {
         double seconds =
             std::max(flops / kindCost.grid.rateAt(gemm.m, gemm.n, gemm.k),
                      bytes / device.memoryBandwidth) +

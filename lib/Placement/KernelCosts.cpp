@@ -136,7 +136,9 @@ std::string fieldsOf(KernelKind kind) {
   for (const KernelField &f : kFields)
     if (kindReads(kind, f))
       names += (names.empty() ? "" : ", ") + std::string(f.name);
-  return kind == KernelKind::Conv ? names + ", grid" : names;
+  return kind == KernelKind::Conv || kind == KernelKind::Contraction
+             ? names + ", grid"
+             : names;
 }
 
 /// Reads a kind's "grid" (GemmGrid) at `where`; on error, field and message.
@@ -212,7 +214,7 @@ parseKernelCosts(const nlohmann::json &object, const std::string &where,
     for (auto e = entry.begin(); e != entry.end(); ++e) {
       const std::string name = field + "." + e.key();
       if (e.key() == "grid") {
-        if (*kind != KernelKind::Conv)
+        if (*kind != KernelKind::Conv && *kind != KernelKind::Contraction)
           return Error{name, "not read for " + std::string(it.key()) +
                                  " tasks (" + fieldsOf(*kind) + " are)"};
         if (auto error = parseGemmGrid(e.value(), name, cost.grid))

@@ -1,9 +1,11 @@
-//===- CalibrateGemmGrid.h - Convolution rates by GEMM shape -*- C++ -*-===//
+//===- CalibrateGemmGrid.h - Kernel rates by GEMM shape -----*- C++ -*-===//
 //
-// The "grid" of a calibrated description's conv entry (GemmGrid in
-// Doppler/Placement/KernelCosts.h): the CPU runtime runs a convolution as
-// one GEMM per image and group (runtime/lib/CpuWindow.cpp: im2col, then
-// W_g [m x k] Col [k x n]), whose rate depends on all three sides: on the
+// The "grid" of a calibrated description's contraction entry (below:
+// measureContractionGrid, as the convolutions') and its conv entry
+// (GemmGrid in Doppler/Placement/KernelCosts.h): the CPU runtime runs a
+// convolution as one GEMM per image and group (runtime/lib/CpuWindow.cpp:
+// im2col, then W_g [m x k] Col [k x n]), whose rate depends on all three
+// sides: on the
 // 2-core VM a GEMM side of 64 filters runs at 1.5-1.7x the time of one of
 // 256 at the same positions, which no rule on min(m, n) tells apart, and
 // RegNet's groups of 16 filters ran at 4-5x what that rule said. Measured
@@ -31,6 +33,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <vector>
 
 namespace doppler::runtime::calibrate {
@@ -63,11 +66,12 @@ constexpr int kGridRepeat = 3;
 /// Weights per task at least (up to kGridMaxGroups groups).
 constexpr double kGridTaskBytes = 256e3;
 constexpr int64_t kGridMaxGroups = 64;
-/// Tasks per device and point: at least kGridMinTasks, at most
-/// kGridMaxTasks, and no more than kGridRunFlops of work per device and
-/// run beyond the minimum (the largest points are bound by their FLOPs,
-/// not by their weights' reads).
-constexpr int kGridMinTasks = 3;
+/// Tasks per device and point: at least kGridMinTasks (three steps per
+/// run, whose median one late step cannot move), at most kGridMaxTasks,
+/// and no more than kGridRunFlops of work per device and run beyond the
+/// minimum (the largest points are bound by their FLOPs, not by their
+/// weights' reads).
+constexpr int kGridMinTasks = 4;
 constexpr int kGridMaxTasks = 256;
 constexpr double kGridRunFlops = 5e7;
 
@@ -79,11 +83,43 @@ inline int gridTasks(double weightBytes, double flops) {
                                      double(kGridMaxTasks)));
 }
 
-/// Measures the grid on `busy` devices at once, each point's time the
-/// median of `repeat` runs (kGridRepeat at most) of the median step between
-/// its tasks
-/// (timeChainSteps); `overhead` (seconds) is the conv kind's per-task
-/// time, taken off each step.
+/// One point of a grid: each task's FLOPs and weight bytes, a device's
+/// input (made once per device, hot as a layer's input is) and a task on
+/// its own weights (whose values do not matter to a timing).
+struct GridPoint {
+  double flops = 0;
+  double weightBytes = 0;
+  std::function<ValueId(Bench &, int)> input;
+  std::function<Result<ValueId>(Bench &, int, ValueId)> task;
+};
+
+/// A point's rate on `busy` devices at once: the median over `repeat` runs
+/// (kGridRepeat at most) of the median step from one task's start to the
+/// next's (timeChainSteps: a task and its hand-off, as the overhead holds
+/// them, and robust to another process taking the core for a slice of the
+/// run, which a sum over the tasks would charge to every one), less
+/// `overhead` (seconds, the kind's per-task time).
+inline Result<double> gridRate(Executor &executor, std::mt19937_64 &generator,
+                               int busy, int repeat, double overhead,
+                               const GridPoint &point) {
+  const int tasks = gridTasks(point.weightBytes, point.flops);
+  Bench bench(generator);
+  for (int d = 0; d < busy; ++d) {
+    ValueId input = point.input(bench, d);
+    if (Status status = addIndependent(
+            bench, tasks, [&] { return point.task(bench, d, input); });
+        !status)
+      return status;
+  }
+  Result<double> time =
+      timeChainSteps(executor, bench, std::min(repeat, kGridRepeat));
+  if (!time)
+    return time.status();
+  return point.flops / computeTime(*time, overhead);
+}
+
+/// The convolutions' grid (the file comment) on `busy` devices at once;
+/// `overhead` is the conv kind's per-task time.
 inline Result<GemmGridFigure> measureConvGrid(Executor &executor,
                                               std::mt19937_64 &generator,
                                               int busy, int repeat,
@@ -110,32 +146,65 @@ inline Result<GemmGridFigure> measureConvGrid(Executor &executor,
             kGridMaxGroups);
         const Shape inputShape = {1, groups * channels, side, side};
         const Shape weightShape = {groups * filters, channels, 3, 3};
-        const double flops = 2.0 * double(groups * filters) *
-                             double(side * side) * double(9 * channels);
-        const int tasks =
-            gridTasks(4.0 * double(numElements(weightShape)), flops);
-        Bench bench(generator);
-        for (int d = 0; d < busy; ++d) {
-          // One input per device, hot as a layer's input is; weights of
-          // their own per task (their values do not matter to a timing).
-          ValueId input = bench.input(d, inputShape);
-          if (Status status = addIndependent(bench, tasks, [&] {
-                return bench.graph.addConvolution(
-                    d, input, bench.filled(d, weightShape, 0.01f), groups,
-                    geometry);
-              });
-              !status)
-            return status;
-        }
-        // The typical step from one task's start to the next's: a task
-        // and its hand-off, as the overhead holds them, and robust to
-        // another process taking the core for a slice of the run (a
-        // sum over the tasks would charge that slice to every one).
-        Result<double> time =
-            timeChainSteps(executor, bench, std::min(repeat, kGridRepeat));
-        if (!time)
-          return time.status();
-        grid.flops.push_back(flops / computeTime(*time, overhead));
+        GridPoint point;
+        point.flops = 2.0 * double(groups * filters) * double(side * side) *
+                      double(9 * channels);
+        point.weightBytes = 4.0 * double(numElements(weightShape));
+        point.input = [&](Bench &bench, int d) {
+          return bench.input(d, inputShape);
+        };
+        point.task = [&](Bench &bench, int d, ValueId input) {
+          return bench.graph.addConvolution(
+              d, input, bench.filled(d, weightShape, 0.01f), groups,
+              geometry);
+        };
+        Result<double> rate =
+            gridRate(executor, generator, busy, repeat, overhead, point);
+        if (!rate)
+          return rate.status();
+        grid.flops.push_back(*rate);
+      }
+  return grid;
+}
+
+/// Contractions' sides: m rows of the input (positions, tokens), n output
+/// features (the weights' rows), k the contracted features.
+constexpr int64_t kGridRows[] = {4, 16, 64, 256};
+constexpr int64_t kGridFeatures[] = {16, 64, 256, 1024};
+constexpr int64_t kGridContracted[] = {32, 128, 512};
+
+/// The contractions' grid: "ij,kj->ik" as a linear layer holds its weights
+/// ([n, k], its own per task) on an [m, k] input, 48 shapes, measured as
+/// the convolutions' are; `overhead` is the contraction's per-task time.
+inline Result<GemmGridFigure>
+measureContractionGrid(Executor &executor, std::mt19937_64 &generator,
+                       int busy, int repeat, double overhead) {
+  GemmGridFigure grid;
+  for (int64_t m : kGridRows)
+    grid.m.push_back(double(m));
+  for (int64_t n : kGridFeatures)
+    grid.n.push_back(double(n));
+  for (int64_t k : kGridContracted)
+    grid.k.push_back(double(k));
+  for (int64_t m : kGridRows)
+    for (int64_t n : kGridFeatures)
+      for (int64_t k : kGridContracted) {
+        GridPoint point;
+        point.flops = 2.0 * double(m) * double(n) * double(k);
+        point.weightBytes = 4.0 * double(n * k);
+        point.input = [&](Bench &bench, int d) {
+          return bench.input(d, {m, k});
+        };
+        point.task = [&](Bench &bench, int d, ValueId input) {
+          return bench.graph.addEinsum(d, "ij,kj->ik", JoinKind::Mul,
+                                       AggKind::Add,
+                                       {input, bench.filled(d, {n, k}, 0.01f)});
+        };
+        Result<double> rate =
+            gridRate(executor, generator, busy, repeat, overhead, point);
+        if (!rate)
+          return rate.status();
+        grid.flops.push_back(*rate);
       }
   return grid;
 }

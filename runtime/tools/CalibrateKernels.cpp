@@ -378,21 +378,27 @@ measureKernels(Executor &executor, std::mt19937_64 &generator, int busy,
     figures.push_back(*figure);
   }
   // A convolution on a 1x1 output is the contraction's matrix-vector
-  // product (im2col, then ?gemv on the weights); any other runs at its
-  // GEMM shape's rate.
-  for (KernelFigure &figure : figures)
-    if (figure.kind == "conv") {
+  // product (im2col, then ?gemv on the weights); any other contraction or
+  // convolution runs at its GEMM shape's rate.
+  for (KernelFigure &figure : figures) {
+    const bool conv = figure.kind == "conv";
+    if (!conv && figure.kind != "contraction")
+      continue;
+    if (conv)
       figure.gemvBandwidth = figures.front().gemvBandwidth;
-      const auto start = std::chrono::steady_clock::now();
-      Result<GemmGridFigure> grid =
-          measureConvGrid(executor, generator, busy, repeat, figure.overhead);
-      if (!grid)
-        return grid.status();
-      figure.grid = *grid;
-      figure.grid.seconds = std::chrono::duration<double>(
-                                std::chrono::steady_clock::now() - start)
-                                .count();
-    }
+    const auto start = std::chrono::steady_clock::now();
+    Result<GemmGridFigure> grid =
+        conv ? measureConvGrid(executor, generator, busy, repeat,
+                               figure.overhead)
+             : measureContractionGrid(executor, generator, busy, repeat,
+                                      figure.overhead);
+    if (!grid)
+      return grid.status();
+    figure.grid = *grid;
+    figure.grid.seconds = std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - start)
+                              .count();
+  }
   return figures;
 }
 

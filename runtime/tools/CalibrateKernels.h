@@ -9,6 +9,7 @@
 //   contraction  overhead: a chain of 16x16x16 mul/add contractions, less
 //                their FLOPs at the f32 peak; half_size: 512 x 512 by
 //                512 x 8 contractions against the peak (at --gemm-size);
+//                grid: the rate at 48 GEMM shapes (CalibrateGemmGrid.h);
 //                gemv_bandwidth: 1 x 4096 by 512 x 4096 (transposed, as a
 //                linear layer holds its weights) products, each on
 //                its own 8 MB matrix (64 MB per device, beyond a core's
@@ -72,7 +73,8 @@ struct KernelFigure {
   /// kernel's walk (0: not measured).
   double gatherTime = 0;
   double rowTime = 0;
-  /// Dense convolutions: the rate by GEMM shape (CalibrateGemmGrid.h).
+  /// Contractions and dense convolutions: the rate by GEMM shape
+  /// (CalibrateGemmGrid.h).
   GemmGridFigure grid{};
 };
 

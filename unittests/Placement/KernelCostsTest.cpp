@@ -277,11 +277,16 @@ TEST(KernelCosts, GridErrorsNameTheField) {
   EXPECT_EQ(conv(R"({"m": [16], "n": [4], "k": [9], "flops": [0]})"),
             "sys.json: devices[0].kernels.conv.grid.flops: expected 1 "
             "numbers of FLOP/s in [1, 1e21] (m by n by k)");
-  EXPECT_EQ(jsonError(withKernels(std::string(R"({"contraction": {"grid": )") +
+  EXPECT_EQ(jsonError(withKernels(std::string(R"({"pool": {"grid": )") +
                                   kGrid + "}}")),
-            "sys.json: devices[0].kernels.contraction.grid: not read for "
-            "contraction tasks (overhead, flops, half_size, gemv_bandwidth "
-            "are)");
+            "sys.json: devices[0].kernels.pool.grid: not read for pool tasks "
+            "(overhead, flops, half_size are)");
+  // Contractions read one too.
+  std::string error;
+  EXPECT_TRUE(SystemDescription::parseJson(
+      withKernels(std::string(R"({"contraction": {"grid": )") + kGrid + "}}"),
+      "sys.json", &error))
+      << error;
 }
 
 } // namespace

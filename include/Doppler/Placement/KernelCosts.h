@@ -43,8 +43,9 @@ std::string kernelKindNames();
 
 /// A kind's rate measured on a grid of GEMM shapes (doppler-calibrate's
 /// convolutions: per group, m filters, n output positions, k input
-/// channels times kernel taps), each measured as a model runs it, on its
-/// own weights beyond the caches. The rate of any shape is interpolated
+/// channels times kernel taps; contractions: m the first input's own
+/// indices, n the second's, k the contracted ones), each measured as a
+/// model runs it, on its own weights beyond the caches. The rate of any shape is interpolated
 /// in log space: log(rate) trilinear in log(m), log(n), log(k), each
 /// clamped to its axis (a shape beyond the grid runs at its edge's rate).
 /// Where a kind has one it replaces the kind's flops and half_size.
@@ -91,7 +92,8 @@ struct KernelCost {
   /// the first. 0: not given (no such term; the presets give none).
   double gatherTime = 0;
   double rowTime = 0;
-  /// Convolutions only: the rate by GEMM shape (GemmGrid); empty: not given.
+  /// Contractions and convolutions: the rate by GEMM shape (GemmGrid);
+  /// empty: not given.
   GemmGrid grid;
 
   bool hasOverhead() const { return overhead >= 0; }
