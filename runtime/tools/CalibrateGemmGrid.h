@@ -118,6 +118,25 @@ inline Result<double> gridRate(Executor &executor, std::mt19937_64 &generator,
   return point.flops / computeTime(*time, overhead);
 }
 
+/// The rate of `pointAt(m, n, k)` at every point of `grid`'s axes (set),
+/// in its order (m-major).
+inline Status
+fillGrid(Executor &executor, std::mt19937_64 &generator, int busy, int repeat,
+         double overhead, GemmGridFigure &grid,
+         const std::function<GridPoint(int64_t, int64_t, int64_t)> &pointAt) {
+  for (double m : grid.m)
+    for (double n : grid.n)
+      for (double k : grid.k) {
+        Result<double> rate =
+            gridRate(executor, generator, busy, repeat, overhead,
+                     pointAt(int64_t(m), int64_t(n), int64_t(k)));
+        if (!rate)
+          return rate.status();
+        grid.flops.push_back(*rate);
+      }
+  return Status();
+}
+
 /// The convolutions' grid (the file comment) on `busy` devices at once;
 /// `overhead` is the conv kind's per-task time.
 inline Result<GemmGridFigure> measureConvGrid(Executor &executor,
@@ -137,33 +156,34 @@ inline Result<GemmGridFigure> measureConvGrid(Executor &executor,
     grid.n.push_back(double(side * side));
   for (int64_t channels : kGridChannels)
     grid.k.push_back(double(9 * channels));
-  for (int64_t filters : kGridFilters)
-    for (int64_t side : kGridSides)
-      for (int64_t channels : kGridChannels) {
-        const double groupBytes = 4.0 * double(filters * channels * 9);
+  Status status = fillGrid(
+      executor, generator, busy, repeat, overhead, grid,
+      [&](int64_t filters, int64_t positions, int64_t taps) {
+        const int64_t channels = taps / 9;
+        const int64_t side = std::llround(std::sqrt(double(positions)));
+        const double groupBytes = 4.0 * double(filters * taps);
         const int64_t groups = std::clamp<int64_t>(
             int64_t(std::ceil(kGridTaskBytes / groupBytes)), 1,
             kGridMaxGroups);
         const Shape inputShape = {1, groups * channels, side, side};
         const Shape weightShape = {groups * filters, channels, 3, 3};
         GridPoint point;
-        point.flops = 2.0 * double(groups * filters) * double(side * side) *
-                      double(9 * channels);
+        point.flops = 2.0 * double(groups * filters) * double(positions) *
+                      double(taps);
         point.weightBytes = 4.0 * double(numElements(weightShape));
-        point.input = [&](Bench &bench, int d) {
+        point.input = [inputShape](Bench &bench, int d) {
           return bench.input(d, inputShape);
         };
-        point.task = [&](Bench &bench, int d, ValueId input) {
+        point.task = [weightShape, groups, geometry](Bench &bench, int d,
+                                                     ValueId input) {
           return bench.graph.addConvolution(
               d, input, bench.filled(d, weightShape, 0.01f), groups,
               geometry);
         };
-        Result<double> rate =
-            gridRate(executor, generator, busy, repeat, overhead, point);
-        if (!rate)
-          return rate.status();
-        grid.flops.push_back(*rate);
-      }
+        return point;
+      });
+  if (!status)
+    return status;
   return grid;
 }
 
@@ -186,26 +206,24 @@ measureContractionGrid(Executor &executor, std::mt19937_64 &generator,
     grid.n.push_back(double(n));
   for (int64_t k : kGridContracted)
     grid.k.push_back(double(k));
-  for (int64_t m : kGridRows)
-    for (int64_t n : kGridFeatures)
-      for (int64_t k : kGridContracted) {
+  Status status = fillGrid(
+      executor, generator, busy, repeat, overhead, grid,
+      [](int64_t m, int64_t n, int64_t k) {
         GridPoint point;
         point.flops = 2.0 * double(m) * double(n) * double(k);
         point.weightBytes = 4.0 * double(n * k);
-        point.input = [&](Bench &bench, int d) {
+        point.input = [m, k](Bench &bench, int d) {
           return bench.input(d, {m, k});
         };
-        point.task = [&](Bench &bench, int d, ValueId input) {
-          return bench.graph.addEinsum(d, "ij,kj->ik", JoinKind::Mul,
-                                       AggKind::Add,
-                                       {input, bench.filled(d, {n, k}, 0.01f)});
+        point.task = [n, k](Bench &bench, int d, ValueId input) {
+          return bench.graph.addEinsum(
+              d, "ij,kj->ik", JoinKind::Mul, AggKind::Add,
+              {input, bench.filled(d, {n, k}, 0.01f)});
         };
-        Result<double> rate =
-            gridRate(executor, generator, busy, repeat, overhead, point);
-        if (!rate)
-          return rate.status();
-        grid.flops.push_back(*rate);
-      }
+        return point;
+      });
+  if (!status)
+    return status;
   return grid;
 }
 

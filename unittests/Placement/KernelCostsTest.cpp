@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 
 using namespace doppler::placement;
 
@@ -255,28 +256,27 @@ TEST(KernelCosts, GridErrorsNameTheField) {
   auto conv = [](const std::string &grid) {
     return jsonError(withKernels(R"({"conv": {"grid": )" + grid + "}}"));
   };
-  EXPECT_EQ(conv("[]"), "sys.json: devices[0].kernels.conv.grid: expected an "
-                        "object with m, n, k (GEMM sides) and flops (FLOP/s "
-                        "at each point)");
-  EXPECT_EQ(conv(R"({"m": [16], "n": [4], "k": [9], "flops": [1e9],
-                     "l": [1]})"),
-            "sys.json: devices[0].kernels.conv.grid.l: unknown field "
-            "(expected m, n, k, flops)");
-  EXPECT_EQ(conv(R"({"m": [16, 8], "n": [4], "k": [9], "flops": [1, 2]})"),
-            "sys.json: devices[0].kernels.conv.grid.m: expected increasing "
-            "sides");
-  EXPECT_EQ(conv(R"({"m": [16], "n": [0], "k": [9], "flops": [1e9]})"),
-            "sys.json: devices[0].kernels.conv.grid.n: expected a list of "
-            "GEMM sides in [1, 1e9]");
-  EXPECT_EQ(conv(R"({"m": [16], "n": [4]})"),
-            "sys.json: devices[0].kernels.conv.grid.k: expected a list of "
-            "GEMM sides in [1, 1e9]");
-  EXPECT_EQ(conv(R"({"m": [16], "n": [4, 8], "k": [9], "flops": [1e9]})"),
-            "sys.json: devices[0].kernels.conv.grid.flops: expected 2 "
-            "numbers of FLOP/s in [1, 1e21] (m by n by k)");
-  EXPECT_EQ(conv(R"({"m": [16], "n": [4], "k": [9], "flops": [0]})"),
-            "sys.json: devices[0].kernels.conv.grid.flops: expected 1 "
-            "numbers of FLOP/s in [1, 1e21] (m by n by k)");
+  const std::pair<const char *, const char *> cases[] = {
+      {"[]", "grid: expected an object with m, n, k (GEMM sides) and flops "
+             "(FLOP/s at each point)"},
+      {R"({"m": [16], "n": [4], "k": [9], "flops": [1e9], "l": [1]})",
+       "grid.l: unknown field (expected m, n, k, flops)"},
+      {R"({"m": [16, 8], "n": [4], "k": [9], "flops": [1, 2]})",
+       "grid.m: expected increasing sides"},
+      {R"({"m": [16], "n": [0], "k": [9], "flops": [1e9]})",
+       "grid.n: expected a list of GEMM sides in [1, 1e9]"},
+      {R"({"m": [16], "n": [4]})",
+       "grid.k: expected a list of GEMM sides in [1, 1e9]"},
+      {R"({"m": [16], "n": [4, 8], "k": [9], "flops": [1e9]})",
+       "grid.flops: expected 2 numbers of FLOP/s in [1, 1e21] (m by n by "
+       "k)"},
+      {R"({"m": [16], "n": [4], "k": [9], "flops": [0]})",
+       "grid.flops: expected 1 numbers of FLOP/s in [1, 1e21] (m by n by "
+       "k)"},
+  };
+  for (auto [grid, message] : cases)
+    EXPECT_EQ(conv(grid),
+              std::string("sys.json: devices[0].kernels.conv.") + message);
   EXPECT_EQ(jsonError(withKernels(std::string(R"({"pool": {"grid": )") +
                                   kGrid + "}}")),
             "sys.json: devices[0].kernels.pool.grid: not read for pool tasks "
