@@ -218,10 +218,11 @@ def place(program_path, placed, devices, system):
 def resimulate(placed, system):
     """The predicted makespan (ms) of the placed program `placed` with its
     costs from description `system`: the same placement, re-costed and
-    simulated (doppler-annotate-costs, doppler-simulate)."""
+    simulated (doppler-annotate-costs, doppler-simulate with its hand-offs)."""
     done = subprocess.run([doppler_tool("doppler-opt"), placed,
                            f"--doppler-annotate-costs=system={system}",
-                           "--doppler-simulate"], check=True, capture_output=True, text=True)
+                           f"--doppler-simulate=system={system}"], check=True,
+                          capture_output=True, text=True)
     match = re.search(r"doppler\.makespan = ([0-9.eE+-]+)", done.stdout)
     if not match:
         raise ValueError(f"{placed}: no doppler.makespan after doppler-simulate")

@@ -125,7 +125,8 @@ Simulator::Simulator(const Graph &graph, const System &system,
          "graph too large for the packed event encoding");
   referenceMode_ = !options_.linkContention &&
                    options_.transferModel == TransferModel::EdgeCost &&
-                   !options_.deviceSpeeds && !options_.trackMemory &&
+                   !options_.deviceSpeeds && !options_.handOff &&
+                   !options_.trackMemory &&
                    !options_.recordTransfers && options_.priorities.empty();
 
   const int32_t numNodes = graph.numNodes();
@@ -180,6 +181,12 @@ Simulator::Simulator(const Graph &graph, const System &system,
   outputBytes_ = graph.hasOutputBytes() ? graph.outputBytesList()
                                         : std::vector<double>(numNodes, 0.0);
   duration_.resize(numNodes);
+  if (options_.handOff) {
+    readyAt_.resize(numNodes);
+    readyLocal_.resize(numNodes);
+    freeAt_.resize(numDevices);
+    emptyAtFree_.resize(numDevices);
+  }
   if (options_.trackMemory)
     copyHolders_.resize(static_cast<size_t>(numNodes) * numDevices);
   copySentFor_.resize(numDevices);

@@ -2,7 +2,8 @@
 //
 // A plainer event loop than the reference engines, for the extended modes:
 // memory tracking and limits, link (and, between nodes, NIC) contention,
-// byte-based transfer times and device speeds. The same events (METHOD
+// byte-based transfer times, device speeds and the runtime's hand-off
+// (SimulatorOptions::handOff). The same events (METHOD
 // section 2) in the same order; an ExtendedRun holds one run's flags, clock
 // and event handlers.
 //
@@ -35,6 +36,7 @@ struct Simulator::ExtendedRun {
                      : sim.options_.priorities.data()),
         deferGrants(priority != nullptr),
         byteModel(sim.options_.transferModel == TransferModel::LinkBandwidth),
+        handOff(sim.options_.handOff),
         nicContention(sim.options_.linkContention &&
                       sim.system_.hasNetwork()) {}
 
@@ -120,6 +122,7 @@ struct Simulator::ExtendedRun {
   const bool deferGrants;
   bool anyGrantDue = false;
   const bool byteModel;
+  const bool handOff;
   /// linkContention on a System with nodes: cross-node transfers hold NICs.
   const bool nicContention;
 
@@ -172,6 +175,11 @@ void Simulator::ExtendedRun::reset() {
     sim.duration_[v] = sim.options_.deviceSpeeds
                            ? graph.computeCost(v) / sim.system_.speed(device[v])
                            : graph.computeCost(v);
+  }
+  if (handOff) {
+    std::fill(sim.readyLocal_.begin(), sim.readyLocal_.end(), 0);
+    std::fill(sim.freeAt_.begin(), sim.freeAt_.end(), -kInfinity);
+    std::fill(sim.emptyAtFree_.begin(), sim.emptyAtFree_.end(), 0);
   }
   sim.future_.clear();
   created = 0;
@@ -367,8 +375,16 @@ void Simulator::ExtendedRun::process(uint32_t event) {
     enqueueReady(id);
     break;
   case Granted: {
-    sim.schedule_.start[id] = now;
-    const double finish = now + sim.duration_[id];
+    double start = now;
+    const DeviceId d = device[id];
+    // The node its device sat idle waiting for pays the hand-off: it
+    // became ready as the device became free (by its local producer's end)
+    // with nothing else queued, and the device has run nothing since.
+    if (handOff && sim.readyLocal_[id] && sim.emptyAtFree_[d] &&
+        sim.readyAt_[id] >= sim.freeAt_[d])
+      start += sim.system_.handOff(d);
+    sim.schedule_.start[id] = start;
+    const double finish = start + sim.duration_[id];
     if (finish == now)
       pushNow(Done, id);
     else
@@ -380,6 +396,10 @@ void Simulator::ExtendedRun::process(uint32_t event) {
     const DeviceId d = device[id];
     sim.deviceState_[d].running = 0;
     sim.schedule_.deviceBusy[d] += sim.duration_[id];
+    if (handOff) {
+      sim.freeAt_[d] = now;
+      sim.emptyAtFree_[d] = sim.deviceState_[d].head < 0;
+    }
     pushNow(ReleaseAndFinish, id);
     if (trackMemory)
       for (NodeId u : graph.predecessors(id))
@@ -399,8 +419,14 @@ void Simulator::ExtendedRun::process(uint32_t event) {
   }
   case TransferComplete: {
     const NodeId target = graph.edgeTarget(id);
-    if (--sim.nodeState_[target].pendingInputs == 0)
+    if (--sim.nodeState_[target].pendingInputs == 0) {
+      if (handOff) {
+        sim.readyAt_[target] = now;
+        sim.readyLocal_[target] =
+            device[graph.edgeSource(id)] == device[target];
+      }
       pushNow(InputsReady, target);
+    }
     break;
   }
   case TransferStart:

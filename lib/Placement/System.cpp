@@ -39,11 +39,17 @@ bool System::hasMemoryLimits() const {
                      [](double m) { return m != kUnlimited; });
 }
 
+bool System::hasHandOffs() const {
+  return std::any_of(handOff_.begin(), handOff_.end(),
+                     [](double h) { return h != 0.0; });
+}
+
 SystemBuilder::SystemBuilder(int32_t numDevices) : numDevices_(numDevices) {
   if (numDevices_ < 1)
     return; // reported by build()
   speed_.assign(numDevices_, 1.0);
   memory_.assign(numDevices_, kUnlimited);
+  handOff_.assign(numDevices_, 0.0);
   links_.assign(static_cast<size_t>(numDevices_) * numDevices_, Link{});
 }
 
@@ -90,6 +96,17 @@ SystemBuilder &SystemBuilder::setMemoryCapacities(std::vector<double> bytes) {
     return *this;
   }
   memory_ = std::move(bytes);
+  return *this;
+}
+
+SystemBuilder &SystemBuilder::setHandOff(DeviceId d, double time) {
+  if (d < 0 || d >= numDevices_) {
+    if (setterError_.empty())
+      setterError_ = "device " + std::to_string(d) + " out of range " +
+                     deviceRange(numDevices_);
+    return *this;
+  }
+  handOff_[d] = time;
   return *this;
 }
 
@@ -191,6 +208,9 @@ std::optional<System> SystemBuilder::build(std::string *error) const {
     if (std::isnan(memory_[d]) || memory_[d] < 0)
       return fail("device " + std::to_string(d) + ": memory capacity " +
                   formatShortest(memory_[d]) + " is negative or not a number");
+    if (!std::isfinite(handOff_[d]) || handOff_[d] < 0)
+      return fail("device " + std::to_string(d) + ": hand-off " +
+                  formatShortest(handOff_[d]) + " is negative or not finite");
   }
   for (DeviceId from = 0; from < numDevices_; ++from) {
     for (DeviceId to = 0; to < numDevices_; ++to) {
@@ -215,6 +235,7 @@ std::optional<System> SystemBuilder::build(std::string *error) const {
   system.numDevices_ = numDevices_;
   system.speed_ = speed_;
   system.memory_ = memory_;
+  system.handOff_ = handOff_;
   system.links_ = links_;
   if (grouped && nics_.size() > 1) {
     system.nodeOf_ = nodeOf_;

@@ -216,6 +216,7 @@ std::optional<FieldError> detail::parseDevice(const json &entry,
                                         "memory_bytes",
                                         "memory_bandwidth",
                                         "launch_overhead",
+                                        "hand_off",
                                         "join_throughput",
                                         "kernels"};
     if (std::find(std::begin(known), std::end(known), it.key()) ==
@@ -223,7 +224,7 @@ std::optional<FieldError> detail::parseDevice(const json &entry,
       return fail(where + "." + it.key(),
                   "unknown field (expected name, count, peak_flops, "
                   "memory_bytes, memory_bandwidth, launch_overhead, "
-                  "join_throughput, kernels)");
+                  "hand_off, join_throughput, kernels)");
   }
   device.name = entry.value("name", json("device")).is_string()
                     ? entry.value("name", std::string("device"))
@@ -263,6 +264,13 @@ std::optional<FieldError> detail::parseDevice(const json &entry,
       return fail(where + ".launch_overhead",
                   "expected a non-negative number of seconds");
     device.launchOverhead = entry["launch_overhead"].get<double>();
+  }
+  if (entry.contains("hand_off")) {
+    if (!nonNegativeFinite(entry["hand_off"]) ||
+        entry["hand_off"].get<double>() > 1)
+      return fail(where + ".hand_off",
+                  "expected a number of seconds in [0, 1]");
+    device.handOff = entry["hand_off"].get<double>();
   }
   if (entry.contains("join_throughput")) {
     const json &throughputs = entry["join_throughput"];
@@ -678,6 +686,7 @@ System SystemDescription::toSystem() const {
   for (DeviceId d = 0; d < numDevices(); ++d) {
     builder.setSpeed(d, devices_[d].peakFor("f32") / reference);
     builder.setMemoryCapacity(d, devices_[d].memoryBytes);
+    builder.setHandOff(d, devices_[d].handOff * kCostUnitsPerSecond);
     for (DeviceId to = 0; to < numDevices(); ++to)
       if (to != d)
         builder.setLink(d, to,
@@ -704,6 +713,8 @@ json detail::deviceJson(const DeviceDescription &device,
   entry["memory_bytes"] = device.memoryBytes;
   entry["memory_bandwidth"] = device.memoryBandwidth;
   entry["launch_overhead"] = device.launchOverhead;
+  if (device.handOff > 0)
+    entry["hand_off"] = device.handOff;
   json throughputs = json::object();
   for (unsigned k = 0; k < kNumJoinKinds; ++k)
     if (device.joinThroughput[k] > 0)

@@ -132,7 +132,9 @@ void buildDopplerPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createDopplerVerifyPlacedPass());
   pm.addPass(createDopplerInsertTransfersPass());
   pm.addPass(createDopplerVerifyTransfersPass());
-  pm.addPass(createDopplerSimulatePass());
+  DopplerSimulatePassOptions simulate;
+  simulate.system = options.system;
+  pm.addPass(createDopplerSimulatePass(simulate));
   // Last: it refines the simulated schedule with the copies it adds, and no
   // pass before it needs to know about them.
   if (options.offload) {

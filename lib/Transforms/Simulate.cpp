@@ -2,6 +2,7 @@
 
 #include "Doppler/Dialect/DopplerOps.h"
 #include "Doppler/Placement/Simulator.h"
+#include "Doppler/Placement/SystemDescription.h"
 #include "Doppler/Transforms/Passes.h"
 #include "Doppler/Analysis/PlacementGraph.h"
 
@@ -22,7 +23,17 @@ namespace {
 class SimulatePass
     : public mlir::doppler::impl::DopplerSimulatePassBase<SimulatePass> {
 public:
+  using DopplerSimulatePassBase::DopplerSimulatePassBase;
+
   void runOnOperation() override {
+    if (!system.empty()) {
+      std::string error;
+      description = placement::SystemDescription::load(system, &error);
+      if (!description) {
+        getOperation()->emitError() << "doppler-simulate: " << error;
+        return signalPassFailure();
+      }
+    }
     if (failed(forEachFunctionBody(
             getOperation(),
             [&](FunctionOpInterface function) { return simulate(function); })))
@@ -54,7 +65,17 @@ private:
       numDevices = std::max(numDevices, device + 1);
     }
 
-    placement::Simulator simulator(graph, static_cast<int32_t>(numDevices));
+    // The description's hand-offs (device d beyond it: d mod N's), in the
+    // simulator's extended mode; none: the reference semantics.
+    placement::SystemBuilder hardware(static_cast<int32_t>(numDevices));
+    placement::SimulatorOptions options;
+    for (int64_t d = 0; description && d < numDevices; ++d) {
+      double seconds =
+          description->device(d % description->numDevices()).handOff;
+      hardware.setHandOff(d, seconds * placement::kCostUnitsPerSecond);
+      options.handOff |= seconds > 0;
+    }
+    placement::Simulator simulator(graph, *hardware.build(), options);
     double makespan = simulator.run(assignment);
     const placement::Schedule &schedule = simulator.schedule();
     for (auto [node, op] : llvm::enumerate(irGraph->ops)) {
@@ -79,6 +100,8 @@ private:
     ++numSimulated;
     return success();
   }
+
+  std::optional<placement::SystemDescription> description;
 };
 
 } // namespace

@@ -278,29 +278,47 @@ public:
   }
 
   /// The hand-off between tasks, in a chain of tiny fused tasks (what the
-  /// kinds' chains include) and in a model-like graph (HandOffFigure).
+  /// kinds' chains include), in a fan of the same tasks queued at once and
+  /// in a model-like graph (HandOffFigure).
   Result<HandOffFigure> handOff() {
-    Bench chainBench(generator_);
-    for (int d = 0; d < kOverheadDevices; ++d) {
-      ValueId last = chainBench.input(d, {16});
-      ValueId a = chainBench.input(d, {16}), b = chainBench.input(d, {16});
-      for (int k = 0; k < kChain; ++k) {
-        Result<ValueId> task = chainBench.graph.addFused(
-            d, "i,i,i->i", "mul(in0, in1); add(s0, in2)", {last, a, b});
-        if (!task)
-          return task.status();
-        last = *task;
+    HandOffFigure figure;
+    for (bool fan : {false, true}) {
+      // A chain, or the same tasks independent: all queued at the run's
+      // start, so the worker pops each as it ends the one before (its
+      // value freed at once, as a chain's is after its reader).
+      Bench bench(generator_);
+      for (int d = 0; d < kOverheadDevices; ++d) {
+        ValueId first = bench.input(d, {16}), last = first;
+        ValueId a = bench.input(d, {16}), b = bench.input(d, {16});
+        for (int k = 0; k < kChain; ++k) {
+          Result<ValueId> task = bench.graph.addFused(
+              d, "i,i,i->i", "mul(in0, in1); add(s0, in2)",
+              {fan ? first : last, a, b});
+          if (!task)
+            return task.status();
+          last = *task;
+        }
+        if (Status status = bench.graph.markOutput(last); !status)
+          return status;
       }
-      if (Status status = chainBench.graph.markOutput(last); !status)
-        return status;
+      Result<double> gap = timeHandOffs(executor_, bench, repeat_);
+      if (!gap)
+        return gap.status();
+      (fan ? figure.queued : figure.chain) = *gap;
     }
-    Result<double> chain = timeHandOffs(executor_, chainBench, repeat_);
-    if (!chain)
-      return chain.status();
-    // Layers of a residual block as the frontend emits them: a GEMM on the
-    // layer's own weights (kLayers x 256 KB, more than a core's L2), a
-    // fused bias + relu + residual, a row reduction and a broadcast
-    // subtraction. Values have two readers and are freed as they die.
+    Result<double> model = modelGaps();
+    if (!model)
+      return model.status();
+    figure.model = *model;
+    return figure;
+  }
+
+  /// The median gap between dependent tasks in layers of a residual block
+  /// as the frontend emits them: a GEMM on the layer's own weights (kLayers
+  /// x 256 KB, more than a core's L2), a fused bias + relu + residual, a
+  /// row reduction and a broadcast subtraction. Values have two readers
+  /// and are freed as they die.
+  Result<double> modelGaps() {
     Bench model(generator_);
     constexpr int kLayers = 24;
     for (int d = 0; d < kOverheadDevices; ++d) {
@@ -330,10 +348,7 @@ public:
       if (Status status = model.graph.markOutput(x); !status)
         return status;
     }
-    Result<double> modelGap = timeHandOffs(executor_, model, repeat_);
-    if (!modelGap)
-      return modelGap.status();
-    return HandOffFigure{*chain, *modelGap};
+    return timeHandOffs(executor_, model, repeat_);
   }
 
 private:

@@ -78,19 +78,29 @@ struct KernelFigure {
   GemmGridFigure grid{};
 };
 
-/// The executor's idle time between two dependent tasks of one device, in
-/// seconds: in a chain of tiny tasks, all hot in cache (what the kinds'
-/// overheads above include), and in a model-like graph (layers of a GEMM on
-/// its own weights, a fused bias + relu + residual, a reduction and a
-/// broadcast: values with two readers, weights beyond the core's caches).
-/// The zoo's models at D = 1 idle 0.3-0.55 us per task against 0.19 in a
-/// chain; doppler-calibrate adds the difference to every kind's overhead
-/// and to launch_overhead.
+/// The executor's idle time between two tasks of one device, in seconds:
+/// between dependent tasks in a chain of tiny tasks, all hot in cache (what
+/// the kinds' overheads above include) and in a model-like graph (layers of
+/// a GEMM on its own weights, a fused bias + relu + residual, a reduction
+/// and a broadcast: values with two readers, weights beyond the core's
+/// caches); and between the chain's tasks made independent, all queued at
+/// the run's start (a fan: the worker pops the next as it ends one).
+/// doppler-calibrate takes chain - queued
+/// off every kind's overhead and launch_overhead (a task that was queued
+/// when its device became free pays the fan's gap) and writes model -
+/// queued as the device's `hand_off`: what a task pays that its device
+/// waited for (SimulatorOptions::handOff). The executor does the same
+/// between tasks either way (the worker that ends a task queues its
+/// successors and pops the next); the gap grows with the data the tasks
+/// around it touch (docs/SystemDescription.md).
 struct HandOffFigure {
   double chain = 0;
   double model = 0;
-  /// What the overheads lack: model - chain, never negative.
-  double extra() const { return model > chain ? model - chain : 0; }
+  double queued = 0;
+  /// What the chains' overheads hold beyond a queued task's gap.
+  double rebate() const { return chain > queued ? chain - queued : 0; }
+  /// What a task its device waited for pays beyond a queued one.
+  double handOff() const { return model > queued ? model - queued : 0; }
 };
 
 /// Timed on one device, the others idle (kOverheadDevices), as the

@@ -24,10 +24,10 @@
 //                       to the start of its consumer on device 1 (the copy
 //                       and the idle consumer's wake-up);
 //   links bandwidth     the same for a B-byte value: B / (time - latency).
-//   hand-off            the worker's idle time between dependent tasks in
-//                       a model-like graph, less that in a chain of tiny
-//                       tasks (which the overheads above already include),
-//                       added to launch_overhead and every kind's overhead
+//   hand_off            the worker's idle time between dependent tasks in
+//                       a model-like graph, less that between queued
+//                       independent tasks, which launch_overhead and every
+//                       kind's overhead then hold instead of a chain's
 //                       (CalibrateKernels.h: HandOffFigure).
 //
 // The einsums of one figure are independent, so a device's worker runs them
@@ -352,17 +352,19 @@ public:
     return Status();
   }
 
-  /// The hand-off a model's graph pays beyond a chain's: added to every
-  /// per-task overhead (last: the rates above subtract the chain's).
+  /// The hand-off: every per-task overhead becomes a queued task's (the
+  /// chain's gap less a fan's), and a task its device waited for pays the
+  /// model-like graph's gap less the fan's on top (last: the rates above
+  /// subtract the chain's overhead).
   Status measureHandOffs(Figures &figures) {
     Result<HandOffFigure> handOff =
         measureHandOff(executor_, generator_, repeat_);
     if (!handOff)
       return handOff.status();
     figures.handOff = *handOff;
-    figures.overhead += handOff->extra();
+    figures.overhead = std::max(0.0, figures.overhead - handOff->rebate());
     for (KernelFigure &kernel : figures.kernels)
-      kernel.overhead += handOff->extra();
+      kernel.overhead = std::max(0.0, kernel.overhead - handOff->rebate());
     return Status();
   }
 
@@ -506,6 +508,7 @@ nlohmann::json describeSystem(const Options &options, const Figures &figures) {
        {"memory_bytes", memory},
        {"memory_bandwidth", figures.bandwidth},
        {"launch_overhead", figures.overhead},
+       {"hand_off", figures.handOff.handOff()},
        {"join_throughput", throughputs},
        {"kernels", kernels}}};
   nlohmann::json links = {{"bandwidth", figures.linkBandwidth},
@@ -591,11 +594,15 @@ void printFigures(const Options &options, const Figures &figures, int busy,
                 << formatSignificant(kernel.grid.seconds, 2) << " s]";
     }
   }
-  std::cout << "\n  hand-off between dependent tasks: "
+  std::cout << "\n  hand-off (idle between tasks): "
             << formatSignificant(figures.handOff.model * 1e6, 3)
-            << " us in a model-like graph, "
+            << " us between dependent tasks of a model-like graph, "
             << formatSignificant(figures.handOff.chain * 1e6, 3)
-            << " in a chain (the difference is in every overhead above)";
+            << " of a chain, "
+            << formatSignificant(figures.handOff.queued * 1e6, 3)
+            << " between queued ones (the overheads above are a queued "
+               "task's; hand_off, the first less the last, is paid by a "
+               "task its device waited for)";
   std::cout << "\n  link: latency "
             << formatSignificant(figures.latency * 1e6, 3) << " us, bandwidth "
             << formatSignificant(figures.linkBandwidth / 1e9, 4)
@@ -756,7 +763,8 @@ int runCalibration(int argc, char **argv) {
                              {"busy_devices", busy},
                              {"hand_off_s",
                               {{"chain", figures.handOff.chain},
-                               {"model", figures.handOff.model}}},
+                               {"model", figures.handOff.model},
+                               {"queued", figures.handOff.queued}}},
                              {"link_hops", hopsJson(figures.linkHops)},
                              {"host_cores", cores}};
     if (figures.network) {

@@ -107,6 +107,7 @@ TEST_P(SimulatorParity, MatchesReferenceMakespan) {
   SimulatorOptions neutral;
   neutral.deviceSpeeds = true;
   neutral.recordTransfers = true;
+  neutral.handOff = true; // every hand-off 0
   Simulator extended(graph, System::uniform(c.numDevices), neutral);
   EXPECT_LT(relativeError(extended.run(c.assignment), c.envNow), 1e-12)
       << "extended engine";
@@ -467,6 +468,101 @@ TEST(SimulatorExtended, DeviceSpeeds) {
   // Off by default: the same system without the option is the reference.
   Simulator plain(graph, *system);
   EXPECT_EQ(plain.run(std::vector<DeviceId>{1, 1, 1}), 18);
+}
+
+/// `numDevices` devices, each with a hand-off of `handOff`.
+System handOffSystem(int32_t numDevices, double handOff) {
+  SystemBuilder builder(numDevices);
+  for (DeviceId d = 0; d < numDevices; ++d)
+    builder.setHandOff(d, handOff);
+  return *builder.build();
+}
+
+TEST(SimulatorHandOff, ChainPaysWhereItsDeviceWaited) {
+  Graph graph = chain3(4, 6, 8, 3);
+  SimulatorOptions options;
+  options.handOff = true;
+  Simulator simulator(graph, handOffSystem(2, 1), options);
+  // The source starts at 0; each successor became ready as its device
+  // became free, with nothing else queued: 0..4, 5..11, 12..20.
+  EXPECT_EQ(simulator.run(std::vector<DeviceId>{0, 0, 0}), 20);
+  EXPECT_EQ(simulator.schedule().start, (std::vector<double>{0, 5, 12}));
+  EXPECT_EQ(simulator.schedule().end, (std::vector<double>{4, 11, 20}));
+  EXPECT_EQ(simulator.schedule().deviceBusy, (std::vector<double>{18, 0}));
+  // Node 1's last input crossed a link (whose latency holds the wake-up):
+  // 0..4, arrives 7, 7..13; node 2 came back across too: 16..24.
+  EXPECT_EQ(simulator.run(std::vector<DeviceId>{0, 1, 0}), 24);
+  EXPECT_EQ(simulator.schedule().start, (std::vector<double>{0, 7, 16}));
+  // Node 2 follows node 1 on device 1: 0..4, 7..13, 14..22.
+  EXPECT_EQ(simulator.run(std::vector<DeviceId>{0, 1, 1}), 22);
+  EXPECT_EQ(simulator.schedule().start, (std::vector<double>{0, 7, 14}));
+  // Off by default: the reference.
+  Simulator plain(graph, handOffSystem(2, 1));
+  EXPECT_EQ(plain.run(std::vector<DeviceId>{0, 0, 0}), 18);
+}
+
+TEST(SimulatorHandOff, QueuedNodesDoNotPay) {
+  // A fan: a (1) feeds b (2), c (3), d (4), all on device 0. All three
+  // become ready at a's end; the device waited for the first only:
+  // a 0..1, b 2..4, c 4..7, d 7..11.
+  GraphBuilder b;
+  b.addNode(1, 1);
+  b.addNode(2, 1);
+  b.addNode(3, 1);
+  b.addNode(4, 1);
+  for (NodeId v = 1; v <= 3; ++v)
+    b.addEdge(0, v);
+  Graph fan = buildGraph(b);
+  SimulatorOptions options;
+  options.handOff = true;
+  Simulator simulator(fan, handOffSystem(1, 1), options);
+  EXPECT_EQ(simulator.run(std::vector<DeviceId>{0, 0, 0, 0}), 11);
+  EXPECT_EQ(simulator.schedule().start, (std::vector<double>{0, 2, 4, 7}));
+
+  // Two sources a (2) and s (3) and a's successor v (4), on device 0:
+  // a 0..2, then s (queued since 0) 2..5; v, ready at 2 while s was
+  // queued, waits in the queue and starts 5..9 without a hand-off.
+  GraphBuilder q;
+  q.addNode(2, 1); // a
+  q.addNode(3, 1); // s
+  q.addNode(4, 1); // v <- a
+  q.addEdge(0, 2);
+  Graph queued = buildGraph(q);
+  Simulator second(queued, handOffSystem(1, 1), options);
+  EXPECT_EQ(second.run(std::vector<DeviceId>{0, 0, 0}), 9);
+  EXPECT_EQ(second.schedule().start, (std::vector<double>{0, 2, 5}));
+
+  // With priorities the device chooses once the instant's ready nodes have
+  // joined its queue: v (priority 1) goes before s (5), but the device had
+  // s queued when a ended, so it did not wait for v: a 0..2, v 2..6, s 6..9.
+  options.priorities = {0, 5, 1};
+  Simulator prioritised(queued, handOffSystem(1, 1), options);
+  EXPECT_EQ(prioritised.run(std::vector<DeviceId>{0, 0, 0}), 9);
+  EXPECT_EQ(prioritised.schedule().start, (std::vector<double>{0, 6, 2}));
+  // Alone, v pays: a 0..2, v 3..7.
+  options.priorities.clear();
+  EXPECT_EQ(Simulator(queued, handOffSystem(2, 1), options)
+                .run(std::vector<DeviceId>{0, 1, 0}),
+            7);
+}
+
+TEST(SimulatorHandOff, PerDeviceAndValidated) {
+  Graph graph = chain3(4, 6, 8, 3);
+  auto system = SystemBuilder(2).setHandOff(0, 0).setHandOff(1, 2).build();
+  ASSERT_TRUE(system);
+  EXPECT_TRUE(system->hasHandOffs());
+  EXPECT_FALSE(System::uniform(2).hasHandOffs());
+  SimulatorOptions options;
+  options.handOff = true;
+  Simulator simulator(graph, *system, options);
+  EXPECT_EQ(simulator.run(std::vector<DeviceId>{0, 0, 0}), 18);
+  // 0..4 on device 0, 7..13 on device 1, then 15..23 there.
+  EXPECT_EQ(simulator.run(std::vector<DeviceId>{0, 1, 1}), 23);
+  std::string error;
+  EXPECT_FALSE(SystemBuilder(2).setHandOff(1, -1).build(&error));
+  EXPECT_EQ(error, "device 1: hand-off -1 is negative or not finite");
+  EXPECT_FALSE(SystemBuilder(2).setHandOff(2, 1).build(&error));
+  EXPECT_EQ(error, "device 2 out of range [0, 2)");
 }
 
 /// Two producers on device 0 feeding consumers elsewhere; m = 4 each.

@@ -3,8 +3,8 @@
 // Simulates running a placed graph on an asynchronous, work-conserving
 // engine and returns its makespan. By default it reproduces the reference
 // semantics of METHOD section 2 exactly, ties included. Extended modes (link
-// contention, per-device speeds, memory capacity) are off by default and
-// each can be switched on alone.
+// contention, per-device speeds, memory capacity, the runtime's hand-off)
+// are off by default and each can be switched on alone.
 //
 // Built for the inner loop of search and training: everything is allocated
 // in the constructor, and run() costs O((V + E) log V) with no allocation.
@@ -69,6 +69,17 @@ struct SimulatorOptions {
   TransferModel transferModel = TransferModel::EdgeCost;
   /// Node v on device d computes for c(v) / System::speed(d).
   bool deviceSpeeds = false;
+  /// The runtime's hand-off (System::handOff): a node whose device sat
+  /// idle waiting for it starts System::handOff(d) after it is granted
+  /// (its Schedule::start is then, and its device is busy from the grant to
+  /// its end). It waited when it became ready by the end of a node on its
+  /// own device (its last input to arrive was local; a transfer's latency
+  /// already holds the receiver's wake-up) and the device, free since that
+  /// end, had nothing else queued then. A node that was queued when its
+  /// device became free, a source, and one whose last input came from
+  /// another device start at the grant, as in the reference. With every
+  /// hand-off 0 the schedule is the reference's.
+  bool handOff = false;
   /// Tracks live buffers per device (needs Graph output bytes) and reports
   /// the peak per device in Schedule::peakMemory. A buffer is live over
   /// [allocation, free):
@@ -278,6 +289,13 @@ private:
   // Extended-mode state.
   std::vector<double> outputBytes_;    // per node (zeros if none given)
   std::vector<double> duration_;       // per node, of the current run
+  // The hand-off mode: per node, when it became ready and whether by a
+  // node on its own device; per device, when it last became free and
+  // whether its queue was empty then.
+  std::vector<double> readyAt_;
+  std::vector<uint8_t> readyLocal_;
+  std::vector<double> freeAt_;
+  std::vector<uint8_t> emptyAtFree_;
   /// Per (node u, device d), u * numDevices + d: how many uses of u's
   /// buffer on d are still to come (readers there; on u's own device also
   /// its outgoing cross-device transfers). The buffer is freed at 0.

@@ -60,6 +60,15 @@ public:
   const std::vector<double> &memoryCapacities() const { return memory_; }
   bool hasMemoryLimits() const;
 
+  /// The hand-off on device `d`, in cost units: the time a node pays before
+  /// it starts when the device sat idle waiting for it (it became ready by
+  /// the end of its last input's producer on the same device, with nothing
+  /// else queued there), beyond what a node queued when the device became
+  /// free pays (SimulatorOptions::handOff). 0 by default.
+  double handOff(DeviceId d) const { return handOff_[d]; }
+  /// True when some device's hand-off is not 0.
+  bool hasHandOffs() const;
+
   /// The link from `from` to `to` (from != to). Between devices of
   /// different nodes: the network's figures (one NIC, uncontended).
   const Link &link(DeviceId from, DeviceId to) const {
@@ -95,6 +104,7 @@ private:
   Network network_;
   std::vector<double> speed_;
   std::vector<double> memory_;
+  std::vector<double> handOff_;
   std::vector<Link> links_; // numDevices_ x numDevices_, row = source
 };
 
@@ -109,6 +119,8 @@ public:
   /// Memory capacity in bytes of one device, or of all.
   SystemBuilder &setMemoryCapacity(DeviceId d, double bytes);
   SystemBuilder &setMemoryCapacities(std::vector<double> bytes);
+  /// The hand-off of one device (cost units, >= 0; System::handOff).
+  SystemBuilder &setHandOff(DeviceId d, double time);
   /// The same link for every ordered pair of distinct devices.
   SystemBuilder &setUniformLink(Link link);
   /// The link from `from` to `to` only.
@@ -124,6 +136,7 @@ public:
   /// "device count 0 is less than 1", "expected 4 speeds, got 3",
   /// "device 2: speed 0 is not a positive finite number",
   /// "device 1: memory capacity -5 is negative or not a number",
+  /// "device 0: hand-off -1 is negative or not finite",
   /// "link 0 -> 3: bandwidth 0 is not positive",
   /// "link 1 -> 1: a device has no link to itself",
   /// "device 7 out of range [0, 4)", "expected 4 node ids, got 3",
@@ -136,6 +149,7 @@ private:
   int32_t numDevices_;
   std::vector<double> speed_;
   std::vector<double> memory_;
+  std::vector<double> handOff_;
   std::vector<Link> links_;
   std::vector<int32_t> nodeOf_, nics_;
   Network network_;

@@ -43,6 +43,11 @@ struct DeviceDescription {
   double memoryBandwidth = 0;
   /// Fixed time per kernel, in seconds.
   double launchOverhead = 0;
+  /// Seconds a task pays before it starts when the device sat idle waiting
+  /// for it (its last input came from a task on the same device), beyond
+  /// the overheads, which are a task's that was already queued when the
+  /// device became free (System::handOff; 0: every task pays the same).
+  double handOff = 0;
   /// Applications per second of each join's scalar function (index =
   /// JoinKind), 0 where not given. A roofline counts exp or silu as a few
   /// FLOPs, but a CPU evaluates them 10x or more slower than its GEMM peak

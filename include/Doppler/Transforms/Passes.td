@@ -252,7 +252,21 @@ def DopplerSimulatePass : Pass<"doppler-simulate"> {
     as the edges they implement. Sets `doppler.start` and `doppler.end` on
     every op (transfers: when the move starts and arrives) and
     `doppler.makespan` (f64, cost units) on the function.
+
+    With `system` (a preset or JSON description, as doppler-annotate-costs
+    takes; doppler-pipeline passes its own) whose devices give a
+    `hand_off` (doppler-calibrate's descriptions do), an op whose device
+    sat idle waiting for it (its last input made on the same device, nothing
+    else queued there) starts that long after it could
+    (SimulatorOptions::handOff, docs/SystemDescription.md); device d beyond
+    the description takes device d mod N's. Without one, or without
+    hand-offs, the reference semantics above.
   }];
+  let options = [
+    Option<"system", "system", "std::string", /*default=*/"\"\"",
+           "System preset or JSON description whose hand-offs the schedule "
+           "pays (empty: none, the reference semantics)">,
+  ];
   let statistics = [
     Statistic<"numSimulated", "functions-simulated", "Functions simulated">,
   ];
