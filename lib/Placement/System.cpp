@@ -55,13 +55,18 @@ SystemBuilder::SystemBuilder(int32_t numDevices) : numDevices_(numDevices) {
 
 // Setters record the first problem and let build() report it, so calls can
 // be chained without checking each one.
+bool SystemBuilder::knownDevice(DeviceId d) {
+  if (d >= 0 && d < numDevices_)
+    return true;
+  if (setterError_.empty())
+    setterError_ = "device " + std::to_string(d) + " out of range " +
+                   deviceRange(numDevices_);
+  return false;
+}
+
 SystemBuilder &SystemBuilder::setSpeed(DeviceId d, double speed) {
-  if (d < 0 || d >= numDevices_) {
-    if (setterError_.empty())
-      setterError_ = "device " + std::to_string(d) + " out of range " +
-                     deviceRange(numDevices_);
+  if (!knownDevice(d))
     return *this;
-  }
   speed_[d] = speed;
   return *this;
 }
@@ -78,12 +83,8 @@ SystemBuilder &SystemBuilder::setSpeeds(std::vector<double> speeds) {
 }
 
 SystemBuilder &SystemBuilder::setMemoryCapacity(DeviceId d, double bytes) {
-  if (d < 0 || d >= numDevices_) {
-    if (setterError_.empty())
-      setterError_ = "device " + std::to_string(d) + " out of range " +
-                     deviceRange(numDevices_);
+  if (!knownDevice(d))
     return *this;
-  }
   memory_[d] = bytes;
   return *this;
 }
@@ -100,12 +101,8 @@ SystemBuilder &SystemBuilder::setMemoryCapacities(std::vector<double> bytes) {
 }
 
 SystemBuilder &SystemBuilder::setHandOff(DeviceId d, double time) {
-  if (d < 0 || d >= numDevices_) {
-    if (setterError_.empty())
-      setterError_ = "device " + std::to_string(d) + " out of range " +
-                     deviceRange(numDevices_);
+  if (!knownDevice(d))
     return *this;
-  }
   handOff_[d] = time;
   return *this;
 }
@@ -116,14 +113,9 @@ SystemBuilder &SystemBuilder::setUniformLink(Link link) {
 }
 
 SystemBuilder &SystemBuilder::setLink(DeviceId from, DeviceId to, Link link) {
-  for (DeviceId d : {from, to}) {
-    if (d < 0 || d >= numDevices_) {
-      if (setterError_.empty())
-        setterError_ = "device " + std::to_string(d) + " out of range " +
-                       deviceRange(numDevices_);
+  for (DeviceId d : {from, to})
+    if (!knownDevice(d))
       return *this;
-    }
-  }
   if (from == to) {
     if (setterError_.empty())
       setterError_ = "link " + std::to_string(from) + " -> " +

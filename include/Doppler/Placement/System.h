@@ -146,6 +146,8 @@ public:
   std::optional<System> build(std::string *error = nullptr) const;
 
 private:
+  /// Whether `d` is one of the devices; records the error if not.
+  bool knownDevice(DeviceId d);
   int32_t numDevices_;
   std::vector<double> speed_;
   std::vector<double> memory_;
