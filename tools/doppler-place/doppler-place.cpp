@@ -72,9 +72,9 @@ simulator runs that takes about a second on a few hundred nodes (the same
 placement on every machine). --budget-evaluations 0 places greedily only;
 --budget-ms T spends T milliseconds of wall-clock time instead (results
 then depend on the machine). A heuristic places alone unless given a
-budget. learned-moves places with the better of critical-path and
-join-aware, then tries the moves a learned model ranks first (a node on or
-next to the critical chain to another device), keeping each that improves,
+budget. learned-moves: the better of critical-path and join-aware, then
+moves of critical-chain nodes that an estimate (and a learned model) rank
+first, several at a time, each kept if the simulator says it improves,
 for --move-evaluations simulator runs (docs/Method.md section 12).
 
   doppler-place GRAPH --devices D [--policy NAME] [--seed S] [--samples K]
