@@ -441,14 +441,7 @@ std::optional<LearnedMovesResult> doppler::placement::improveWithLearnedMoves(
         std::swap(candidates[i - 1],
                   candidates[random.below(static_cast<uint32_t>(i))]);
     } else {
-      std::sort(candidates.begin(), candidates.end(),
-                [](const Candidate &a, const Candidate &b) {
-                  if (a.score != b.score)
-                    return a.score > b.score;
-                  if (a.node != b.node)
-                    return a.node < b.node;
-                  return a.device < b.device;
-                });
+      std::sort(candidates.begin(), candidates.end(), scoredBefore);
       if (options.explore > 0)
         mixInRandomTries(candidates, options.explore, random);
     }

@@ -286,13 +286,7 @@ LearnedMovesResult doppler::placement::moves_detail::improveWithEstimatedMoves(
       const size_t tries =
           std::min(rest.size(), static_cast<size_t>(options.singleTries));
       std::partial_sort(rest.begin(), rest.begin() + tries, rest.end(),
-                        [](const Candidate &a, const Candidate &b) {
-                          if (a.score != b.score)
-                            return a.score > b.score;
-                          if (a.node != b.node)
-                            return a.node < b.node;
-                          return a.device < b.device;
-                        });
+                        scoredBefore);
       for (size_t i = 0; !kept && i < tries && budgetLeft(); ++i) {
         ++result.modelTried;
         kept = confirm({{0, rest[i].score, rest[i].node,

@@ -123,6 +123,15 @@ struct Candidate {
   DeviceId device;
 };
 
+/// The model's order: best score first, then by node and device.
+inline bool scoredBefore(const Candidate &a, const Candidate &b) {
+  if (a.score != b.score)
+    return a.score > b.score;
+  if (a.node != b.node)
+    return a.node < b.node;
+  return a.device < b.device;
+}
+
 /// Every (candidate node, other device) pair with its model score.
 void scoreCandidates(const MoveState &state, int32_t numDevices,
                      const MoveModel &model, std::vector<Candidate> &out);
