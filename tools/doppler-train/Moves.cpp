@@ -9,7 +9,15 @@
 // --moves compare: the learned moves against the same candidates in a
 //                  random order and against annealing, each for the same
 //                  number of simulator runs (--moves-budgets), and against
-//                  --moves-anneal-ms of annealing.
+//                  --moves-anneal-ms of annealing (--moves-estimate: the
+//                  learned moves screened by the estimate).
+// --moves bar:     issue 32's time bar: the policy's CPU time against the
+//                  better heuristic's, its makespan and what its climb did.
+// --moves agree:   the estimate against the simulator on every candidate
+//                  move of the better heuristic's placement.
+// --moves temperature: annealing for --moves-budgets runs from the better
+//                  heuristic at a 2% starting temperature and at one scaled
+//                  to the graph (the typical single move's change).
 // --devices pairs with the graphs one to one when it lists as many counts as
 // there are graphs (the real-program files are made for one count each),
 // else every graph is placed on every count.
@@ -43,7 +51,8 @@ namespace {
 
 cl::opt<std::string> movesMode(
     "moves",
-    cl::desc("train | analyse | compare: the learned improvement moves "
+    cl::desc("train | analyse | compare | bar | agree | temperature: the "
+             "learned improvement moves "
              "(see the file comment of tools/doppler-train/Moves.cpp)"),
     cl::value_desc("mode"), cl::cat(movesCategory));
 cl::opt<std::string> movesModel(
@@ -242,6 +251,76 @@ int barMoves(const Arguments &args, const std::vector<Pair> &pairs) {
               std::exp(logSum / std::max<size_t>(1, ratios.size())),
               ratios.size(), medianOf(times),
               times.empty() ? 0.0 : *std::max_element(times.begin(), times.end()));
+  return 0;
+}
+
+/// The median |change of makespan| / makespan of `samples` single-node
+/// moves of `start` to a random other device (seeded): a temperature
+/// scaled to the graph.
+double typicalMoveDelta(Simulator &judge, const std::vector<DeviceId> &start,
+                        uint64_t seed, int32_t samples) {
+  const int32_t n = judge.graph().numNodes(), devices = judge.numDevices();
+  const double makespan = judge.run(start);
+  SeededRandom random(seed);
+  std::vector<DeviceId> moved = start;
+  std::vector<double> deltas;
+  for (int32_t i = 0; i < samples && devices > 1 && n > 0; ++i) {
+    const NodeId v = static_cast<NodeId>(random.below(static_cast<uint32_t>(n)));
+    const DeviceId old = moved[v];
+    moved[v] = static_cast<DeviceId>(
+        (old + 1 + random.below(static_cast<uint32_t>(devices - 1))) % devices);
+    deltas.push_back(std::abs(judge.run(moved) - makespan) / makespan);
+    moved[v] = old;
+  }
+  return medianOf(deltas);
+}
+
+/// --moves temperature: annealing from the better heuristic for each of
+/// --moves-budgets simulator runs, at the default starting temperature
+/// (2% of the makespan) and at one scaled to the graph (the typical
+/// single move's change, typicalMoveDelta), each falling 100-fold.
+int temperatureMoves(const Arguments &args, const std::vector<Pair> &pairs) {
+  std::vector<int64_t> budgets;
+  for (const std::string &part : splitList(movesBudgets)) {
+    std::optional<int64_t> value = doppler::parseInt64(part);
+    if (!value || *value < 1)
+      fail("--moves-budgets: '" + part + "' is not an integer >= 1");
+    budgets.push_back(*value);
+  }
+  std::printf("| graph | D | nodes | better | typical move | runs | 2%% start "
+              "| scaled start |\n|---|---|---|---|---|---|---|---|\n");
+  for (const Pair &p : pairs) {
+    Simulator judge(p.graph->graph, p.devices);
+    const char *which = nullptr;
+    std::vector<DeviceId> start =
+        betterHeuristic(judge, p.graph->graph, p.devices, &which);
+    const double better = judge.run(start);
+    const double typical =
+        typicalMoveDelta(judge, start, static_cast<uint64_t>(args.seed), 64);
+    for (int64_t budget : budgets) {
+      double ratios[2];
+      for (int k = 0; k < 2; ++k) {
+        SearchOptions options;
+        options.seed = static_cast<uint64_t>(args.seed);
+        options.maxEvaluations = budget;
+        if (k == 1 && typical > 0) {
+          options.initialTemperature = typical;
+          options.finalTemperature = typical / 100;
+        }
+        std::string error;
+        std::optional<SearchResult> result =
+            refinePlacement(judge, start, options, &error);
+        if (!result)
+          fail(error);
+        ratios[k] = result->makespan / better;
+      }
+      std::printf("| %s | %d | %d | %.1f (%s) | %.5f | %lld | %.4f | %.4f |\n",
+                  p.graph->name.c_str(), p.devices, p.graph->graph.numNodes(),
+                  better, which, typical, static_cast<long long>(budget),
+                  ratios[0], ratios[1]);
+      std::fflush(stdout);
+    }
+  }
   return 0;
 }
 
@@ -456,7 +535,10 @@ int moves(const Arguments &args) {
     return barMoves(args, pairs);
   if (movesMode == "agree")
     return agreeMoves(pairs);
-  fail("--moves must be train, analyse, compare, bar or agree, not '" +
+  if (movesMode == "temperature")
+    return temperatureMoves(args, pairs);
+  fail("--moves must be train, analyse, compare, bar, agree or temperature, "
+       "not '" +
        movesMode.getValue() + "'");
 }
 
