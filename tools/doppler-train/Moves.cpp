@@ -162,6 +162,18 @@ SearchResult anneal(Simulator &judge, const std::vector<DeviceId> &start,
   return *result;
 }
 
+/// --moves-budgets: a list of simulator run counts.
+std::vector<int64_t> readBudgets() {
+  std::vector<int64_t> budgets;
+  for (const std::string &part : splitList(movesBudgets)) {
+    std::optional<int64_t> value = doppler::parseInt64(part);
+    if (!value || *value < 1)
+      fail("--moves-budgets: '" + part + "' is not an integer >= 1");
+    budgets.push_back(*value);
+  }
+  return budgets;
+}
+
 void setEstimateOptions(LearnedMovesOptions &options) {
   options.estimate = movesEstimate;
   options.batch = static_cast<int32_t>(readCount(movesBatch, 1));
@@ -280,13 +292,7 @@ double typicalMoveDelta(Simulator &judge, const std::vector<DeviceId> &start,
 /// (2% of the makespan) and at one scaled to the graph (the typical
 /// single move's change, typicalMoveDelta), each falling 100-fold.
 int temperatureMoves(const Arguments &args, const std::vector<Pair> &pairs) {
-  std::vector<int64_t> budgets;
-  for (const std::string &part : splitList(movesBudgets)) {
-    std::optional<int64_t> value = doppler::parseInt64(part);
-    if (!value || *value < 1)
-      fail("--moves-budgets: '" + part + "' is not an integer >= 1");
-    budgets.push_back(*value);
-  }
+  const std::vector<int64_t> budgets = readBudgets();
   std::printf("| graph | D | nodes | better | typical move | runs | 2%% start "
               "| scaled start |\n|---|---|---|---|---|---|---|---|\n");
   for (const Pair &p : pairs) {
@@ -447,13 +453,7 @@ int compareMoves(const Arguments &args, const std::vector<Pair> &pairs) {
       fail(error);
     model = *read;
   }
-  std::vector<int64_t> budgets;
-  for (const std::string &part : splitList(movesBudgets)) {
-    std::optional<int64_t> value = doppler::parseInt64(part);
-    if (!value || *value < 1)
-      fail("--moves-budgets: '" + part + "' is not an integer >= 1");
-    budgets.push_back(*value);
-  }
+  const std::vector<int64_t> budgets = readBudgets();
   std::optional<int64_t> longMs = doppler::parseInt64(movesAnnealMs);
   if (!longMs || *longMs < 0)
     fail("--moves-anneal-ms: '" + movesAnnealMs.getValue() +
