@@ -183,7 +183,7 @@ Simulator::Simulator(const Graph &graph, const System &system,
   duration_.resize(numNodes);
   if (options_.handOff) {
     readyAt_.resize(numNodes);
-    readyLocal_.resize(numNodes);
+    readyFrom_.resize(numNodes);
     freeAt_.resize(numDevices);
     emptyAtFree_.resize(numDevices);
   }

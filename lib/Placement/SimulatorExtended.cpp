@@ -177,7 +177,7 @@ void Simulator::ExtendedRun::reset() {
                            : graph.computeCost(v);
   }
   if (handOff) {
-    std::fill(sim.readyLocal_.begin(), sim.readyLocal_.end(), 0);
+    std::fill(sim.readyFrom_.begin(), sim.readyFrom_.end(), -1);
     std::fill(sim.freeAt_.begin(), sim.freeAt_.end(), -kInfinity);
     std::fill(sim.emptyAtFree_.begin(), sim.emptyAtFree_.end(), 0);
   }
@@ -380,9 +380,15 @@ void Simulator::ExtendedRun::process(uint32_t event) {
     // The node its device sat idle waiting for pays the hand-off: it
     // became ready as the device became free (by its local producer's end)
     // with nothing else queued, and the device has run nothing since.
-    if (handOff && sim.readyLocal_[id] && sim.emptyAtFree_[d] &&
-        sim.readyAt_[id] >= sim.freeAt_[d])
-      start += sim.system_.handOff(d);
+    if (handOff && sim.readyFrom_[id] >= 0 && sim.emptyAtFree_[d] &&
+        sim.readyAt_[id] >= sim.freeAt_[d]) {
+      // After a producer smaller than handOffBytes, its share.
+      const double full = sim.system_.handOffBytes(d);
+      const double share =
+          full > 0 ? std::min(1.0, sim.outputBytes_[sim.readyFrom_[id]] / full)
+                   : 1.0;
+      start += sim.system_.handOff(d) * share;
+    }
     sim.schedule_.start[id] = start;
     const double finish = start + sim.duration_[id];
     if (finish == now)
@@ -421,9 +427,9 @@ void Simulator::ExtendedRun::process(uint32_t event) {
     const NodeId target = graph.edgeTarget(id);
     if (--sim.nodeState_[target].pendingInputs == 0) {
       if (handOff) {
+        const NodeId source = graph.edgeSource(id);
         sim.readyAt_[target] = now;
-        sim.readyLocal_[target] =
-            device[graph.edgeSource(id)] == device[target];
+        sim.readyFrom_[target] = device[source] == device[target] ? source : -1;
       }
       pushNow(InputsReady, target);
     }

@@ -50,6 +50,7 @@ SystemBuilder::SystemBuilder(int32_t numDevices) : numDevices_(numDevices) {
   speed_.assign(numDevices_, 1.0);
   memory_.assign(numDevices_, kUnlimited);
   handOff_.assign(numDevices_, 0.0);
+  handOffBytes_.assign(numDevices_, 0.0);
   links_.assign(static_cast<size_t>(numDevices_) * numDevices_, Link{});
 }
 
@@ -100,10 +101,12 @@ SystemBuilder &SystemBuilder::setMemoryCapacities(std::vector<double> bytes) {
   return *this;
 }
 
-SystemBuilder &SystemBuilder::setHandOff(DeviceId d, double time) {
+SystemBuilder &SystemBuilder::setHandOff(DeviceId d, double time,
+                                         double bytes) {
   if (!knownDevice(d))
     return *this;
   handOff_[d] = time;
+  handOffBytes_[d] = bytes;
   return *this;
 }
 
@@ -203,6 +206,10 @@ std::optional<System> SystemBuilder::build(std::string *error) const {
     if (!std::isfinite(handOff_[d]) || handOff_[d] < 0)
       return fail("device " + std::to_string(d) + ": hand-off " +
                   formatShortest(handOff_[d]) + " is negative or not finite");
+    if (!std::isfinite(handOffBytes_[d]) || handOffBytes_[d] < 0)
+      return fail("device " + std::to_string(d) + ": hand-off bytes " +
+                  formatShortest(handOffBytes_[d]) +
+                  " is negative or not finite");
   }
   for (DeviceId from = 0; from < numDevices_; ++from) {
     for (DeviceId to = 0; to < numDevices_; ++to) {
@@ -228,6 +235,7 @@ std::optional<System> SystemBuilder::build(std::string *error) const {
   system.speed_ = speed_;
   system.memory_ = memory_;
   system.handOff_ = handOff_;
+  system.handOffBytes_ = handOffBytes_;
   system.links_ = links_;
   if (grouped && nics_.size() > 1) {
     system.nodeOf_ = nodeOf_;

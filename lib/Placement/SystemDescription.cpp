@@ -217,6 +217,7 @@ std::optional<FieldError> detail::parseDevice(const json &entry,
                                         "memory_bandwidth",
                                         "launch_overhead",
                                         "hand_off",
+                                        "hand_off_bytes",
                                         "join_throughput",
                                         "kernels"};
     if (std::find(std::begin(known), std::end(known), it.key()) ==
@@ -224,7 +225,7 @@ std::optional<FieldError> detail::parseDevice(const json &entry,
       return fail(where + "." + it.key(),
                   "unknown field (expected name, count, peak_flops, "
                   "memory_bytes, memory_bandwidth, launch_overhead, "
-                  "hand_off, join_throughput, kernels)");
+                  "hand_off, hand_off_bytes, join_throughput, kernels)");
   }
   device.name = entry.value("name", json("device")).is_string()
                     ? entry.value("name", std::string("device"))
@@ -271,6 +272,12 @@ std::optional<FieldError> detail::parseDevice(const json &entry,
       return fail(where + ".hand_off",
                   "expected a number of seconds in [0, 1]");
     device.handOff = entry["hand_off"].get<double>();
+  }
+  if (entry.contains("hand_off_bytes")) {
+    if (!nonNegativeFinite(entry["hand_off_bytes"]))
+      return fail(where + ".hand_off_bytes",
+                  "expected a non-negative number of bytes");
+    device.handOffBytes = entry["hand_off_bytes"].get<double>();
   }
   if (entry.contains("join_throughput")) {
     const json &throughputs = entry["join_throughput"];
@@ -686,7 +693,8 @@ System SystemDescription::toSystem() const {
   for (DeviceId d = 0; d < numDevices(); ++d) {
     builder.setSpeed(d, devices_[d].peakFor("f32") / reference);
     builder.setMemoryCapacity(d, devices_[d].memoryBytes);
-    builder.setHandOff(d, devices_[d].handOff * kCostUnitsPerSecond);
+    builder.setHandOff(d, devices_[d].handOff * kCostUnitsPerSecond,
+                       devices_[d].handOffBytes);
     for (DeviceId to = 0; to < numDevices(); ++to)
       if (to != d)
         builder.setLink(d, to,
@@ -715,6 +723,8 @@ json detail::deviceJson(const DeviceDescription &device,
   entry["launch_overhead"] = device.launchOverhead;
   if (device.handOff > 0)
     entry["hand_off"] = device.handOff;
+  if (device.handOffBytes > 0)
+    entry["hand_off_bytes"] = device.handOffBytes;
   json throughputs = json::object();
   for (unsigned k = 0; k < kNumJoinKinds; ++k)
     if (device.joinThroughput[k] > 0)

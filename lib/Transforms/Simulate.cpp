@@ -70,10 +70,11 @@ private:
     placement::SystemBuilder hardware(static_cast<int32_t>(numDevices));
     placement::SimulatorOptions options;
     for (int64_t d = 0; description && d < numDevices; ++d) {
-      double seconds =
-          description->device(d % description->numDevices()).handOff;
-      hardware.setHandOff(d, seconds * placement::kCostUnitsPerSecond);
-      options.handOff |= seconds > 0;
+      const placement::DeviceDescription &device =
+          description->device(d % description->numDevices());
+      hardware.setHandOff(d, device.handOff * placement::kCostUnitsPerSecond,
+                          device.handOffBytes);
+      options.handOff |= device.handOff > 0;
     }
     placement::Simulator simulator(graph, *hardware.build(), options);
     double makespan = simulator.run(assignment);

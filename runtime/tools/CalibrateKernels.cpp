@@ -306,7 +306,7 @@ public:
         return gap.status();
       (fan ? figure.queued : figure.chain) = *gap;
     }
-    Result<double> model = modelGaps();
+    Result<double> model = modelGaps(figure.bytes);
     if (!model)
       return model.status();
     figure.model = *model;
@@ -317,10 +317,13 @@ public:
   /// as the frontend emits them: a GEMM on the layer's own weights (kLayers
   /// x 256 KB, more than a core's L2), a fused bias + relu + residual, a
   /// row reduction and a broadcast subtraction. Values have two readers
-  /// and are freed as they die.
-  Result<double> modelGaps() {
+  /// and are freed as they die. Sets `bytes` to the mean output bytes of
+  /// its tasks.
+  Result<double> modelGaps(double &bytes) {
     Bench model(generator_);
     constexpr int kLayers = 24;
+    double outputBytes = 0;
+    int tasks = 0;
     for (int d = 0; d < kOverheadDevices; ++d) {
       ValueId x = model.input(d, {32, 256});
       for (int l = 0; l < kLayers; ++l) {
@@ -343,11 +346,15 @@ public:
             d, "ij,i->ij", JoinKind::Sub, std::nullopt, {*g, *mean});
         if (!next)
           return next.status();
+        for (ValueId task : {*h, *g, *mean, *next})
+          outputBytes += static_cast<double>(model.graph.byteSize(task));
+        tasks += 4;
         x = *next;
       }
       if (Status status = model.graph.markOutput(x); !status)
         return status;
     }
+    bytes = outputBytes / tasks;
     return timeHandOffs(executor_, model, repeat_);
   }
 

@@ -83,20 +83,22 @@ struct KernelFigure {
 /// the kinds' overheads above include) and in a model-like graph (layers of
 /// a GEMM on its own weights, a fused bias + relu + residual, a reduction
 /// and a broadcast: values with two readers, weights beyond the core's
-/// caches); and between the chain's tasks made independent, all queued at
-/// the run's start (a fan: the worker pops the next as it ends one).
-/// doppler-calibrate takes chain - queued
+/// caches; `bytes` of output per task on average); and between the chain's
+/// tasks made independent, all queued at the run's start (a fan: the worker
+/// pops the next as it ends one). doppler-calibrate takes chain - queued
 /// off every kind's overhead and launch_overhead (a task that was queued
 /// when its device became free pays the fan's gap) and writes model -
-/// queued as the device's `hand_off`: what a task pays that its device
-/// waited for (SimulatorOptions::handOff). The executor does the same
-/// between tasks either way (the worker that ends a task queues its
-/// successors and pops the next); the gap grows with the data the tasks
-/// around it touch (docs/SystemDescription.md).
+/// queued as the device's `hand_off`, with `bytes` as its `hand_off_bytes`:
+/// what a task pays that its device waited for, after a task of that many
+/// output bytes or more (SimulatorOptions::handOff). The executor does the
+/// same between tasks either way (the worker that ends a task queues its
+/// successors and pops the next); the gap grows with the data the task
+/// before touched (docs/SystemDescription.md).
 struct HandOffFigure {
   double chain = 0;
   double model = 0;
   double queued = 0;
+  double bytes = 0;
   /// What the chains' overheads hold beyond a queued task's gap.
   double rebate() const { return chain > queued ? chain - queued : 0; }
   /// What a task its device waited for pays beyond a queued one.

@@ -509,6 +509,7 @@ nlohmann::json describeSystem(const Options &options, const Figures &figures) {
        {"memory_bandwidth", figures.bandwidth},
        {"launch_overhead", figures.overhead},
        {"hand_off", figures.handOff.handOff()},
+       {"hand_off_bytes", figures.handOff.bytes},
        {"join_throughput", throughputs},
        {"kernels", kernels}}};
   nlohmann::json links = {{"bandwidth", figures.linkBandwidth},

@@ -561,8 +561,41 @@ TEST(SimulatorHandOff, PerDeviceAndValidated) {
   std::string error;
   EXPECT_FALSE(SystemBuilder(2).setHandOff(1, -1).build(&error));
   EXPECT_EQ(error, "device 1: hand-off -1 is negative or not finite");
+  EXPECT_FALSE(SystemBuilder(2).setHandOff(0, 1, -5).build(&error));
+  EXPECT_EQ(error, "device 0: hand-off bytes -5 is negative or not finite");
   EXPECT_FALSE(SystemBuilder(2).setHandOff(2, 1).build(&error));
   EXPECT_EQ(error, "device 2 out of range [0, 2)");
+}
+
+TEST(SimulatorHandOff, ShareByTheProducersBytes) {
+  // a (4, 100 bytes) -> b (6, 50 bytes) -> c (8), on device 0, whose
+  // hand-off of 2 is paid in full after 100 bytes: b pays 2 (6..12), c
+  // half of it (13..21).
+  GraphBuilder b;
+  b.addNode(4, 1);
+  b.addNode(6, 1);
+  b.addNode(8, 1);
+  b.addEdge(0, 1);
+  b.addEdge(1, 2);
+  b.setOutputBytes(0, 100);
+  b.setOutputBytes(1, 50);
+  b.setOutputBytes(2, 10);
+  Graph graph = buildGraph(b);
+  SimulatorOptions options;
+  options.handOff = true;
+  Simulator simulator(graph, *SystemBuilder(1).setHandOff(0, 2, 100).build(),
+                      options);
+  EXPECT_EQ(simulator.run(std::vector<DeviceId>{0, 0, 0}), 21);
+  EXPECT_EQ(simulator.schedule().start, (std::vector<double>{0, 6, 13}));
+  // Past the bytes the share stays 1: 0..4, 6..12, 14..22.
+  Simulator small(graph, *SystemBuilder(1).setHandOff(0, 2, 40).build(),
+                  options);
+  EXPECT_EQ(small.run(std::vector<DeviceId>{0, 0, 0}), 22);
+  // A graph without output bytes pays nothing where bytes are given.
+  Graph costsOnly = chain3(4, 6, 8, 3);
+  Simulator none(costsOnly, *SystemBuilder(1).setHandOff(0, 2, 100).build(),
+                 options);
+  EXPECT_EQ(none.run(std::vector<DeviceId>{0, 0, 0}), 18);
 }
 
 /// Two producers on device 0 feeding consumers elsewhere; m = 4 each.

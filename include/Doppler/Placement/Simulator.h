@@ -77,8 +77,12 @@ struct SimulatorOptions {
   /// already holds the receiver's wake-up) and the device, free since that
   /// end, had nothing else queued then. A node that was queued when its
   /// device became free, a source, and one whose last input came from
-  /// another device start at the grant, as in the reference. With every
-  /// hand-off 0 the schedule is the reference's.
+  /// another device start at the grant, as in the reference. Where
+  /// System::handOffBytes(d) is positive, a node after a producer of fewer
+  /// output bytes pays that share of it (outputBytes / handOffBytes; a
+  /// graph without output bytes: nothing): the runtime's gap grows with
+  /// the data the task before touched. With every hand-off 0 the schedule
+  /// is the reference's.
   bool handOff = false;
   /// Tracks live buffers per device (needs Graph output bytes) and reports
   /// the peak per device in Schedule::peakMemory. A buffer is live over
@@ -289,11 +293,11 @@ private:
   // Extended-mode state.
   std::vector<double> outputBytes_;    // per node (zeros if none given)
   std::vector<double> duration_;       // per node, of the current run
-  // The hand-off mode: per node, when it became ready and whether by a
-  // node on its own device; per device, when it last became free and
-  // whether its queue was empty then.
+  // The hand-off mode: per node, when it became ready and the node on its
+  // own device that made it so (-1: none); per device, when it last became
+  // free and whether its queue was empty then.
   std::vector<double> readyAt_;
-  std::vector<uint8_t> readyLocal_;
+  std::vector<NodeId> readyFrom_;
   std::vector<double> freeAt_;
   std::vector<uint8_t> emptyAtFree_;
   /// Per (node u, device d), u * numDevices + d: how many uses of u's

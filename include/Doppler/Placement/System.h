@@ -66,6 +66,10 @@ public:
   /// else queued there), beyond what a node queued when the device became
   /// free pays (SimulatorOptions::handOff). 0 by default.
   double handOff(DeviceId d) const { return handOff_[d]; }
+  /// The output bytes of the node that ran before at which the hand-off on
+  /// device `d` is paid in full: a node after a smaller one pays that
+  /// share (0: in full after any node).
+  double handOffBytes(DeviceId d) const { return handOffBytes_[d]; }
   /// True when some device's hand-off is not 0.
   bool hasHandOffs() const;
 
@@ -104,7 +108,7 @@ private:
   Network network_;
   std::vector<double> speed_;
   std::vector<double> memory_;
-  std::vector<double> handOff_;
+  std::vector<double> handOff_, handOffBytes_;
   std::vector<Link> links_; // numDevices_ x numDevices_, row = source
 };
 
@@ -119,8 +123,9 @@ public:
   /// Memory capacity in bytes of one device, or of all.
   SystemBuilder &setMemoryCapacity(DeviceId d, double bytes);
   SystemBuilder &setMemoryCapacities(std::vector<double> bytes);
-  /// The hand-off of one device (cost units, >= 0; System::handOff).
-  SystemBuilder &setHandOff(DeviceId d, double time);
+  /// The hand-off of one device (cost units, >= 0; System::handOff) and
+  /// the bytes at which it is paid in full (System::handOffBytes).
+  SystemBuilder &setHandOff(DeviceId d, double time, double bytes = 0);
   /// The same link for every ordered pair of distinct devices.
   SystemBuilder &setUniformLink(Link link);
   /// The link from `from` to `to` only.
@@ -137,6 +142,7 @@ public:
   /// "device 2: speed 0 is not a positive finite number",
   /// "device 1: memory capacity -5 is negative or not a number",
   /// "device 0: hand-off -1 is negative or not finite",
+  /// "device 0: hand-off bytes -1 is negative or not finite",
   /// "link 0 -> 3: bandwidth 0 is not positive",
   /// "link 1 -> 1: a device has no link to itself",
   /// "device 7 out of range [0, 4)", "expected 4 node ids, got 3",
@@ -151,7 +157,7 @@ private:
   int32_t numDevices_;
   std::vector<double> speed_;
   std::vector<double> memory_;
-  std::vector<double> handOff_;
+  std::vector<double> handOff_, handOffBytes_;
   std::vector<Link> links_;
   std::vector<int32_t> nodeOf_, nics_;
   Network network_;

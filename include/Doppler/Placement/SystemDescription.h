@@ -48,6 +48,9 @@ struct DeviceDescription {
   /// the overheads, which are a task's that was already queued when the
   /// device became free (System::handOff; 0: every task pays the same).
   double handOff = 0;
+  /// Output bytes of the task before at which handOff is paid in full; a
+  /// task after a smaller one pays that share (0: in full after any).
+  double handOffBytes = 0;
   /// Applications per second of each join's scalar function (index =
   /// JoinKind), 0 where not given. A roofline counts exp or silu as a few
   /// FLOPs, but a CPU evaluates them 10x or more slower than its GEMM peak
