@@ -61,6 +61,8 @@ constexpr int64_t kGridChannels[] = {4, 16, 64, 256};
 /// (each run uploads the graph's inputs first, as doppler-run does, so the
 /// last ones uploaded start in the caches).
 constexpr double kGridColdBytes = 24e6;
+/// The largest point's weights (256 x 2304 conv taps, 1024 x 512 features).
+constexpr double kGridLargestBytes = 4.0 * 256 * 2304;
 /// Runs per point at most (each the median of its steps already).
 constexpr int kGridRepeat = 3;
 /// Weights per task at least (up to kGridMaxGroups groups).
@@ -83,14 +85,50 @@ inline int gridTasks(double weightBytes, double flops) {
                                      double(kGridMaxTasks)));
 }
 
-/// One point of a grid: each task's FLOPs and weight bytes, a device's
+/// One point of a grid: each task's FLOPs and weights' shape, a device's
 /// input (made once per device, hot as a layer's input is) and a task on
-/// its own weights (whose values do not matter to a timing).
+/// that input and its own weights.
 struct GridPoint {
   double flops = 0;
-  double weightBytes = 0;
+  Shape weightShape;
   std::function<ValueId(Bench &, int)> input;
-  std::function<Result<ValueId>(Bench &, int, ValueId)> task;
+  std::function<Result<ValueId>(Bench &, int, ValueId input, ValueId weight)>
+      task;
+};
+
+/// The points' weights: per device one pool of kGridColdBytes and the
+/// largest point's weights, filled once (the values do not matter to a
+/// timing), bound at successive offsets so that each task reads its own,
+/// instead of allocating and filling 24 MB per point and device.
+class GridWeights {
+public:
+  ValueId take(Bench &bench, int device, const Shape &shape) {
+    if (pools_.size() <= size_t(device))
+      pools_.resize(size_t(device) + 1);
+    std::vector<float> &pool = pools_[device].floats;
+    if (pool.empty())
+      pool.assign(size_t((kGridColdBytes + kGridLargestBytes) / 4), 0.01f);
+    size_t &offset = pools_[device].offset;
+    const size_t count = size_t(numElements(shape));
+    if (offset + count > pool.size())
+      offset = 0;
+    ValueId id = *bench.graph.addInput(device, shape, ElementType::F32);
+    bench.inputs[id] = pool.data() + offset;
+    offset += count;
+    return id;
+  }
+  /// Each point starts at the pools' beginning.
+  void restart() {
+    for (Pool &pool : pools_)
+      pool.offset = 0;
+  }
+
+private:
+  struct Pool {
+    std::vector<float> floats;
+    size_t offset = 0;
+  };
+  std::vector<Pool> pools_;
 };
 
 /// A point's rate on `busy` devices at once: the median over `repeat` runs
@@ -101,13 +139,20 @@ struct GridPoint {
 /// `overhead` (seconds, the kind's per-task time).
 inline Result<double> gridRate(Executor &executor, std::mt19937_64 &generator,
                                int busy, int repeat, double overhead,
-                               const GridPoint &point) {
-  const int tasks = gridTasks(point.weightBytes, point.flops);
+                               GridWeights &weights, const GridPoint &point) {
+  const int tasks =
+      gridTasks(4.0 * double(numElements(point.weightShape)), point.flops);
   Bench bench(generator);
+  weights.restart();
   for (int d = 0; d < busy; ++d) {
     ValueId input = point.input(bench, d);
-    if (Status status = addIndependent(
-            bench, tasks, [&] { return point.task(bench, d, input); });
+    if (Status status = addIndependent(bench, tasks,
+                                       [&] {
+                                         return point.task(
+                                             bench, d, input,
+                                             weights.take(bench, d,
+                                                          point.weightShape));
+                                       });
         !status)
       return status;
   }
@@ -124,11 +169,12 @@ inline Status
 fillGrid(Executor &executor, std::mt19937_64 &generator, int busy, int repeat,
          double overhead, GemmGridFigure &grid,
          const std::function<GridPoint(int64_t, int64_t, int64_t)> &pointAt) {
+  GridWeights weights;
   for (double m : grid.m)
     for (double n : grid.n)
       for (double k : grid.k) {
         Result<double> rate =
-            gridRate(executor, generator, busy, repeat, overhead,
+            gridRate(executor, generator, busy, repeat, overhead, weights,
                      pointAt(int64_t(m), int64_t(n), int64_t(k)));
         if (!rate)
           return rate.status();
@@ -170,15 +216,14 @@ inline Result<GemmGridFigure> measureConvGrid(Executor &executor,
         GridPoint point;
         point.flops = 2.0 * double(groups * filters) * double(positions) *
                       double(taps);
-        point.weightBytes = 4.0 * double(numElements(weightShape));
+        point.weightShape = weightShape;
         point.input = [inputShape](Bench &bench, int d) {
           return bench.input(d, inputShape);
         };
-        point.task = [weightShape, groups, geometry](Bench &bench, int d,
-                                                     ValueId input) {
-          return bench.graph.addConvolution(
-              d, input, bench.filled(d, weightShape, 0.01f), groups,
-              geometry);
+        point.task = [groups, geometry](Bench &bench, int d, ValueId input,
+                                        ValueId weight) {
+          return bench.graph.addConvolution(d, input, weight, groups,
+                                            geometry);
         };
         return point;
       });
@@ -211,14 +256,13 @@ measureContractionGrid(Executor &executor, std::mt19937_64 &generator,
       [](int64_t m, int64_t n, int64_t k) {
         GridPoint point;
         point.flops = 2.0 * double(m) * double(n) * double(k);
-        point.weightBytes = 4.0 * double(n * k);
+        point.weightShape = {n, k};
         point.input = [m, k](Bench &bench, int d) {
           return bench.input(d, {m, k});
         };
-        point.task = [n, k](Bench &bench, int d, ValueId input) {
-          return bench.graph.addEinsum(
-              d, "ij,kj->ik", JoinKind::Mul, AggKind::Add,
-              {input, bench.filled(d, {n, k}, 0.01f)});
+        point.task = [](Bench &bench, int d, ValueId input, ValueId weight) {
+          return bench.graph.addEinsum(d, "ij,kj->ik", JoinKind::Mul,
+                                       AggKind::Add, {input, weight});
         };
         return point;
       });
