@@ -86,6 +86,7 @@ public:
                      << static_cast<int64_t>(fitEvaluations);
     capacities.clear();
     networkSystem.reset();
+    handOffSystem.reset();
     if (!system.getValue().empty()) {
       std::string loadError;
       std::optional<placement::SystemDescription> description =
@@ -101,6 +102,20 @@ public:
       // link and is judged on the links and NICs (placeFunction).
       if (description->hasNetwork() && description->numDevices() == devices)
         networkSystem = description->toSystem();
+      // A description with hand-offs (a calibrated host): the placement is
+      // judged as doppler-simulate predicts it, with each device's hand-off
+      // (device d beyond the description: d mod N's).
+      placement::SystemBuilder hardware(devices);
+      bool anyHandOff = false;
+      for (int d = 0; d < devices; ++d) {
+        const placement::DeviceDescription &device =
+            description->device(d % description->numDevices());
+        hardware.setHandOff(d, device.handOff * placement::kCostUnitsPerSecond,
+                            device.handOffBytes);
+        anyHandOff |= device.handOff > 0;
+      }
+      if (anyHandOff && !networkSystem)
+        handOffSystem = hardware.build();
     }
     if (memoryLimit > 0)
       capacities.assign(devices, memoryLimit);
@@ -133,6 +148,8 @@ private:
   std::vector<double> capacities;
   /// The system, when it has several nodes and exactly `devices` devices.
   std::optional<placement::System> networkSystem;
+  /// The devices' hand-offs, when the description has any (and no network).
+  std::optional<placement::System> handOffSystem;
 
   /// Makes `assignment` fit the devices' memory (fitToMemory); warns when no
   /// fitting placement is found and keeps the one with the least overflow.
@@ -252,6 +269,10 @@ private:
       network.linkContention = true;
       network.transferModel = placement::TransferModel::LinkBandwidth;
       simulator.emplace(graph, *networkSystem, network);
+    } else if (handOffSystem) {
+      placement::SimulatorOptions handOff;
+      handOff.handOff = true;
+      simulator.emplace(graph, *handOffSystem, handOff);
     } else {
       simulator.emplace(graph, devices);
     }
