@@ -14,6 +14,12 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+# Host calibrations (system="host", bench/zoo_speed.py --recalibrate) skip
+# the GEMM-shape grids here: a dozen calibrations run in the suite, and each
+# grid costs seconds; test/Runtime/calibrate.test checks the grids
+# themselves. A test may set it back.
+os.environ.setdefault("DOPPLER_CALIBRATE_GRIDS", "0")
+
 import doppler  # noqa: E402
 from doppler.errors import ToolNotFoundError  # noqa: E402
 

@@ -53,3 +53,15 @@ def test_host_needs_the_cpu_backend_and_a_device():
         host.resolve_system("host", 2, backend="cuda")
     with pytest.raises(ValueError, match="at least 1"):
         host.host_system(0)
+
+
+def test_calibration_without_grids_is_cached_apart(cache, monkeypatch):
+    # The suite's setting (conftest): no GEMM-shape grids, a file of its own.
+    monkeypatch.setenv("DOPPLER_CALIBRATE_GRIDS", "0")
+    path = host.host_system(1)
+    assert path.endswith("-1-nogrids.json")
+    with open(path) as f:
+        description = json.load(f)
+    kinds = description["devices"][0]["kernels"]
+    assert "conv" in kinds and "contraction" in kinds
+    assert all("grid" not in kinds[kind] for kind in kinds), kinds

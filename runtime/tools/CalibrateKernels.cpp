@@ -383,7 +383,7 @@ bool fitHalfSize(double side1, double rate1, double side2, double rate2,
 
 Result<std::vector<KernelFigure>>
 measureKernels(Executor &executor, std::mt19937_64 &generator, int busy,
-               int repeat, double peakF32, double peakSide) {
+               int repeat, double peakF32, double peakSide, bool grids) {
   KernelCalibrator calibrator(executor, generator, busy, repeat);
   std::vector<KernelFigure> figures;
   for (const std::function<Result<KernelFigure>()> &measure :
@@ -408,6 +408,8 @@ measureKernels(Executor &executor, std::mt19937_64 &generator, int busy,
       continue;
     if (conv)
       figure.gemvBandwidth = figures.front().gemvBandwidth;
+    if (!grids)
+      continue;
     const auto start = std::chrono::steady_clock::now();
     Result<GemmGridFigure> grid =
         conv ? measureConvGrid(executor, generator, busy, repeat,

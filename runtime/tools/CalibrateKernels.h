@@ -120,10 +120,11 @@ bool fitHalfSize(double side1, double rate1, double side2, double rate2,
 /// figure the median of `repeat` runs; `peakF32` (FLOP/s) is the
 /// contractions' rate, measured on GEMMs of side `peakSide` (a tiny
 /// contraction's share of it is not overhead; it and a side-8 GEMM give the
-/// contraction's half size).
+/// contraction's half size). Without `grids`, convolutions and
+/// contractions get no GEMM-shape grid (doppler-calibrate --no-grids).
 Result<std::vector<KernelFigure>>
 measureKernels(Executor &executor, std::mt19937_64 &generator, int busy,
-               int repeat, double peakF32, double peakSide);
+               int repeat, double peakF32, double peakSide, bool grids = true);
 
 } // namespace doppler::runtime::calibrate
 

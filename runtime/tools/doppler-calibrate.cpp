@@ -64,7 +64,7 @@
 //   [mpirun -np R] doppler-calibrate [-o system.json] [--devices D]
 //                     [--repeat N] [--alone] [--gemm-size N]
 //                     [--elementwise-elements M] [--join-elements J]
-//                     [--transfer-bytes B] [--seed S] [--json]
+//                     [--transfer-bytes B] [--seed S] [--no-grids] [--json]
 //
 //===----------------------------------------------------------------------===//
 
@@ -120,6 +120,7 @@ struct Options {
   int64_t joinElements = int64_t(1) << 14;
   int64_t transferBytes = int64_t(8) << 20;
   int64_t seed = 0;
+  bool noGrids = false;
   bool json = false;
 };
 
@@ -155,6 +156,9 @@ std::optional<int> parseArguments(int argc, char **argv, Options &options) {
                 "bytes of the link bandwidth copy (default 8388608)"),
           count("--seed", &options.seed, "S", "seed of the inputs (default 0)",
                 0),
+          flagOption({"--no-grids"}, &options.noGrids,
+                     "skip the convolutions' and contractions' GEMM-shape "
+                     "grids (quicker; one rate for each)"),
           flagOption({"--json"}, &options.json,
                      "print the figures as JSON instead of text"),
       });
@@ -345,7 +349,7 @@ public:
   Status measureKernelCosts(Figures &figures) {
     Result<std::vector<KernelFigure>> kernels =
         measureKernels(executor_, generator_, busy_, repeat_, figures.peak[0],
-                       static_cast<double>(options_.gemmSize));
+                       double(options_.gemmSize), !options_.noGrids);
     if (!kernels)
       return kernels.status();
     figures.kernels = std::move(*kernels);
