@@ -687,6 +687,21 @@ double SystemDescription::worstTransferCost(DeviceId from,
   return worst;
 }
 
+std::optional<System>
+SystemDescription::handOffSystem(int32_t numDevices) const {
+  SystemBuilder builder(numDevices);
+  bool any = false;
+  for (DeviceId d = 0; d < numDevices; ++d) {
+    const DeviceDescription &device = devices_[d % this->numDevices()];
+    builder.setHandOff(d, device.handOff * kCostUnitsPerSecond,
+                       device.handOffBytes);
+    any |= device.handOff > 0;
+  }
+  if (!any)
+    return std::nullopt;
+  return builder.build();
+}
+
 System SystemDescription::toSystem() const {
   SystemBuilder builder(numDevices());
   double reference = devices_[0].peakFor("f32");

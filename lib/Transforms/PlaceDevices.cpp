@@ -103,19 +103,9 @@ public:
       if (description->hasNetwork() && description->numDevices() == devices)
         networkSystem = description->toSystem();
       // A description with hand-offs (a calibrated host): the placement is
-      // judged as doppler-simulate predicts it, with each device's hand-off
-      // (device d beyond the description: d mod N's).
-      placement::SystemBuilder hardware(devices);
-      bool anyHandOff = false;
-      for (int d = 0; d < devices; ++d) {
-        const placement::DeviceDescription &device =
-            description->device(d % description->numDevices());
-        hardware.setHandOff(d, device.handOff * placement::kCostUnitsPerSecond,
-                            device.handOffBytes);
-        anyHandOff |= device.handOff > 0;
-      }
-      if (anyHandOff && !networkSystem)
-        handOffSystem = hardware.build();
+      // judged as doppler-simulate predicts it.
+      if (!networkSystem)
+        handOffSystem = description->handOffSystem(devices);
     }
     if (memoryLimit > 0)
       capacities.assign(devices, memoryLimit);

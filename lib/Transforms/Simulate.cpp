@@ -67,18 +67,20 @@ private:
 
     // The description's hand-offs (device d beyond it: d mod N's), in the
     // simulator's extended mode; none: the reference semantics.
-    placement::SystemBuilder hardware(static_cast<int32_t>(numDevices));
-    placement::SimulatorOptions options;
-    for (int64_t d = 0; description && d < numDevices; ++d) {
-      const placement::DeviceDescription &device =
-          description->device(d % description->numDevices());
-      hardware.setHandOff(d, device.handOff * placement::kCostUnitsPerSecond,
-                          device.handOffBytes);
-      options.handOff |= device.handOff > 0;
+    std::optional<placement::System> handOffs =
+        description ? description->handOffSystem(
+                          static_cast<int32_t>(numDevices))
+                    : std::nullopt;
+    std::optional<placement::Simulator> simulator;
+    if (handOffs) {
+      placement::SimulatorOptions options;
+      options.handOff = true;
+      simulator.emplace(graph, *handOffs, options);
+    } else {
+      simulator.emplace(graph, static_cast<int32_t>(numDevices));
     }
-    placement::Simulator simulator(graph, *hardware.build(), options);
-    double makespan = simulator.run(assignment);
-    const placement::Schedule &schedule = simulator.schedule();
+    double makespan = simulator->run(assignment);
+    const placement::Schedule &schedule = simulator->schedule();
     for (auto [node, op] : llvm::enumerate(irGraph->ops)) {
       op->setAttr(kStartAttr, builder.getF64FloatAttr(schedule.start[node]));
       op->setAttr(kEndAttr, builder.getF64FloatAttr(schedule.end[node]));

@@ -246,6 +246,11 @@ public:
   /// The simulator's view: speeds relative to device 0 (by f32 peak),
   /// memory capacities, links in bytes per cost unit, nodes and network.
   System toSystem() const;
+  /// `numDevices` devices with this description's hand-offs (device d
+  /// beyond the description: d mod N's) and nothing else, for the
+  /// simulator's hand-off mode (SimulatorOptions::handOff); nullopt when no
+  /// device has a hand-off (the reference schedule then applies).
+  std::optional<System> handOffSystem(int32_t numDevices) const;
   /// Serialises to the JSON format (round-trips through parseJson).
   std::string toJson() const;
 
