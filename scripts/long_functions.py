@@ -253,17 +253,25 @@ def main():
                     help="report source files (C++ and Python) longer than this (default 800)")
     ap.add_argument("--all", action="store_true",
                     help="also list the long functions that say why they are long")
-    ap.add_argument("paths", nargs="*", help="files or directories (default: %s)" % " ".join(ROOTS))
+    ap.add_argument("paths", nargs="*", help="files or directories (default: %s)" % " ".join(ROOTS + FILE_ROOTS))
     args = ap.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    paths = args.paths or [os.path.join(root, r) for r in ROOTS if os.path.isdir(os.path.join(root, r))]
-    found = []
-    for path in sources(paths):
+    # One read per file: every C++ and Python source is checked for its
+    # length, the C++ ones also for their functions' (generated ones skipped).
+    paths = args.paths or [os.path.join(root, r) for r in ROOTS + FILE_ROOTS
+                           if os.path.isdir(os.path.join(root, r))]
+    found, long_files = [], []
+    for path in sources(paths, EXTS + (".py",)):
         with open(path, encoding="utf-8", errors="replace") as f:
             text = f.read()
         if GENERATED.search(text[:2000]):
             continue
         rel = os.path.relpath(path, root) if not args.paths else path
+        count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        if count > args.max_file_lines:
+            long_files.append((rel, count))
+        if not path.endswith(EXTS):
+            continue
         lines = text.split("\n")
         for line, name, length in scan(path, text):
             if length <= args.max_lines:
@@ -276,19 +284,9 @@ def main():
     for length, rel, line, name, excused in sorted(found, key=lambda t: (-t[0], t[1], t[2])):
         print("%s:%d %s %d%s" % (rel, line, name, length, " (says why)" if excused else ""))
         unexcused += not excused
-    # Whole files: C++ and Python, generated ones skipped.
-    file_paths = args.paths or [os.path.join(root, r) for r in ROOTS + FILE_ROOTS
-                                if os.path.isdir(os.path.join(root, r))]
-    for path in sources(file_paths, EXTS + (".py",)):
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-        if GENERATED.search(text[:2000]):
-            continue
-        count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
-        if count > args.max_file_lines:
-            rel = os.path.relpath(path, root) if not args.paths else path
-            print("%s: %d lines (file)" % (rel, count))
-            unexcused += 1
+    for rel, count in long_files:
+        print("%s: %d lines (file)" % (rel, count))
+        unexcused += 1
     return 1 if unexcused else 0
 
 
