@@ -171,14 +171,18 @@ enum class DeviceRule { EarliestStart, JoinAware };
 /// Places `graph` with the critical-path SEL and `rule`, except that nodes
 /// with a device in `forced` (>= 0) go there. Returns the assignment; the
 /// placement order goes to `placementOrder` when given.
+/// `reuse`, when given, is the environment to place in (one that placed
+/// before keeps its buffers' capacity; placeCriticalPathAndJoinAware).
 std::vector<DeviceId> placeByRule(const Graph &graph, int32_t numDevices,
                                   const std::vector<double> &bottom,
                                   DeviceRule rule, StartEstimate estimate,
                                   const std::vector<DeviceId> *forced,
                                   std::vector<NodeId> *placementOrder,
                                   const System *system = nullptr,
-                                  const NodeRestriction *restriction = nullptr) {
-  PlacementEnvironment env;
+                                  const NodeRestriction *restriction = nullptr,
+                                  PlacementEnvironment *reuse = nullptr) {
+  PlacementEnvironment own;
+  PlacementEnvironment &env = reuse ? *reuse : own;
   env.setSystem(system);
   env.reset(graph, numDevices, estimate);
   std::vector<double> est(numDevices), scratch(numDevices), split;
@@ -252,6 +256,23 @@ std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices,
   const std::vector<double> bottom = computeBottomLevels(graph).value;
   return placeByRule(graph, numDevices, bottom, DeviceRule::JoinAware,
                      StartEstimate::EarliestStart, nullptr, nullptr, system);
+}
+
+CriticalPathAndJoinAware placeCriticalPathAndJoinAware(const Graph &graph,
+                                                       int32_t numDevices,
+                                                       StartEstimate estimate,
+                                                       const System *system) {
+  const std::vector<double> bottom = computeBottomLevels(graph).value;
+  PlacementEnvironment env;
+  CriticalPathAndJoinAware placed;
+  placed.criticalPath =
+      placeByRule(graph, numDevices, bottom, DeviceRule::EarliestStart,
+                  estimate, nullptr, nullptr, system, nullptr, &env);
+  placed.joinAware =
+      placeByRule(graph, numDevices, bottom, DeviceRule::JoinAware,
+                  StartEstimate::EarliestStart, nullptr, nullptr, system,
+                  nullptr, &env);
+  return placed;
 }
 
 std::vector<int32_t> pipelineStages(const Graph &graph, int32_t numStages) {

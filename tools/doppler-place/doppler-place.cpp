@@ -75,7 +75,8 @@ then depend on the machine). A heuristic places alone unless given a
 budget. learned-moves: the better of critical-path and join-aware, then
 moves of critical-chain nodes that an estimate (and a learned model) rank
 first, several at a time, each kept if the simulator says it improves,
-for --move-evaluations simulator runs (docs/Method.md section 12).
+within a budget of work near 3x the better heuristic's own time, or for
+--move-evaluations simulator runs (docs/Method.md section 12).
 
   doppler-place GRAPH --devices D [--policy NAME] [--seed S] [--samples K]
                 [--model FILE] [--move-evaluations N]
@@ -120,7 +121,7 @@ cl::opt<std::string> modelPath(
 cl::opt<std::string> moveEvaluationsText(
     "move-evaluations",
     cl::desc("learned-moves: simulator runs for the learned moves (default: "
-             "2048, fewer on large graphs)"),
+             "those a budget of work allows, about 3x the heuristic's time)"),
     cl::value_desc("N"), cl::cat(category));
 cl::opt<std::string> budgetEvaluationsText(
     "budget-evaluations",

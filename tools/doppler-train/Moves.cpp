@@ -34,6 +34,7 @@
 #include "llvm/Support/CommandLine.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -206,6 +207,11 @@ int barMoves(const Arguments &args, const std::vector<Pair> &pairs) {
               "estimated kept/tried | model kept/tried | estimates |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   std::vector<double> ratios, times;
+  std::string phases =
+      "\n| graph | D | critical path alone | join-aware alone | both (the "
+      "policy's) | their runs | schedule read | heads and tails | ranking | "
+      "confirming runs | rest | schedules read | work / (n + e) |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Pair &p : pairs) {
     const Graph &graph = p.graph->graph;
     Simulator judge(graph, p.devices);
@@ -213,12 +219,20 @@ int barMoves(const Arguments &args, const std::vector<Pair> &pairs) {
     const double better =
         judge.run(betterHeuristic(judge, graph, p.devices, &which));
     LearnedMovesOptions options;
+    // The policy's default budget (runs and work), or --moves-budgets N
+    // runs and no bound on work.
     options.maxEvaluations = defaultMoveEvaluations(graph, p.devices);
     options.seed = static_cast<uint64_t>(args.seed);
     setEstimateOptions(options);
-    if (movesBudgets.getNumOccurrences() > 0)
+    if (options.estimate)
+      options.maxWork = defaultMoveWork(graph, p.devices);
+    if (movesBudgets.getNumOccurrences() > 0) {
       options.maxEvaluations = readCount(movesBudgets, 0);
+      options.maxWork = 0;
+    }
     std::vector<double> cp, ja, moves;
+    // Per repetition, each phase's share of the policy's steady-clock time.
+    std::vector<std::array<double, 7>> shares;
     std::optional<LearnedMovesResult> result;
     for (int64_t r = 0; r < repeat; ++r) {
       double begin = cpuSeconds();
@@ -234,12 +248,40 @@ int barMoves(const Arguments &args, const std::vector<Pair> &pairs) {
       moves.push_back(cpuSeconds() - begin);
       if (!result)
         fail(error);
+      const LearnedMovesProfile &f = result->profile;
+      const double total = std::max(result->seconds, 1e-12);
+      const double known = f.heuristics + f.startRuns + f.keep +
+                           f.estimateSetup + f.ranking + f.confirmRuns;
+      shares.push_back({f.heuristics / total, f.startRuns / total,
+                        f.keep / total, f.estimateSetup / total,
+                        f.ranking / total, f.confirmRuns / total,
+                        (total - known) / total});
     }
     const double heuristic = medianOf(*which == 'C' ? cp : ja);
     const double ratio = result->makespan / better;
     const double time = medianOf(moves) / heuristic;
     ratios.push_back(ratio);
     times.push_back(time);
+    // In units of the better heuristic's own CPU time: the two heuristics
+    // timed alone, then the policy's phases (each one's median share of
+    // the policy's steady-clock time, times the policy's ratio).
+    char cell[64];
+    std::snprintf(cell, sizeof cell, " %.3f | %.3f |", medianOf(cp) / heuristic,
+                  medianOf(ja) / heuristic);
+    phases += "| " + p.graph->name + " | " + std::to_string(p.devices) + " |" +
+              cell;
+    for (size_t k = 0; k < 7; ++k) {
+      std::vector<double> share;
+      for (const auto &s : shares)
+        share.push_back(s[k]);
+      std::snprintf(cell, sizeof cell, " %.3f |", medianOf(share) * time);
+      phases += cell;
+    }
+    std::snprintf(cell, sizeof cell, " %lld | %.2f |\n",
+                  static_cast<long long>(result->profile.rounds),
+                  static_cast<double>(result->work) /
+                      (graph.numNodes() + graph.numEdges()));
+    phases += cell;
     std::printf("| %s | %d | %d | %.2f %s (%.3f) | %.2f (%.3f) | %.4f | %.2f "
                 "| %lld | %lld | %lld/%lld | %lld/%lld | %lld/%lld | %lld |\n",
                 p.graph->name.c_str(), p.devices, graph.numNodes(), better,
@@ -255,6 +297,7 @@ int barMoves(const Arguments &args, const std::vector<Pair> &pairs) {
                 static_cast<long long>(result->estimates));
     std::fflush(stdout);
   }
+  std::printf("%s", phases.c_str());
   double logSum = 0;
   for (double r : ratios)
     logSum += std::log(r);

@@ -5,12 +5,18 @@
 // node's own slot (a chain); it ranks moves much as the simulator does on
 // random graphs; the climb it screens never returns worse than its start,
 // keeps to its run budget, is deterministic and gains; and the better
-// heuristic is the better of the two, as the tool's own pick was.
+// heuristic is the better of the two, as the tool's own pick was. The
+// faster paths give the same numbers: a row of estimates is each move's
+// estimate, and the policy starting from the heuristics' own run is the
+// climb that runs its start again. The work bound is kept and
+// deterministic.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Doppler/Placement/Learning/LearnedMoves.h"
+#include "Doppler/Placement/Learning/LearnedPolicy.h"
 #include "LearningTestSupport.h"
+#include "MoveState.h"
 
 #include "gtest/gtest.h"
 
@@ -144,6 +150,133 @@ TEST(MoveEstimateTest, BetterHeuristicIsTheBetterOfTheTwo) {
     EXPECT_EQ(name, join ? "join-aware" : "critical-path");
     EXPECT_EQ(makespan, std::min(cpMakespan, jaMakespan));
   }
+}
+
+TEST(MoveEstimateTest, RowIsTheSameAsEachMove) {
+  // estimateRow (the climb's) against estimate() move by move: the same
+  // numbers; with a cutoff, the moves below it keep theirs and the others
+  // get a bound that is at most their estimate and at least the cutoff.
+  int64_t cut = 0, kept = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    Graph graph = randomLayeredGraph(seed + 40, 160, 9);
+    const int32_t devices = 2 + static_cast<int32_t>(seed % 4) * 2;
+    Simulator judge(graph, devices);
+    moves_detail::MoveState state(judge, placeCriticalPath(graph, devices));
+    state.evaluate();
+    state.keep();
+    state.keepEstimates();
+    const double cutoff = state.makespan() * (1 - 1e-9);
+    std::vector<double> row(devices), heads(devices), cutRow(devices),
+        cutHeads(devices);
+    for (NodeId v = 0; v < graph.numNodes(); ++v) {
+      state.estimateRow(v, row.data(), heads.data());
+      state.estimateRow(v, cutRow.data(), cutHeads.data(), cutoff);
+      for (DeviceId d = 0; d < devices; ++d) {
+        double head = 0;
+        const double estimate = state.estimate(v, d, &head);
+        EXPECT_EQ(row[d], estimate) << "seed " << seed << " node " << v;
+        EXPECT_EQ(heads[d], head);
+        if (cutRow[d] < cutoff) {
+          EXPECT_EQ(cutRow[d], estimate);
+          EXPECT_EQ(cutHeads[d], head);
+          ++kept;
+        } else {
+          EXPECT_LE(cutRow[d], estimate);
+          EXPECT_GE(estimate, cutoff);
+          ++cut;
+        }
+      }
+    }
+  }
+  EXPECT_GT(cut, 0);
+  EXPECT_GT(kept, 0);
+}
+
+TEST(MoveEstimateTest, ThePolicyStartsFromTheHeuristicsOwnRun) {
+  // placeWithLearnedMoves hands the better heuristic's schedule to the
+  // climb instead of running the judge on it again: the same placement,
+  // makespan, runs and moves as the climb from placeBetterHeuristic.
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    Graph graph = randomLayeredGraph(seed + 60, 180, 10);
+    const int32_t devices = 2 + static_cast<int32_t>(seed % 3) * 3;
+    LearnedMovesOptions options;
+    options.estimate = true;
+    options.maxEvaluations = 40;
+    Simulator judge(graph, devices);
+    std::string error;
+    auto policy = placeWithLearnedMoves(judge, {}, MoveModel::embedded(),
+                                        options, &error);
+    ASSERT_TRUE(policy) << error;
+    auto start = placeBetterHeuristic(judge, {}, nullptr, nullptr, &error);
+    ASSERT_TRUE(start) << error;
+    auto climb = improveWithLearnedMoves(judge, *start, MoveModel::embedded(),
+                                         options, &error);
+    ASSERT_TRUE(climb) << error;
+    EXPECT_EQ(policy->assignment, climb->assignment) << "seed " << seed;
+    EXPECT_EQ(policy->makespan, climb->makespan);
+    EXPECT_EQ(policy->initialMakespan, climb->initialMakespan);
+    EXPECT_EQ(policy->evaluations, climb->evaluations);
+    EXPECT_EQ(policy->accepted, climb->accepted);
+  }
+}
+
+TEST(MoveEstimateTest, TheWorkBoundIsKeptAndDeterministic) {
+  int improved = 0;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    Graph graph = randomLayeredGraph(seed + 80, 200, 10);
+    const int32_t devices = 4 + static_cast<int32_t>(seed % 2) * 4;
+    Simulator judge(graph, devices);
+    std::vector<DeviceId> start = placeCriticalPath(graph, devices);
+    const double startMakespan = judge.run(start);
+    const int64_t pass = graph.numNodes() + graph.numEdges();
+    LearnedMovesOptions options;
+    options.estimate = true;
+    options.maxEvaluations = 2048;
+    auto unbounded = improveWithLearnedMoves(judge, start,
+                                             MoveModel::embedded(), options);
+    ASSERT_TRUE(unbounded);
+    // Less than a schedule read and a run: no round, the start.
+    options.maxWork = 2 * pass - 1;
+    auto none = improveWithLearnedMoves(judge, start, MoveModel::embedded(),
+                                        options);
+    ASSERT_TRUE(none);
+    EXPECT_EQ(none->assignment, start);
+    EXPECT_EQ(none->evaluations, 0);
+    EXPECT_EQ(none->work, 0);
+    // The default bound: never worse, fewer runs than unbounded, the same
+    // twice; a later round starts only within the bound.
+    options.maxWork = defaultMoveWork(graph, devices);
+    EXPECT_EQ(options.maxWork,
+              static_cast<int64_t>(kMoveWorkPerPass * pass *
+                                   (1 + devices / 16.0)));
+    auto first = improveWithLearnedMoves(judge, start, MoveModel::embedded(),
+                                         options);
+    auto second = improveWithLearnedMoves(judge, start, MoveModel::embedded(),
+                                          options);
+    ASSERT_TRUE(first && second);
+    EXPECT_EQ(first->assignment, second->assignment);
+    EXPECT_EQ(first->work, second->work);
+    EXPECT_LE(first->makespan, startMakespan);
+    EXPECT_DOUBLE_EQ(judge.run(first->assignment), first->makespan);
+    EXPECT_GE(first->evaluations, 1);
+    EXPECT_LE(first->evaluations, unbounded->evaluations);
+    EXPECT_GE(first->makespan, unbounded->makespan);
+    EXPECT_GT(first->work, 0);
+    improved += first->makespan < startMakespan * (1 - 1e-9);
+    // The policy by name uses that bound by default.
+    LearnedPolicyOptions learned;
+    std::string error;
+    auto placed = placeWithNamedPolicy(kLearnedMovesPolicyName, graph,
+                                       devices, {}, learned, &error);
+    ASSERT_TRUE(placed) << error;
+    Simulator policyJudge(graph, devices);
+    options.maxEvaluations = defaultMoveEvaluations(graph, devices);
+    auto expected = placeWithLearnedMoves(policyJudge, {},
+                                          MoveModel::embedded(), options);
+    ASSERT_TRUE(expected);
+    EXPECT_EQ(*placed, expected->assignment);
+  }
+  EXPECT_GE(improved, 3);
 }
 
 } // namespace

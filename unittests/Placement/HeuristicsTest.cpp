@@ -405,3 +405,44 @@ TEST(HeuristicsTest, CompletionsKeepWhatIsForcedAndRunTheRuleOnTheRest) {
     }
   }
 }
+
+TEST(HeuristicsTest, CriticalPathAndJoinAwareTogetherAreEachAlone) {
+  // placeCriticalPathAndJoinAware (the learned moves' start: b-levels once,
+  // one environment placing both) gives each rule's own placement, with
+  // either start estimate and pair-aware with a system of two machines;
+  // and again the same (the reused environment keeps nothing).
+  std::string error;
+  std::optional<System> twoMachines =
+      SystemBuilder(4)
+          .setUniformLink({1000, 0})
+          .setNodes({0, 0, 1, 1}, {1, 1}, {10, 0})
+          .build(&error);
+  ASSERT_TRUE(twoMachines) << error;
+  LayeredGraphShape wide;
+  wide.maxWidth = 12;
+  for (uint64_t seed = 1; seed <= 12; ++seed) {
+    Graph graph = randomLayeredGraph(seed, seed % 2 ? LayeredGraphShape{} : wide);
+    for (int32_t devices : {1, 2, 3, 4, 8}) {
+      for (StartEstimate estimate :
+           {StartEstimate::EarliestStart, StartEstimate::DeviceLoad}) {
+        CriticalPathAndJoinAware both =
+            placeCriticalPathAndJoinAware(graph, devices, estimate);
+        EXPECT_EQ(both.criticalPath,
+                  placeCriticalPath(graph, devices, estimate))
+            << "seed " << seed << ", D = " << devices;
+        EXPECT_EQ(both.joinAware, placeJoinAware(graph, devices));
+      }
+      const System *system = devices == 4 ? &*twoMachines : nullptr;
+      CriticalPathAndJoinAware both = placeCriticalPathAndJoinAware(
+          graph, devices, StartEstimate::EarliestStart, system);
+      EXPECT_EQ(both.criticalPath,
+                placeCriticalPath(graph, devices, StartEstimate::EarliestStart,
+                                  system));
+      EXPECT_EQ(both.joinAware, placeJoinAware(graph, devices, system));
+      CriticalPathAndJoinAware again = placeCriticalPathAndJoinAware(
+          graph, devices, StartEstimate::EarliestStart, system);
+      EXPECT_EQ(again.criticalPath, both.criticalPath);
+      EXPECT_EQ(again.joinAware, both.joinAware);
+    }
+  }
+}

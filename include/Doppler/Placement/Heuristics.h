@@ -143,6 +143,18 @@ placeCriticalPath(const Graph &graph, int32_t numDevices,
                   const System *system = nullptr);
 std::vector<DeviceId> placeJoinAware(const Graph &graph, int32_t numDevices,
                                      const System *system = nullptr);
+/// Both placements above from one call, for a caller that runs both (the
+/// learned moves start from the better): the same placements as
+/// placeCriticalPath(graph, numDevices, estimate, system) and
+/// placeJoinAware(graph, numDevices, system), with the b-levels they share
+/// computed once and one environment's buffers placing both.
+struct CriticalPathAndJoinAware {
+  std::vector<DeviceId> criticalPath, joinAware;
+};
+CriticalPathAndJoinAware
+placeCriticalPathAndJoinAware(const Graph &graph, int32_t numDevices,
+                              StartEstimate estimate = StartEstimate::EarliestStart,
+                              const System *system = nullptr);
 /// The stage of every node when the topological order is cut into
 /// `numStages` contiguous pieces of about equal compute (a node belongs
 /// where the middle of its compute falls); all 0 for numStages < 2.

@@ -60,15 +60,28 @@ void MoveState::sortByDevice() {
     sorted = shifts <= 8LL * n;
   }
   if (!sorted) {
-    byDevice_.resize(n);
+    // By device (a counting sort), then each device's nodes by (start,
+    // id) from a contiguous array of keys: the same total order.
+    const int32_t numDevices = judge_.numDevices();
+    std::vector<int32_t> begin(numDevices + 1, 0);
     for (NodeId v = 0; v < n; ++v)
-      byDevice_[v] = v;
-    std::sort(byDevice_.begin(), byDevice_.end(), before);
+      ++begin[current[v] + 1];
+    for (DeviceId d = 0; d < numDevices; ++d)
+      begin[d + 1] += begin[d];
+    std::vector<std::pair<double, NodeId>> keys(n);
+    std::vector<int32_t> fill(begin.begin(), begin.end() - 1);
+    for (NodeId v = 0; v < n; ++v)
+      keys[fill[current[v]]++] = {start_[v], v};
+    byDevice_.resize(n);
+    for (DeviceId d = 0; d < numDevices; ++d) {
+      std::sort(keys.begin() + begin[d], keys.begin() + begin[d + 1]);
+      for (int32_t i = begin[d]; i < begin[d + 1]; ++i)
+        byDevice_[i] = keys[i].second;
+    }
   }
 }
 
-void MoveState::keep() {
-  const Schedule &schedule = judge_.schedule();
+void MoveState::keep(const Schedule &schedule) {
   const int32_t n = graph_.numNodes();
   start_.assign(schedule.start.begin(), schedule.start.end());
   end_.assign(schedule.end.begin(), schedule.end.end());
@@ -470,44 +483,88 @@ std::optional<LearnedMovesResult> doppler::placement::improveWithLearnedMoves(
   return result;
 }
 
+namespace {
+
+/// The better of critical path and join-aware by `judge` (critical path on
+/// a tie), placed by one placeCriticalPathAndJoinAware call, with the
+/// judge's schedule of it in `schedule` where given (start, end, busy and
+/// makespan: what MoveState reads). Times go to `profile` where given.
+std::optional<std::vector<DeviceId>>
+betterHeuristicStart(Simulator &judge, const PolicyOptions &heuristic,
+                     std::string_view *name, double *makespan,
+                     Schedule *schedule, LearnedMovesProfile *profile,
+                     std::string *error) {
+  const int32_t numDevices = judge.numDevices();
+  if (numDevices < 1) {
+    if (error)
+      *error = "device count must be at least 1, got " +
+               std::to_string(numDevices);
+    return std::nullopt;
+  }
+  Clock::time_point from = Clock::now();
+  CriticalPathAndJoinAware placed = placeCriticalPathAndJoinAware(
+      judge.graph(), numDevices, heuristic.estimate, heuristic.system);
+  if (profile)
+    profile->heuristics += doppler::secondsSince(from);
+  from = Clock::now();
+  auto copy = [&] {
+    const Schedule &ran = judge.schedule();
+    schedule->start.assign(ran.start.begin(), ran.start.end());
+    schedule->end.assign(ran.end.begin(), ran.end.end());
+    schedule->deviceBusy.assign(ran.deviceBusy.begin(), ran.deviceBusy.end());
+    schedule->makespan = ran.makespan;
+  };
+  const double criticalMakespan = judge.run(placed.criticalPath);
+  if (schedule)
+    copy();
+  const double joinMakespan = judge.run(placed.joinAware);
+  const bool join = joinMakespan < criticalMakespan;
+  if (join && schedule)
+    copy();
+  if (profile)
+    profile->startRuns += doppler::secondsSince(from);
+  if (name)
+    *name = join ? "join-aware" : "critical-path";
+  if (makespan)
+    *makespan = join ? joinMakespan : criticalMakespan;
+  return join ? std::move(placed.joinAware) : std::move(placed.criticalPath);
+}
+
+} // namespace
+
 std::optional<std::vector<DeviceId>> doppler::placement::placeBetterHeuristic(
     Simulator &judge, const PolicyOptions &heuristic, std::string_view *name,
     double *makespan, std::string *error) {
-  std::optional<std::vector<DeviceId>> best;
-  double bestMakespan = 0;
-  for (std::string_view policy : {"critical-path", "join-aware"}) {
-    std::optional<std::vector<DeviceId>> placed = placeWithPolicy(
-        policy, judge.graph(), judge.numDevices(), heuristic, error);
-    if (!placed)
-      return std::nullopt;
-    const double placedMakespan = judge.run(*placed);
-    if (!best || placedMakespan < bestMakespan) {
-      best = std::move(placed);
-      bestMakespan = placedMakespan;
-      if (name)
-        *name = policy;
-    }
-  }
-  if (makespan)
-    *makespan = bestMakespan;
-  return best;
+  return betterHeuristicStart(judge, heuristic, name, makespan, nullptr,
+                              nullptr, error);
 }
 
 std::optional<LearnedMovesResult> doppler::placement::placeWithLearnedMoves(
     Simulator &judge, const PolicyOptions &heuristic, const MoveModel &model,
     const LearnedMovesOptions &options, std::string *error) {
   const Clock::time_point begin = Clock::now();
-  std::optional<std::vector<DeviceId>> best =
-      placeBetterHeuristic(judge, heuristic, nullptr, nullptr, error);
+  LearnedMovesProfile profile;
+  Schedule schedule;
+  std::optional<std::vector<DeviceId>> best = betterHeuristicStart(
+      judge, heuristic, nullptr, nullptr, &schedule, &profile, error);
   if (!best)
     return std::nullopt;
   LearnedMovesOptions rest = options;
   if (options.seconds > 0)
     rest.seconds = std::max(1e-6, options.seconds - secondsSince(begin));
-  std::optional<LearnedMovesResult> result =
-      improveWithLearnedMoves(judge, *best, model, rest, error);
-  if (result)
+  std::optional<LearnedMovesResult> result;
+  if (options.estimate) {
+    // The climb starts from the schedule just simulated: no third run.
+    result = moves_detail::improveWithEstimatedMoves(judge, *best, model, rest,
+                                                     &schedule);
+  } else {
+    result = improveWithLearnedMoves(judge, *best, model, rest, error);
+  }
+  if (result) {
     result->seconds = secondsSince(begin);
+    result->profile.heuristics = profile.heuristics;
+    result->profile.startRuns += profile.startRuns;
+  }
   return result;
 }
 
@@ -517,6 +574,13 @@ int64_t doppler::placement::defaultMoveEvaluations(const Graph &graph,
       graph.numNodes() + static_cast<double>(graph.numEdges()) + numDevices;
   return std::clamp<int64_t>(static_cast<int64_t>(2e7 / std::max(1.0, visits)),
                              16, 2048);
+}
+
+int64_t doppler::placement::defaultMoveWork(const Graph &graph,
+                                            int32_t numDevices) {
+  const double pass = (graph.numNodes() + static_cast<double>(graph.numEdges())) *
+                      (1 + std::max(0, numDevices) / 16.0);
+  return std::max<int64_t>(1, static_cast<int64_t>(kMoveWorkPerPass * pass));
 }
 
 std::optional<std::vector<DeviceId>>
@@ -534,9 +598,13 @@ doppler::placement::placeWithLearnedMovesPolicy(
       !(model = readMoveModel(learned.modelPath, error)))
     return std::nullopt;
   LearnedMovesOptions options;
+  // By default a budget of work that keeps the policy near 3x the better
+  // heuristic's time (issue 32's bar); --move-evaluations N: N runs.
   options.maxEvaluations = learned.moveEvaluations >= 0
                                ? learned.moveEvaluations
                                : defaultMoveEvaluations(graph, numDevices);
+  if (learned.moveEvaluations < 0)
+    options.maxWork = defaultMoveWork(graph, numDevices);
   options.seed = heuristic.seed;
   options.estimate = true;
   Simulator judge(graph, numDevices);

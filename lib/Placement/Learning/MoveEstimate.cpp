@@ -26,6 +26,11 @@ void MoveState::keepEstimates() {
     ++deviceBegin_[current[v] + 1];
   for (DeviceId d = 0; d < numDevices; ++d)
     deviceBegin_[d + 1] += deviceBegin_[d];
+  // The ready times in device order, side by side for estimateRow's
+  // binary searches.
+  readyByDevice_.resize(n);
+  for (int32_t i = 0; i < n; ++i)
+    readyByDevice_[i] = ready_[byDevice_[i]];
 
   // Tails through data and device-order edges, from the sinks of that
   // graph back (Kahn's order: O(V + E), no sort).
@@ -117,6 +122,125 @@ double MoveState::estimate(NodeId v, DeviceId d, double *newStart) const {
   return estimate;
 }
 
+namespace {
+
+/// For each device d, the largest of `same[d]` and the largest `cross`
+/// entry of another device: what a node on d gets from values on d as they
+/// are and from the others' with their transfer (the two largest cross
+/// values suffice, as in PlacementEnvironment::earliestStarts).
+void combineByDevice(const std::vector<double> &same,
+                     const std::vector<double> &cross, int32_t numDevices,
+                     double *out) {
+  double best = 0, second = 0;
+  DeviceId bestDevice = -1;
+  for (DeviceId d = 0; d < numDevices; ++d) {
+    if (cross[d] > best) {
+      second = best;
+      best = cross[d];
+      bestDevice = d;
+    } else if (cross[d] > second) {
+      second = cross[d];
+    }
+  }
+  for (DeviceId d = 0; d < numDevices; ++d)
+    out[d] = std::max(same[d], d == bestDevice ? second : best);
+}
+
+} // namespace
+
+// The same arithmetic as estimate(), term by term, so that the numbers are
+// equal (MoveEstimateTest.RowIsTheSameAsEachMove): every max is over the
+// same values, and each sum is formed in the same order.
+void MoveState::estimateRow(NodeId v, double *estimates, double *heads,
+                            double cutoff) const {
+  const int32_t numDevices = judge_.numDevices();
+  const DeviceId here = current[v];
+  const double compute = graph_.computeCost(v);
+  sameArrival_.assign(numDevices, 0.0);
+  crossArrival_.assign(numDevices, 0.0);
+  sameTail_.assign(numDevices, 0.0);
+  crossTail_.assign(numDevices, 0.0);
+  ArrayView<NodeId> preds = graph_.predecessors(v);
+  ArrayView<int32_t> edges = graph_.predecessorEdges(v);
+  for (size_t i = 0; i < preds.size(); ++i) {
+    const DeviceId du = current[preds[i]];
+    sameArrival_[du] = std::max(sameArrival_[du], end_[preds[i]] + 0.0);
+    crossArrival_[du] = std::max(crossArrival_[du],
+                                 end_[preds[i]] + graph_.edgeCost(edges[i]));
+  }
+  for (int32_t e = graph_.succBegin(v); e < graph_.succEnd(v); ++e) {
+    const NodeId w = graph_.edgeTarget(e);
+    const DeviceId dw = current[w];
+    const double rest = graph_.computeCost(w);
+    sameTail_[dw] = std::max(sameTail_[dw], 0.0 + rest + deviceTail_[w]);
+    crossTail_[dw] = std::max(crossTail_[dw],
+                              graph_.edgeCost(e) + rest + deviceTail_[w]);
+  }
+  // `heads` holds the arrivals until each is made a head below, and
+  // `estimates` the consumers' tails.
+  combineByDevice(sameArrival_, crossArrival_, numDevices, heads);
+  combineByDevice(sameTail_, crossTail_, numDevices, estimates);
+
+  // The node after v on its old device: what starts it apart from v.
+  const NodeId next = next_[v], previous = previous_[v];
+  double nextReady = previous >= 0 ? end_[previous] : 0.0;
+  double fromV = -1; // the costliest edge v -> next, if any
+  if (next >= 0) {
+    ArrayView<NodeId> nextPreds = graph_.predecessors(next);
+    ArrayView<int32_t> nextEdges = graph_.predecessorEdges(next);
+    for (size_t i = 0; i < nextPreds.size(); ++i) {
+      const NodeId u = nextPreds[i];
+      const double cost = graph_.edgeCost(nextEdges[i]);
+      if (u == v)
+        fromV = std::max(fromV, cost);
+      else
+        nextReady = std::max(nextReady, end_[u] + (current[u] != here ? cost
+                                                                      : 0.0));
+    }
+  }
+  const bool shortens = mayShorten(v);
+  for (DeviceId d = 0; d < numDevices; ++d) {
+    const double arrival = heads[d];
+    // head >= arrival and the tail only grows below: a lower bound, in the
+    // same order of sums (rounding is monotone).
+    const double bound = arrival + compute + estimates[d];
+    if (bound >= cutoff) {
+      estimates[d] = bound;
+      continue;
+    }
+    // estimate()'s search (the first node ready after `arrival`) over the
+    // ready times themselves, without branches (Khuong and Morin).
+    const double *first = readyByDevice_.data() + deviceBegin_[d];
+    const double *at = first;
+    for (size_t count = deviceBegin_[d + 1] - deviceBegin_[d]; count > 1;) {
+      const size_t half = count / 2;
+      at = at[half] <= arrival ? at + half : at;
+      count -= half;
+    }
+    const double *last = readyByDevice_.data() + deviceBegin_[d + 1];
+    at += at != last && *at <= arrival;
+    const int32_t i = static_cast<int32_t>(at - readyByDevice_.data());
+    const NodeId before = at != first ? byDevice_[i - 1] : -1;
+    const NodeId after = at != last ? byDevice_[i] : -1;
+    const double head = std::max(arrival, before >= 0 ? end_[before] : 0.0);
+    heads[d] = head;
+    double tail = estimates[d];
+    if (after >= 0)
+      tail = std::max(tail, graph_.computeCost(after) + deviceTail_[after]);
+    double estimate = head + compute + tail;
+    if (next >= 0) {
+      double ready = nextReady;
+      if (fromV >= 0)
+        ready = std::max(ready, head + compute + (d != here ? fromV : 0.0));
+      estimate = std::max(estimate, ready + graph_.computeCost(next) +
+                                        deviceTail_[next]);
+    }
+    if (!shortens)
+      estimate = std::max(estimate, makespan_);
+    estimates[d] = estimate;
+  }
+}
+
 bool MoveState::onLongestPath(NodeId v) const {
   return start_[v] + graph_.computeCost(v) + deviceTail_[v] >=
          makespan_ * (1 - 1e-9);
@@ -160,68 +284,238 @@ bool touches(const EstimatedMove &a, const EstimatedMove &b,
   return shareDevice && a.begin < b.end && b.begin < a.end;
 }
 
+/// What describing a move for the model (features and score) counts
+/// besides its node's degree, against LearnedMovesOptions::maxWork.
+constexpr int64_t kDescribeWork = 6;
+
+/// A node's share of the work counted against LearnedMovesOptions::maxWork
+/// when it is estimated on every device or described once.
+int64_t nodeWork(const Graph &graph, NodeId v, int64_t extra) {
+  return graph.inDegree(v) + graph.outDegree(v) + extra;
+}
+
 /// The candidate moves the estimate says shorten the makespan, best
-/// estimate first, the model's score breaking ties; returns the number of
-/// moves estimated.
-int64_t rankEstimatedMoves(const MoveState &state, const MoveModel &model,
-                           std::vector<EstimatedMove> &ranked) {
+/// estimate first, then the model's best score, then node and device;
+/// sorted lazily, since a round reads only its first few (a batch and the
+/// single tries): prefix() puts a prefix in that order.
+class Ranking {
+public:
+  /// Estimates the moves of `state`'s candidate nodes (adding their work
+  /// to `work`); returns the number of moves estimated.
+  int64_t estimate(const MoveState &state, int64_t &work);
+  size_t size() const { return moves_.size(); }
+  /// The i-th move in the order (i < size()), ordering as far as needed;
+  /// describing tied moves for the model adds to `work`.
+  const EstimatedMove &at(size_t i, const MoveState &state,
+                          const MoveModel &model, int64_t &work) {
+    while (sorted_ <= i)
+      extend(state, model, work);
+    return moves_[i];
+  }
+
+private:
+  void extend(const MoveState &state, const MoveModel &model, int64_t &work);
+  std::vector<EstimatedMove> moves_;
+  size_t sorted_ = 0;
+  std::vector<double> estimates_, heads_;
+};
+
+/// By estimate, then node and device (the model's score is ordered in
+/// afterwards, among equal estimates only).
+bool estimatedBefore(const EstimatedMove &a, const EstimatedMove &b) {
+  if (a.estimate != b.estimate)
+    return a.estimate < b.estimate;
+  if (a.node != b.node)
+    return a.node < b.node;
+  return a.to < b.to;
+}
+
+int64_t Ranking::estimate(const MoveState &state, int64_t &work) {
   const Graph &graph = state.graph();
   const double makespan = state.makespan();
-  MoveFeatures features;
+  const int32_t numDevices = state.numDevices();
   int64_t estimated = 0;
-  ranked.clear();
-  for (NodeId v : state.candidateNodes())
-    for (DeviceId d = 0; d < state.numDevices(); ++d) {
-      // The estimate is M or more for every move of such a node.
-      if (d == state.current[v] || !state.mayShorten(v))
+  moves_.clear();
+  sorted_ = 0;
+  estimates_.resize(numDevices);
+  heads_.resize(numDevices);
+  for (NodeId v : state.candidateNodes()) {
+    // The estimate is M or more for every move of such a node.
+    if (!state.mayShorten(v))
+      continue;
+    // Moves sure not to shorten are left unestimated.
+    state.estimateRow(v, estimates_.data(), heads_.data(),
+                      makespan * (1 - 1e-9));
+    work += nodeWork(graph, v, 2 * numDevices);
+    for (DeviceId d = 0; d < numDevices; ++d) {
+      if (d == state.current[v])
         continue;
       ++estimated;
-      double head = 0;
-      const double estimate = state.estimate(v, d, &head);
+      const double head = heads_[d], estimate = estimates_[d];
       if (!(estimate < makespan * (1 - 1e-9)))
         continue;
-      state.features(v, d, features);
-      ranked.push_back({estimate, model.score(features), v, state.current[v],
-                        d, std::min(state.start(v), head),
+      moves_.push_back({estimate, 0, v, state.current[v], d,
+                        std::min(state.start(v), head),
                         std::max(state.end(v), head + graph.computeCost(v))});
     }
-  std::sort(ranked.begin(), ranked.end(),
-            [](const EstimatedMove &a, const EstimatedMove &b) {
-              if (a.estimate != b.estimate)
-                return a.estimate < b.estimate;
-              if (a.score != b.score)
-                return a.score > b.score;
-              if (a.node != b.node)
-                return a.node < b.node;
-              return a.to < b.to;
-            });
+  }
   return estimated;
+}
+
+void Ranking::extend(const MoveState &state, const MoveModel &model,
+                     int64_t &work) {
+  // The next chunk (64, then doubling) of the smallest by estimatedBefore,
+  // and every other move of its last estimate, so that equal estimates
+  // are never split between chunks; then the ties by the model's score.
+  const auto first = moves_.begin() + sorted_;
+  const size_t chunk =
+      std::min(moves_.size() - sorted_, std::max<size_t>(64, sorted_));
+  std::partial_sort(first, first + chunk, moves_.end(), estimatedBefore);
+  const double last = (first + chunk - 1)->estimate;
+  const auto tied = std::partition(
+      first + chunk, moves_.end(),
+      [&](const EstimatedMove &m) { return m.estimate == last; });
+  std::sort(first + chunk, tied, estimatedBefore);
+  MoveFeatures features;
+  for (auto i = first; i != tied;) {
+    auto j = i + 1;
+    while (j != tied && j->estimate == i->estimate)
+      ++j;
+    if (j - i > 1) {
+      for (auto k = i; k != j; ++k) {
+        state.features(k->node, k->to, features);
+        k->score = model.score(features);
+        work += nodeWork(state.graph(), k->node, kDescribeWork);
+      }
+      std::stable_sort(i, j, [](const EstimatedMove &a, const EstimatedMove &b) {
+        return a.score > b.score;
+      });
+    }
+    i = j;
+  }
+  sorted_ = static_cast<size_t>(tied - moves_.begin());
+}
+
+/// The climb's budget: simulator runs, seconds and work
+/// (LearnedMovesOptions). A round (a schedule read, its ranking, its runs)
+/// starts only if the work so far, a read, the last round's ranking and a
+/// run fit; its first run is made even if its ranking went past the bound
+/// (that work is spent by then); later runs only within it.
+struct ClimbBudget {
+  ClimbBudget(const LearnedMovesOptions &options, const Graph &graph)
+      : options(options), begin(std::chrono::steady_clock::now()),
+        graphWork(int64_t(graph.numNodes()) + graph.numEdges()) {}
+  bool workLeft(int64_t more) const {
+    return options.maxWork <= 0 || work + more <= options.maxWork;
+  }
+  bool runsLeft() const {
+    return runs < options.maxEvaluations &&
+           (options.seconds <= 0 ||
+            doppler::secondsSince(begin) < options.seconds);
+  }
+  /// Whether the next run of this round may start.
+  bool runLeft() const {
+    return runsLeft() && (roundRuns == 0 || workLeft(graphWork));
+  }
+  bool roundFits() const {
+    return runsLeft() && workLeft(2 * graphWork + rankWork);
+  }
+  /// A run (the graph's nodes and edges) made.
+  void ran() { work += graphWork, ++runs, ++roundRuns; }
+  /// A schedule read (heads, tails, the chain: as much) made.
+  void read() { work += graphWork, roundRuns = 0; }
+
+  const LearnedMovesOptions &options;
+  std::chrono::steady_clock::time_point begin;
+  /// A run's or a schedule read's work: the graph's nodes and edges.
+  int64_t graphWork;
+  int64_t work = 0, runs = 0, roundRuns = 0;
+  int64_t rankWork = 0; ///< the last round's ranking
+};
+
+/// The next batch of the climb: up to `size` moves in `ranked`'s order,
+/// not yet `used`, none touching another nor adjacent to a move `applied`
+/// from the same ranking.
+void pickBatch(Ranking &ranked, const MoveState &state, const MoveModel &model,
+               int32_t size, const std::vector<EstimatedMove> &applied,
+               std::vector<uint8_t> &used, std::vector<EstimatedMove> &batch,
+               int64_t &work) {
+  const Graph &graph = state.graph();
+  batch.clear();
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    if (static_cast<int32_t>(batch.size()) >= size)
+      break;
+    const EstimatedMove &m = ranked.at(i, state, model, work);
+    bool free = !used[i];
+    for (const EstimatedMove &b : batch)
+      free = free && !touches(m, b, graph);
+    for (const EstimatedMove &a : applied)
+      free = free && !adjacent(m.node, a.node, graph);
+    if (free) {
+      batch.push_back(m);
+      used[i] = 1;
+    }
+  }
+}
+
+/// What describing every candidate move for the model counts.
+int64_t describeWork(const MoveState &state) {
+  int64_t work = 0;
+  for (NodeId v : state.candidateNodes())
+    work += (state.numDevices() - 1) *
+            nodeWork(state.graph(), v, kDescribeWork);
+  return work;
+}
+
+/// Every candidate move scored by the model, its best `count` first in
+/// `rest`; returns how many that is.
+size_t bestByModel(const MoveState &state, const MoveModel &model,
+                   int32_t count, std::vector<Candidate> &rest) {
+  scoreCandidates(state, state.numDevices(), model, rest);
+  const size_t tries = std::min(rest.size(), static_cast<size_t>(count));
+  std::partial_sort(rest.begin(), rest.begin() + tries, rest.end(),
+                    scoredBefore);
+  return tries;
 }
 
 } // namespace
 
 LearnedMovesResult doppler::placement::moves_detail::improveWithEstimatedMoves(
     Simulator &judge, ArrayView<DeviceId> start, const MoveModel &model,
-    const LearnedMovesOptions &options) {
+    const LearnedMovesOptions &options, const Schedule *startSchedule) {
   const auto begin = std::chrono::steady_clock::now();
   const Graph &graph = judge.graph();
   const int32_t numDevices = judge.numDevices();
   MoveState state(judge, start);
   LearnedMovesResult result;
-  Cost cost = state.evaluate();
-  result.initialMakespan = cost.makespan;
-  auto budgetLeft = [&] {
-    return state.evaluations - 1 < options.maxEvaluations &&
-           (options.seconds <= 0 || doppler::secondsSince(begin) < options.seconds);
+  LearnedMovesProfile &profile = result.profile;
+  // Adds the seconds `work` takes to `slot`.
+  auto timed = [](double &slot, auto &&work) {
+    const auto from = std::chrono::steady_clock::now();
+    work();
+    slot += doppler::secondsSince(from);
   };
-  std::vector<EstimatedMove> ranked, batch, applied;
+  ClimbBudget budget(options, graph);
+  Cost cost;
+  if (startSchedule)
+    cost = MoveState::costOf(*startSchedule);
+  else
+    timed(profile.startRuns, [&] { cost = state.evaluate(); });
+  result.initialMakespan = cost.makespan;
+  int64_t &work = budget.work;
+  const int64_t graphWork = budget.graphWork;
+  auto budgetLeft = [&] { return budget.runLeft(); };
+  Ranking ranked;
+  std::vector<EstimatedMove> batch, applied;
   std::vector<uint8_t> used;
   std::vector<Candidate> rest;
   // Applies `moves`, runs the judge and keeps them if the run improves.
   auto confirm = [&](const std::vector<EstimatedMove> &moves) {
     for (const EstimatedMove &m : moves)
       state.current[m.node] = m.to;
-    Cost tried = state.evaluate();
+    Cost tried;
+    timed(profile.confirmRuns, [&] { tried = state.evaluate(); });
+    budget.ran();
     if (tried.betterThan(cost)) {
       cost = tried;
       result.accepted += static_cast<int64_t>(moves.size());
@@ -231,14 +525,24 @@ LearnedMovesResult doppler::placement::moves_detail::improveWithEstimatedMoves(
       state.current[m.node] = m.from;
     return false;
   };
-  bool kept = numDevices > 1;
-  if (kept) {
-    state.keep();
-    state.keepEstimates();
-  }
+  bool kept = numDevices > 1 && budget.roundFits();
+  // Reads the kept schedule (the judge's last run, or the start's):
+  // what the features and the estimate need.
+  auto readSchedule = [&](const Schedule &schedule) {
+    ++profile.rounds;
+    budget.read();
+    timed(profile.keep, [&] { state.keep(schedule); });
+    timed(profile.estimateSetup, [&] { state.keepEstimates(); });
+  };
+  if (kept)
+    readSchedule(startSchedule ? *startSchedule : judge.schedule());
   while (kept && budgetLeft()) {
     kept = false;
-    result.estimates += rankEstimatedMoves(state, model, ranked);
+    timed(profile.ranking, [&] {
+      const int64_t before = work;
+      result.estimates += ranked.estimate(state, work);
+      budget.rankWork = work - before;
+    });
     // Batches of moves that do not touch one another, one run for each;
     // after a kept one, the next from the same ranking (its estimates now
     // stale, so none that touches a kept move's node or its neighbours).
@@ -246,21 +550,8 @@ LearnedMovesResult doppler::placement::moves_detail::improveWithEstimatedMoves(
     used.assign(ranked.size(), 0);
     for (int32_t round = 0; round < options.batchesPerRound && budgetLeft();
          ++round) {
-      batch.clear();
-      for (size_t i = 0; i < ranked.size(); ++i) {
-        if (static_cast<int32_t>(batch.size()) >= options.batch)
-          break;
-        const EstimatedMove &m = ranked[i];
-        bool free = !used[i];
-        for (const EstimatedMove &b : batch)
-          free = free && !touches(m, b, graph);
-        for (const EstimatedMove &a : applied)
-          free = free && !adjacent(m.node, a.node, graph);
-        if (free) {
-          batch.push_back(m);
-          used[i] = 1;
-        }
-      }
+      pickBatch(ranked, state, model, options.batch, applied, used, batch,
+                work);
       if (batch.empty() || (round == 0 && batch.size() < 2))
         break;
       ++result.batchesTried;
@@ -276,17 +567,20 @@ LearnedMovesResult doppler::placement::moves_detail::improveWithEstimatedMoves(
                        static_cast<int32_t>(i) < options.singleTries && budgetLeft();
          ++i) {
       ++result.estimatedTried;
-      kept = confirm({ranked[i]});
+      kept = confirm({ranked.at(i, state, model, work)});
       result.estimatedKept += kept;
     }
     // Else the model's best of all candidates (moves that keep the
     // makespan and finish other work earlier cross its plateaus).
-    if (!kept && options.singleTries > 0) {
-      scoreCandidates(state, numDevices, model, rest);
-      const size_t tries =
-          std::min(rest.size(), static_cast<size_t>(options.singleTries));
-      std::partial_sort(rest.begin(), rest.begin() + tries, rest.end(),
-                        scoredBefore);
+    // Only if describing every candidate and a run fit the work bound.
+    if (!kept && options.singleTries > 0 &&
+        (options.maxWork <= 0 ||
+         budget.workLeft(describeWork(state) + graphWork))) {
+      size_t tries = 0;
+      timed(profile.ranking, [&] {
+        tries = bestByModel(state, model, options.singleTries, rest);
+        work += describeWork(state);
+      });
       for (size_t i = 0; !kept && i < tries && budgetLeft(); ++i) {
         ++result.modelTried;
         kept = confirm({{0, rest[i].score, rest[i].node,
@@ -294,14 +588,15 @@ LearnedMovesResult doppler::placement::moves_detail::improveWithEstimatedMoves(
         result.modelKept += kept;
       }
     }
-    if (kept) {
-      state.keep();
-      state.keepEstimates();
-    }
+    // The next round, if it fits (else the loop ends unread).
+    kept = kept && budget.roundFits();
+    if (kept)
+      readSchedule(judge.schedule());
   }
   result.makespan = cost.makespan;
   result.assignment = std::move(state.current);
-  result.evaluations = state.evaluations - 1;
+  result.evaluations = budget.runs;
+  result.work = work;
   result.seconds = doppler::secondsSince(begin);
   return result;
 }

@@ -95,6 +95,14 @@ struct LearnedMovesOptions {
   /// kept only when the simulator says it improves, as without the
   /// estimate. maxEvaluations still bounds the simulator runs.
   bool estimate = false;
+  /// With `estimate`: a bound on the climb's work, in nodes and edges
+  /// visited, each kind weighed by what it costs on the held-out
+  /// real-program graphs: each simulator run and each schedule read
+  /// (heads, tails, the chain) the graph's nodes and edges; each node
+  /// estimated on every device its degree + 2D; each move described for
+  /// the model (features and score) its node's degree + 6. No run starts
+  /// once it is reached; 0: none. Deterministic, unlike `seconds`.
+  int64_t maxWork = 0;
   int32_t batch = 8;
   /// After a kept batch, up to this many batches in all from the same
   /// estimates before they are made again.
@@ -102,10 +110,26 @@ struct LearnedMovesOptions {
   int32_t singleTries = 4;
 };
 
+/// Where the policy's time went, in steady-clock seconds (measured, never
+/// read by any decision): the two heuristics' passes (one
+/// placeCriticalPathAndJoinAware call), the judge's runs of them (and of
+/// the start, where the climb makes one), reading each kept
+/// schedule (ready times, tails, the chain and its neighbours:
+/// MoveState::keep), the estimate's heads and tails (keepEstimates),
+/// estimating, scoring and ranking candidate moves, and the runs that
+/// confirm moves. `rounds`: schedules read.
+struct LearnedMovesProfile {
+  double heuristics = 0, startRuns = 0;
+  double keep = 0, estimateSetup = 0, ranking = 0, confirmRuns = 0;
+  int64_t rounds = 0;
+};
+
 struct LearnedMovesResult {
   std::vector<DeviceId> assignment;
   double makespan = 0, initialMakespan = 0;
   int64_t evaluations = 0, accepted = 0;
+  /// With `estimate`: the work counted against maxWork.
+  int64_t work = 0;
   double seconds = 0;
   /// With `estimate`: moves estimated; batches confirmed by a run and
   /// kept; single moves the estimate ranked as shortening, run and kept;
@@ -113,6 +137,7 @@ struct LearnedMovesResult {
   int64_t estimates = 0, batchesTried = 0, batchesKept = 0;
   int64_t estimatedTried = 0, estimatedKept = 0;
   int64_t modelTried = 0, modelKept = 0;
+  LearnedMovesProfile profile;
 };
 
 /// Improves `start` as described above; never worse than it. Errors: an
@@ -124,9 +149,11 @@ improveWithLearnedMoves(Simulator &judge, ArrayView<DeviceId> start,
                         std::string *error = nullptr);
 
 /// The better of critical path and join-aware by `judge`'s makespan
-/// (critical path on a tie), each placed by placeWithPolicy with
-/// `heuristic`; `name` gets "critical-path" or "join-aware" and `makespan`
-/// its makespan where given. Errors: those of placeWithPolicy.
+/// (critical path on a tie), both placed by one
+/// placeCriticalPathAndJoinAware call with `heuristic`'s estimate and
+/// system (the placements placeWithPolicy gives); `name` gets
+/// "critical-path" or "join-aware" and `makespan` its makespan where given.
+/// Errors: a device count below 1.
 std::optional<std::vector<DeviceId>>
 placeBetterHeuristic(Simulator &judge, const PolicyOptions &heuristic,
                      std::string_view *name = nullptr,
@@ -144,6 +171,13 @@ placeWithLearnedMoves(Simulator &judge, const PolicyOptions &heuristic,
 /// that the runs visit at most 2 x 10^7 nodes and edges (about a second on
 /// one core), and at least 16.
 int64_t defaultMoveEvaluations(const Graph &graph, int32_t numDevices);
+/// The policy's default work budget (LearnedMovesOptions::maxWork), sized
+/// to issue 32's time bar: the two heuristics and their runs take about
+/// 2.1-2.6x the better one's own time, and this much climbing about 0.5x
+/// more. kMoveWorkPerPass passes of (n + e)(1 + D/16) (a heuristic pass's
+/// work grows with D as rolloutRunVisits() counts it).
+int64_t defaultMoveWork(const Graph &graph, int32_t numDevices);
+inline constexpr double kMoveWorkPerPass = 4;
 
 /// The policy as tools and passes call it (placeWithNamedPolicy): the
 /// model of `learned.modelPath` (empty: embedded), `learned.moveEvaluations`

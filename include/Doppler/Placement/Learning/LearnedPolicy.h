@@ -48,8 +48,8 @@ struct LearnedPolicyOptions {
   /// (PlaceOptions::memoryCapacities).
   std::vector<double> memoryCapacities;
   /// learned-moves (LearnedMoves.h): simulator runs for the moves; -1:
-  /// defaultMoveEvaluations(). Its model is `modelPath` (a move model file;
-  /// empty: the embedded one).
+  /// defaultMoveEvaluations() runs within defaultMoveWork(). Its model is
+  /// `modelPath` (a move model file; empty: the embedded one).
   int64_t moveEvaluations = -1;
 };
 
