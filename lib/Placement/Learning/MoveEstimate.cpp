@@ -396,6 +396,13 @@ void Ranking::extend(const MoveState &state, const MoveModel &model,
   sorted_ = static_cast<size_t>(tied - moves_.begin());
 }
 
+/// Adds the seconds `work` takes to `slot` (LearnedMovesProfile).
+template <typename Work> void timed(double &slot, Work &&work) {
+  const auto from = std::chrono::steady_clock::now();
+  work();
+  slot += doppler::secondsSince(from);
+}
+
 /// The climb's budget: simulator runs, seconds and work
 /// (LearnedMovesOptions). A round (a schedule read, its ranking, its runs)
 /// starts only if the work so far, a read, the last round's ranking and a
@@ -489,12 +496,6 @@ LearnedMovesResult doppler::placement::moves_detail::improveWithEstimatedMoves(
   MoveState state(judge, start);
   LearnedMovesResult result;
   LearnedMovesProfile &profile = result.profile;
-  // Adds the seconds `work` takes to `slot`.
-  auto timed = [](double &slot, auto &&work) {
-    const auto from = std::chrono::steady_clock::now();
-    work();
-    slot += doppler::secondsSince(from);
-  };
   ClimbBudget budget(options, graph);
   Cost cost;
   if (startSchedule)
@@ -503,12 +504,14 @@ LearnedMovesResult doppler::placement::moves_detail::improveWithEstimatedMoves(
     timed(profile.startRuns, [&] { cost = state.evaluate(); });
   result.initialMakespan = cost.makespan;
   int64_t &work = budget.work;
-  const int64_t graphWork = budget.graphWork;
-  auto budgetLeft = [&] { return budget.runLeft(); };
   Ranking ranked;
   std::vector<EstimatedMove> batch, applied;
   std::vector<uint8_t> used;
   std::vector<Candidate> rest;
+  // The schedule of the last kept run, where the judge's last run may be
+  // a rejected one (batchesPerRound > 1).
+  bool lastRunKept = false;
+  Schedule keptSchedule;
   // Applies `moves`, runs the judge and keeps them if the run improves.
   auto confirm = [&](const std::vector<EstimatedMove> &moves) {
     for (const EstimatedMove &m : moves)
@@ -516,9 +519,13 @@ LearnedMovesResult doppler::placement::moves_detail::improveWithEstimatedMoves(
     Cost tried;
     timed(profile.confirmRuns, [&] { tried = state.evaluate(); });
     budget.ran();
-    if (tried.betterThan(cost)) {
+    lastRunKept = tried.betterThan(cost);
+    if (lastRunKept) {
       cost = tried;
       result.accepted += static_cast<int64_t>(moves.size());
+      // A later batch of the round may be run and rejected after it.
+      if (options.batchesPerRound > 1)
+        keptSchedule = judge.schedule();
       return true;
     }
     for (const EstimatedMove &m : moves)
@@ -536,7 +543,7 @@ LearnedMovesResult doppler::placement::moves_detail::improveWithEstimatedMoves(
   };
   if (kept)
     readSchedule(startSchedule ? *startSchedule : judge.schedule());
-  while (kept && budgetLeft()) {
+  while (kept && budget.runLeft()) {
     kept = false;
     timed(profile.ranking, [&] {
       const int64_t before = work;
@@ -548,7 +555,7 @@ LearnedMovesResult doppler::placement::moves_detail::improveWithEstimatedMoves(
     // stale, so none that touches a kept move's node or its neighbours).
     applied.clear();
     used.assign(ranked.size(), 0);
-    for (int32_t round = 0; round < options.batchesPerRound && budgetLeft();
+    for (int32_t round = 0; round < options.batchesPerRound && budget.runLeft();
          ++round) {
       pickBatch(ranked, state, model, options.batch, applied, used, batch,
                 work);
@@ -564,7 +571,7 @@ LearnedMovesResult doppler::placement::moves_detail::improveWithEstimatedMoves(
     }
     // Else the best estimated moves one at a time.
     for (size_t i = 0; !kept && i < ranked.size() &&
-                       static_cast<int32_t>(i) < options.singleTries && budgetLeft();
+                       static_cast<int32_t>(i) < options.singleTries && budget.runLeft();
          ++i) {
       ++result.estimatedTried;
       kept = confirm({ranked.at(i, state, model, work)});
@@ -575,13 +582,13 @@ LearnedMovesResult doppler::placement::moves_detail::improveWithEstimatedMoves(
     // Only if describing every candidate and a run fit the work bound.
     if (!kept && options.singleTries > 0 &&
         (options.maxWork <= 0 ||
-         budget.workLeft(describeWork(state) + graphWork))) {
+         budget.workLeft(describeWork(state) + budget.graphWork))) {
       size_t tries = 0;
       timed(profile.ranking, [&] {
         tries = bestByModel(state, model, options.singleTries, rest);
         work += describeWork(state);
       });
-      for (size_t i = 0; !kept && i < tries && budgetLeft(); ++i) {
+      for (size_t i = 0; !kept && i < tries && budget.runLeft(); ++i) {
         ++result.modelTried;
         kept = confirm({{0, rest[i].score, rest[i].node,
                          state.current[rest[i].node], rest[i].device, 0, 0}});
@@ -591,7 +598,7 @@ LearnedMovesResult doppler::placement::moves_detail::improveWithEstimatedMoves(
     // The next round, if it fits (else the loop ends unread).
     kept = kept && budget.roundFits();
     if (kept)
-      readSchedule(judge.schedule());
+      readSchedule(lastRunKept ? judge.schedule() : keptSchedule);
   }
   result.makespan = cost.makespan;
   result.assignment = std::move(state.current);
