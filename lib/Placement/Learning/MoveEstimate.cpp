@@ -370,7 +370,11 @@ void Ranking::extend(const MoveState &state, const MoveModel &model,
   const auto first = moves_.begin() + sorted_;
   const size_t chunk =
       std::min(moves_.size() - sorted_, std::max<size_t>(64, sorted_));
-  std::partial_sort(first, first + chunk, moves_.end(), estimatedBefore);
+  // (nth_element and a sort of the chunk: the same prefix as a partial
+  // sort, the order being total, in O(n + chunk log chunk).)
+  if (first + chunk != moves_.end())
+    std::nth_element(first, first + chunk - 1, moves_.end(), estimatedBefore);
+  std::sort(first, first + chunk, estimatedBefore);
   const double last = (first + chunk - 1)->estimate;
   const auto tied = std::partition(
       first + chunk, moves_.end(),
