@@ -113,6 +113,18 @@ uint64_t automaticCacheBytes(int numDevices) {
   return std::max(share, kFloor);
 }
 
+/// The CPUs this process may run on (its affinity mask; the online CPUs
+/// where that is unknown), at least 1.
+int usableCpus() {
+#if defined(__linux__)
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+    return std::max(1, CPU_COUNT(&allowed));
+#endif
+  return static_cast<int>(
+      std::max(1u, std::thread::hardware_concurrency()));
+}
+
 /// Einsum, fused, conv and pool kernels of one graph, indexed by ValueId
 /// (empty for other tasks).
 struct CpuPreparedGraph : PreparedGraph {
@@ -164,6 +176,14 @@ public:
     return options_.linkBandwidth > 0 || options_.linkLatency > 0
                ? 0
                : options_.inlineCopyBytes;
+  }
+
+  bool copiesOnComputeWorkers() const override {
+    if (options_.linkBandwidth > 0 || options_.linkLatency > 0)
+      return false;
+    return options_.largeCopies == LargeCopies::ComputeWorkers ||
+           (options_.largeCopies == LargeCopies::Auto &&
+            options_.numDevices >= usableCpus());
   }
 
   Status attachWorker(int device, WorkerKind kind, int) override {

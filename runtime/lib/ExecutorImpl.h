@@ -342,9 +342,19 @@ struct Executor::Impl {
   /// the thread that runs it.
   Status executeTask(RunState &run, ValueId id, WorkerKind kind, int lane,
                      int slot = -1);
-  /// A transfer made ready on a worker thread, copied there at once when
-  /// the backend allows (Backend::inlineCopyBytes): true when it ran.
-  bool copyInline(RunState &run, ValueId id);
+  /// Where a task made ready now runs, if it is a transfer.
+  enum class CopyPath {
+    CopyWorker,         ///< Queued to its device's copy worker (the rule).
+    Inline,             ///< Copied at once on this (worker) thread.
+    DestinationCompute, ///< Queued to its device's compute worker.
+  };
+  /// Inline: made ready on a worker thread with nothing else queued, and
+  /// at most Backend::inlineCopyBytes or Backend::copiesOnComputeWorkers.
+  /// The larger ones of the rest go to the destination's compute worker
+  /// where Backend::copiesOnComputeWorkers, the others to the copy worker.
+  CopyPath copyPath(RunState &run, ValueId id) const;
+  /// Runs transfer `id` on this thread, then finishes it.
+  void copyInline(RunState &run, ValueId id);
   void finishTask(RunState &run, ValueId id);
   void enqueue(RunState &run, ValueId id);
   /// Runs across ranks (ExecutorRemote.cpp): each task's role; a receive
@@ -401,6 +411,8 @@ struct Executor::Impl {
   Clock::duration idleSpin{0};
   /// Backend::inlineCopyBytes, read once.
   uint64_t inlineCopyBytes = 0;
+  /// Backend::copiesOnComputeWorkers, read once.
+  bool computeCopies = false;
   /// Bumped when a run begins (before its inputs are uploaded): a parked
   /// compute worker wakes and spins, up to kStartSpin, for the run's first
   /// tasks, instead of paying a futex wake-up when they are queued (35 us

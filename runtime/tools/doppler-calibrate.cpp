@@ -375,12 +375,12 @@ public:
   /// Links, one transfer at a time: hops from the end of a producer on
   /// device 0 to the start of its consumer on device 1 (parked), as the
   /// runtime makes them: 4 B and 64 KiB copied by the producer's worker
-  /// right after its task (CpuBackendOptions::inlineCopyBytes: the copy
-  /// takes the producer's core, and the hop is that copy and the
-  /// consumer's wake-up), 1 MiB and B bytes by the destination's copy
-  /// worker (its wake-up, the copy, the consumer's wake-up). Latency is
-  /// the 4-byte hop; bandwidth the least-squares fit of the larger hops to
-  /// latency + bytes / bandwidth (as the network between ranks).
+  /// right after its task (inlineCopyBytes: the hop is that copy on its
+  /// core and the consumer's wake-up), 1 MiB and B bytes by the
+  /// destination's copy worker (its wake-up, the copy, the consumer's
+  /// wake-up), or by the producer's where no core is spare (largeCopies).
+  /// Latency is the 4-byte hop; bandwidth the least-squares fit of the
+  /// larger hops to latency + bytes / bandwidth (as between ranks).
   Status measureLinks(Figures &figures) {
     std::vector<int64_t> sizes = {4, int64_t(64) << 10, int64_t(1) << 20};
     if (options_.transferBytes > sizes.back())

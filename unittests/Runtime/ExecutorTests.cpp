@@ -13,6 +13,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <thread>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 using namespace doppler;
 using namespace doppler::runtime;
@@ -258,11 +263,20 @@ TEST(Executor, SmallCopiesRunOnTheProducersWorker) {
       g.addEinsum(0, "i->i", JoinKind::Scale, std::nullopt, {small}, 2.0));
   ASSERT_TRUE(g.markOutput(doubled));
   std::vector<float> data = randomFloats(256, 5);
-  for (uint64_t inlineBytes : {uint64_t{64} << 10, uint64_t{0}}) {
+  // The wait policy without a memory limit parks nothing: copies stay
+  // inline (doppler-run's default policy is wait).
+  for (auto [inlineBytes, policy] :
+       {std::pair{uint64_t{64} << 10, MemoryPolicy::Fail},
+        std::pair{uint64_t{64} << 10, MemoryPolicy::Wait},
+        std::pair{uint64_t{0}, MemoryPolicy::Fail}}) {
     SCOPED_TRACE(inlineBytes);
+    SCOPED_TRACE(memoryPolicyName(policy));
     CpuBackendOptions cpu;
     cpu.inlineCopyBytes = inlineBytes;
-    auto executor = makeExecutor(2, cpu);
+    cpu.largeCopies = LargeCopies::CopyWorker;
+    ExecutorOptions options;
+    options.memoryPolicy = policy;
+    auto executor = makeExecutor(2, cpu, options);
     RunResult result = runOk(*executor, g, {{x, data.data()}});
     const float *out = result.outputs[doubled].f32();
     for (int i = 0; i < 256; ++i)
@@ -276,6 +290,99 @@ TEST(Executor, SmallCopiesRunOnTheProducersWorker) {
     else
       EXPECT_GE(copy.start, result.tasks[held].end);
   }
+}
+
+/// A 1 MiB value made on device 1 after a 20 ms wait and copied to
+/// device 0, whose copy worker a fixed-duration copy holds for 200 ms;
+/// device 0 runs `busy0` ms of work from the start, device 1 `after1` ms
+/// once the value is made (0: none).
+struct LargeCopyGraph {
+  static constexpr int64_t kElements = 256 * 1024;
+  TaskGraph g;
+  ValueId held, busy0 = -1, x, produced, after1 = -1, copy, doubled;
+  LargeCopyGraph(double busy0Ms, double after1Ms) {
+    ValueId early = unwrap(g.addDelay(1, 0, {}, {8}));
+    held = unwrap(g.addTransfer(early, 0, 200 * kMs));
+    if (busy0Ms > 0)
+      busy0 = unwrap(g.addDelay(0, busy0Ms * kMs));
+    (void)unwrap(g.addDelay(1, 20 * kMs)); // runs before `produced`
+    x = unwrap(g.addInput(1, {kElements}));
+    produced =
+        unwrap(g.addEinsum(1, "i->i", JoinKind::Neg, std::nullopt, {x}));
+    if (after1Ms > 0) // queued behind `produced` from the start
+      after1 = unwrap(g.addDelay(1, after1Ms * kMs));
+    copy = unwrap(g.addTransfer(produced, 0));
+    doubled = unwrap(
+        g.addEinsum(0, "i->i", JoinKind::Scale, std::nullopt, {copy}, 2.0));
+    EXPECT_TRUE(g.markOutput(doubled));
+  }
+  RunResult run(LargeCopies largeCopies, const std::vector<float> &data) {
+    CpuBackendOptions cpu;
+    cpu.largeCopies = largeCopies;
+    auto executor = makeExecutor(2, cpu);
+    RunResult result = runOk(*executor, g, {{x, data.data()}});
+    const float *out = result.outputs[doubled].f32();
+    for (int64_t i = 0; i < kElements; ++i)
+      EXPECT_EQ(out[i], -2.0f * data[i]) << i;
+    EXPECT_EQ(result.tasks[copy].device, 0);
+    EXPECT_EQ(result.tasks[copy].worker, WorkerKind::Copy);
+    EXPECT_EQ(result.devices[0].copyTasks, 2);
+    return result;
+  }
+};
+
+TEST(Executor, LargeCopiesRunOnTheIdleProducersWorker) {
+  // Device 1 has nothing queued once it made the value: it copies it
+  // itself, while device 0 still runs its 100 ms and its copy worker is
+  // held. With the copy workers, the copy queues behind the held one.
+  LargeCopyGraph graph(/*busy0Ms=*/100, /*after1Ms=*/0);
+  std::vector<float> data = randomFloats(LargeCopyGraph::kElements, 6);
+  RunResult result = graph.run(LargeCopies::ComputeWorkers, data);
+  const TaskTiming &copy = result.tasks[graph.copy];
+  EXPECT_GE(copy.start, result.tasks[graph.produced].end);
+  EXPECT_LT(copy.end, result.tasks[graph.busy0].end - 40 * kMs);
+  EXPECT_LT(copy.end, result.tasks[graph.held].end - 100 * kMs);
+  result = graph.run(LargeCopies::CopyWorker, data);
+  EXPECT_GE(result.tasks[graph.copy].start, result.tasks[graph.held].end);
+}
+
+TEST(Executor, LargeCopiesRunOnTheDestinationsWorkerAfterItsTask) {
+  // Device 1 has 100 ms of work queued when it made the value: device 0's
+  // compute worker copies it once its own 60 ms task ended (not the
+  // producer, still busy, nor the held copy worker).
+  LargeCopyGraph graph(/*busy0Ms=*/60, /*after1Ms=*/100);
+  std::vector<float> data = randomFloats(LargeCopyGraph::kElements, 7);
+  RunResult result = graph.run(LargeCopies::ComputeWorkers, data);
+  const TaskTiming &copy = result.tasks[graph.copy];
+  EXPECT_GE(copy.start, result.tasks[graph.busy0].end);
+  EXPECT_LT(copy.end, result.tasks[graph.after1].end - 20 * kMs);
+  EXPECT_LT(copy.end, result.tasks[graph.held].end - 100 * kMs);
+  EXPECT_GE(result.tasks[graph.doubled].start, copy.end);
+}
+
+TEST(Executor, LargeCopiesLeaveTheCopyWorkersWhenNoCoreIsSpare) {
+  auto computeCopies = [](int devices, LargeCopies mode, double bandwidth) {
+    CpuBackendOptions cpu;
+    cpu.numDevices = devices;
+    cpu.largeCopies = mode;
+    cpu.linkBandwidth = bandwidth;
+    return unwrap(createCpuBackend(cpu))->copiesOnComputeWorkers();
+  };
+  int cpus = static_cast<int>(std::thread::hardware_concurrency());
+#if defined(__linux__)
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+    cpus = CPU_COUNT(&allowed);
+#endif
+  EXPECT_TRUE(computeCopies(cpus, LargeCopies::Auto, 0));
+  EXPECT_TRUE(computeCopies(cpus + 1, LargeCopies::Auto, 0));
+  if (cpus > 1) {
+    EXPECT_FALSE(computeCopies(cpus - 1, LargeCopies::Auto, 0));
+  }
+  EXPECT_FALSE(computeCopies(cpus, LargeCopies::CopyWorker, 0));
+  EXPECT_TRUE(computeCopies(1, LargeCopies::ComputeWorkers, 0));
+  // An emulated link would hold a compute worker for the link's time.
+  EXPECT_FALSE(computeCopies(cpus, LargeCopies::ComputeWorkers, 1e9));
 }
 
 /// x -> a = exp(x), c = neg(x); d = a + c (output), all on device 0.

@@ -108,6 +108,14 @@ public:
   /// whose copies are plain memory copies that any thread may make. 0 (the
   /// default): every transfer runs on its copy worker.
   virtual uint64_t inlineCopyBytes() const { return 0; }
+  /// Whether the transfers inlineCopyBytes() leaves to a copy worker run
+  /// on a device's compute worker instead: the producer's, right after its
+  /// task, when nothing is queued on its device (its core would idle), else
+  /// the destination's, queued with its other tasks. For a host whose
+  /// devices leave no core to a copy worker, which would wait for one until
+  /// a device runs out of work. Same conditions as inlineCopyBytes(); false
+  /// (the default): the destination's copy worker.
+  virtual bool copiesOnComputeWorkers() const { return false; }
 };
 
 } // namespace doppler::runtime

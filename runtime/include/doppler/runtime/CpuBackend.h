@@ -24,6 +24,21 @@ enum class WaitMode : uint8_t {
   Hybrid ///< Sleep until shortly before the deadline, then spin.
 };
 
+/// Which thread copies a transfer of more than
+/// CpuBackendOptions::inlineCopyBytes (Backend::copiesOnComputeWorkers).
+enum class LargeCopies : uint8_t {
+  /// ComputeWorkers when the devices leave no core for a copy worker (at
+  /// least as many devices as CPUs the process may use), else CopyWorker.
+  Auto,
+  /// The destination's copy worker, a thread of its own: it overlaps the
+  /// devices' kernels where a core is free for it, and waits for one (a
+  /// scheduler slice, milliseconds) where every core runs a device.
+  CopyWorker,
+  /// A compute worker: the producer's, right after its task, when its
+  /// device has nothing queued; else the destination's, in its queue.
+  ComputeWorkers,
+};
+
 struct CpuBackendOptions {
   int numDevices = 1;
   /// Bytes per second of every link between two devices; 0: unthrottled.
@@ -45,10 +60,13 @@ struct CpuBackendOptions {
   bool pinComputeWorkers = true;
   /// Transfers of at most this many bytes run on the worker that made them
   /// ready (Backend::inlineCopyBytes), saving the copy worker's wake-up;
-  /// 0: every transfer on its copy worker. Off while the links are
+  /// 0: none (the others go where largeCopies says). Off while the links are
   /// emulated (linkBandwidth or linkLatency set): a throttled copy would
   /// hold the producer's worker for the link's time.
   uint64_t inlineCopyBytes = 64 * 1024;
+  /// Who copies the larger transfers; ComputeWorkers (and Auto) fall back
+  /// to the copy workers while the links are emulated, as inline copies do.
+  LargeCopies largeCopies = LargeCopies::Auto;
 };
 
 /// Fails on invalid options (no devices, negative bandwidth or latency).

@@ -162,6 +162,12 @@ struct TaskTiming {
   double end = 0;
   int device = -1;
   WorkerKind worker = WorkerKind::Compute;
+  /// Copies: k < copyWorkersPerDevice is the device's copy worker k; a copy
+  /// another worker thread made (Backend::inlineCopyBytes,
+  /// Backend::copiesOnComputeWorkers) takes a lane of that thread's own,
+  /// copyWorkersPerDevice + its index among the executor's workers (device
+  /// p's compute worker: p * (1 + copyWorkersPerDevice)), so that no lane
+  /// ever runs two copies at once.
   int lane = 0;
   /// False for graph inputs (and for tasks skipped after a failure).
   bool ran = false;
