@@ -197,8 +197,11 @@ double medianOf(std::vector<double> values) {
 
 /// --moves bar: issue 32's time bar. Per pair, the median over
 /// --moves-repeat runs of critical path's, join-aware's and the policy's
-/// (placeWithLearnedMoves: both heuristics, then the moves) CPU time in
-/// this process, the policy's makespan and what its climb did.
+/// (placeWithLearnedMoves: both heuristics, then the moves, within the
+/// policy's default budget of work, or --moves-budgets N runs) CPU time in
+/// this process, the policy's makespan and what its climb did; then where
+/// the policy's time went (LearnedMovesProfile), in units of the better
+/// heuristic's time.
 int barMoves(const Arguments &args, const std::vector<Pair> &pairs) {
   MoveModel model = MoveModel::embedded();
   const int64_t repeat = readCount(movesRepeat, 1);
