@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace doppler::placement {
 
@@ -22,6 +23,68 @@ struct ChainLink {
   /// node waited for its device instead (or for nothing: a source).
   NodeId lateProducer;
 };
+
+/// The seed of the automatic temperature's sampled moves: a stream apart
+/// from the annealing's own (seeded with the seed itself), so that an
+/// explicit temperature and the automatic one make the same moves after it.
+uint64_t sampleSeed(uint64_t seed) { return seed ^ 0x7e3c5a96d14f2b81ULL; }
+
+/// Relative makespan changes |M' - M| / M of single-node moves: every move
+/// (node, other device) once when there are at most `samples`, else
+/// `samples` drawn from `random`. `tryMove(v, d)` returns the makespan with
+/// v on d (and leaves the placement as it was), or nothing to stop early
+/// (a budget). Infinite makespans (infeasible moves) are left out.
+template <typename TryMove>
+std::vector<double> sampleMoveDeltas(ArrayView<DeviceId> assignment,
+                                     int32_t numDevices, double makespan,
+                                     SeededRandom &random, int64_t samples,
+                                     TryMove &&tryMove) {
+  std::vector<double> deltas;
+  const int64_t numNodes = static_cast<int64_t>(assignment.size());
+  if (numNodes == 0 || numDevices < 2 || samples < 1 || !(makespan > 0) ||
+      !std::isfinite(makespan))
+    return deltas;
+  auto record = [&](NodeId v, DeviceId d) {
+    std::optional<double> moved = tryMove(v, d);
+    if (!moved)
+      return false;
+    if (std::isfinite(*moved))
+      deltas.push_back(std::abs(*moved - makespan) / makespan);
+    return true;
+  };
+  if (numNodes * (numDevices - 1) <= samples) {
+    for (NodeId v = 0; v < numNodes; ++v)
+      for (DeviceId d = 0; d < numDevices; ++d)
+        if (d != assignment[v] && !record(v, d))
+          return deltas;
+    return deltas;
+  }
+  for (int64_t i = 0; i < samples; ++i) {
+    const NodeId v =
+        static_cast<NodeId>(random.below(static_cast<uint32_t>(numNodes)));
+    const DeviceId d = static_cast<DeviceId>(
+        (assignment[v] + 1 +
+         random.below(static_cast<uint32_t>(numDevices - 1))) %
+        numDevices);
+    if (!record(v, d))
+      break;
+  }
+  return deltas;
+}
+
+/// The median (the upper one of an even count) of the changes; of the
+/// non-zero ones when it is 0; 0 when there are none.
+double typicalOf(std::vector<double> deltas) {
+  std::sort(deltas.begin(), deltas.end());
+  if (deltas.empty())
+    return 0;
+  double median = deltas[deltas.size() / 2];
+  if (median > 0)
+    return median;
+  auto firstChange = std::upper_bound(deltas.begin(), deltas.end(), 0.0);
+  const size_t changes = static_cast<size_t>(deltas.end() - firstChange);
+  return changes == 0 ? 0 : firstChange[changes / 2];
+}
 
 /// The annealing state and its moves. Moves change `current_` in place and
 /// log what they changed, so undoing a rejected move costs O(moved nodes).
@@ -44,6 +107,12 @@ public:
 
 private:
   bool budgetLeft(double *progress);
+  /// The automatic temperature: typicalMoveDelta's moves, each a run of the
+  /// budget; returns the typical change and sets annealBegin*_.
+  double measureTemperature(SearchResult &result);
+  double elapsedSeconds() const {
+    return std::chrono::duration<double>(Clock::now() - begin_).count();
+  }
   double evaluate();
   void keepCurrentSchedule();
   void computeCriticalChain();
@@ -73,6 +142,10 @@ private:
   std::vector<DeviceId> best_;
   double bestCost_ = 0;
   int64_t evaluations_ = 0;
+  // Where the temperature's schedule begins (after the measurement of an
+  // automatic temperature): runs and seconds.
+  int64_t annealBeginRuns_ = 0;
+  double annealBeginSeconds_ = 0;
 
   // The move being tried: (node, previous device) pairs.
   std::vector<std::pair<NodeId, DeviceId>> changeLog_;
@@ -105,18 +178,21 @@ double Annealer::evaluate() {
 }
 
 bool Annealer::budgetLeft(double *progress) {
+  // The fraction of the budget spent since the annealing began.
   double fraction = 0;
   if (options_.maxEvaluations > 0) {
     if (evaluations_ >= options_.maxEvaluations)
       return false;
-    fraction = static_cast<double>(evaluations_) / options_.maxEvaluations;
+    fraction = static_cast<double>(evaluations_ - annealBeginRuns_) /
+               static_cast<double>(options_.maxEvaluations - annealBeginRuns_);
   }
   if (options_.timeBudgetSeconds > 0) {
-    double elapsed =
-        std::chrono::duration<double>(Clock::now() - begin_).count();
+    double elapsed = elapsedSeconds();
     if (elapsed >= options_.timeBudgetSeconds)
       return false;
-    fraction = std::max(fraction, elapsed / options_.timeBudgetSeconds);
+    fraction = std::max(fraction,
+                        (elapsed - annealBeginSeconds_) /
+                            (options_.timeBudgetSeconds - annealBeginSeconds_));
   }
   if (options_.targetMakespan > 0 && bestCost_ <= options_.targetMakespan)
     return false;
@@ -342,6 +418,39 @@ bool Annealer::proposeMove() {
   return proposeClusterMove();
 }
 
+double Annealer::measureTemperature(SearchResult &result) {
+  // At most an eighth of the budget, so that the annealing keeps the rest.
+  int64_t samples = std::max(0, options_.temperatureSamples);
+  if (options_.maxEvaluations > 0)
+    samples = std::min(samples, options_.maxEvaluations / 8);
+  const double secondsCap = options_.timeBudgetSeconds / 8;
+  const int64_t runsBefore = evaluations_;
+  SeededRandom random(sampleSeed(options_.seed));
+  auto tryMove = [&](NodeId v, DeviceId d) -> std::optional<double> {
+    if (options_.timeBudgetSeconds > 0 && elapsedSeconds() >= secondsCap)
+      return std::nullopt;
+    if (options_.targetMakespan > 0 && bestCost_ <= options_.targetMakespan)
+      return std::nullopt;
+    changeLog_.clear();
+    set(v, d);
+    const double cost = evaluate();
+    if (cost < bestCost_) {
+      // Seen, so kept: the result is the best placement ever simulated.
+      bestCost_ = cost;
+      best_ = current_;
+      ++result.improvements;
+    }
+    undo();
+    return cost;
+  };
+  const double typical = typicalOf(sampleMoveDeltas(
+      current_, numDevices_, currentCost_, random, samples, tryMove));
+  result.temperatureRuns = evaluations_ - runsBefore;
+  annealBeginRuns_ = evaluations_;
+  annealBeginSeconds_ = elapsedSeconds();
+  return typical;
+}
+
 SearchResult Annealer::run() {
   SearchResult result;
   currentCost_ = evaluate();
@@ -351,9 +460,20 @@ SearchResult Annealer::run() {
   keepCurrentSchedule();
 
   const bool canMove = numDevices_ > 1 && graph_.numNodes() > 0;
+  const double initialTemperature =
+      options_.initialTemperature
+          ? *options_.initialTemperature
+          : (canMove ? measureTemperature(result) : 0.0) *
+                kAutomaticTemperatureScale;
+  const double finalTemperature =
+      options_.finalTemperature
+          ? *options_.finalTemperature
+          : initialTemperature * kAutomaticTemperatureFall;
+  result.initialTemperature = initialTemperature;
+  result.finalTemperature = finalTemperature;
   const double temperatureRatio =
-      options_.initialTemperature > 0 && options_.finalTemperature > 0
-          ? options_.finalTemperature / options_.initialTemperature
+      initialTemperature > 0 && finalTemperature > 0
+          ? finalTemperature / initialTemperature
           : 1.0;
   double progress = 0;
   while (canMove && budgetLeft(&progress)) {
@@ -363,9 +483,9 @@ SearchResult Annealer::run() {
     const double cost = evaluate();
     bool accept = cost <= currentCost_;
     if (!accept && std::isfinite(cost) && std::isfinite(currentCost_) &&
-        currentCost_ > 0 && options_.initialTemperature > 0) {
-      double temperature = options_.initialTemperature *
-                           std::pow(temperatureRatio, progress);
+        currentCost_ > 0 && initialTemperature > 0) {
+      double temperature =
+          initialTemperature * std::pow(temperatureRatio, progress);
       double worsening = (cost - currentCost_) / currentCost_;
       accept = random_.uniform() < std::exp(-worsening / temperature);
     }
@@ -392,6 +512,22 @@ SearchResult Annealer::run() {
 }
 
 } // namespace
+
+double typicalMoveDelta(Simulator &judge, ArrayView<DeviceId> start,
+                        uint64_t seed, int32_t samples) {
+  std::vector<DeviceId> moved(start.begin(), start.end());
+  const double makespan = judge.run(moved);
+  SeededRandom random(sampleSeed(seed));
+  auto tryMove = [&](NodeId v, DeviceId d) -> std::optional<double> {
+    const DeviceId old = moved[v];
+    moved[v] = d;
+    const double cost = judge.run(moved);
+    moved[v] = old;
+    return cost;
+  };
+  return typicalOf(sampleMoveDeltas(start, judge.numDevices(), makespan,
+                                    random, samples, tryMove));
+}
 
 std::optional<SearchResult> refinePlacement(Simulator &judge,
                                             ArrayView<DeviceId> initial,
