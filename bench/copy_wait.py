@@ -11,6 +11,7 @@ consumer's start less the producer's end, in microseconds (median and
 largest). Run it under `chrt -f 1` as the zoo benchmark runs, or without.
 
     python3 bench/copy_wait.py --rows 128   # 256 KiB hops
+    python3 bench/copy_wait.py --rows 128 --large-copies compute-workers
 """
 
 import argparse
@@ -74,6 +75,9 @@ def main():
     parser.add_argument("--steps", type=int, default=24, help="GEMMs per device")
     parser.add_argument("--rows", type=int, default=128, help="rows of each hop (N floats each)")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs")
+    parser.add_argument("--large-copies", default="auto",
+                        choices=("auto", "copy-worker", "idle-producer", "compute-workers"),
+                        help="doppler-run-plan --large-copies (who makes the copies)")
     args = parser.parse_args()
     if min(args.size, args.steps, args.rows, args.repeat) < 1 or args.rows > args.size:
         parser.error("--size, --steps, --rows, --repeat must be positive, --rows at most --size")
@@ -86,7 +90,8 @@ def main():
             json.dump(plan, f)
         env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
         done = subprocess.run([find_tool("doppler-run-plan"), plan_path, "--repeat",
-                               str(args.repeat), "--trace", trace_path, "--json"],
+                               str(args.repeat), "--trace", trace_path, "--json",
+                               "--large-copies", args.large_copies],
                               check=True, capture_output=True, text=True, env=env)
         report = json.loads(done.stdout)
         with open(trace_path) as f:
@@ -103,7 +108,7 @@ def main():
         copies.append(events[copy]["dur"])
         starts.append(events[used]["ts"] - made)
     median = statistics.median
-    print(f"{args.rows * args.size * 4 // 1024} KiB hops: {len(hops)}; makespan "
+    print(f"{args.rows * args.size * 4 // 1024} KiB hops: {len(hops)}, {args.large_copies}; makespan "
           f"{report['measured_makespan_s'] * 1e3:.2f} ms; load {os.getloadavg()[0]:.2f}")
     print(f"  copy waits    median {median(waits):9.0f} us, largest {max(waits):9.0f} us")
     print(f"  copy takes    median {median(copies):9.0f} us")

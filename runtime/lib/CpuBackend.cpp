@@ -178,12 +178,21 @@ public:
                : options_.inlineCopyBytes;
   }
 
-  bool copiesOnComputeWorkers() const override {
+  LargeCopyPath largeCopyPath() const override {
     if (options_.linkBandwidth > 0 || options_.linkLatency > 0)
-      return false;
-    return options_.largeCopies == LargeCopies::ComputeWorkers ||
-           (options_.largeCopies == LargeCopies::Auto &&
-            options_.numDevices >= usableCpus());
+      return LargeCopyPath::CopyWorker;
+    switch (options_.largeCopies) {
+    case LargeCopies::Auto:
+      return options_.numDevices >= usableCpus() ? LargeCopyPath::IdleProducer
+                                                 : LargeCopyPath::CopyWorker;
+    case LargeCopies::CopyWorker:
+      return LargeCopyPath::CopyWorker;
+    case LargeCopies::IdleProducer:
+      return LargeCopyPath::IdleProducer;
+    case LargeCopies::ComputeWorkers:
+      break;
+    }
+    return LargeCopyPath::ComputeWorkers;
   }
 
   Status attachWorker(int device, WorkerKind kind, int) override {

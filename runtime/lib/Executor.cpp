@@ -54,7 +54,7 @@ Executor::Impl::Impl(std::unique_ptr<Backend> backendIn,
   numDevices = backend ? backend->numDevices() : 0;
   options.copyWorkersPerDevice = std::max(1, options.copyWorkersPerDevice);
   inlineCopyBytes = backend ? backend->inlineCopyBytes() : 0;
-  computeCopies = backend && backend->copiesOnComputeWorkers();
+  largeCopies = backend ? backend->largeCopyPath() : LargeCopyPath::CopyWorker;
   // Workers that may want a core while another spins. Where small copies
   // run inline on the compute workers, the copy workers only move large
   // values, seldom, and a spinning worker yields between polls: they do
@@ -209,7 +209,9 @@ void Executor::Impl::enqueue(RunState &run, ValueId id) {
   {
     std::lock_guard<std::mutex> lock(queue.mutex);
     int64_t before = queue.runnable();
-    queue.push(id, task.priority);
+    // A copy on the destination's compute worker goes first: it waits for
+    // that worker's current task, not for its queue.
+    queue.push(id, task.priority, path == CopyPath::DestinationCompute);
     run.addActive(queue.runnable() - before);
     wake = queue.sleepers > 0 && !queue.empty();
   }
@@ -239,15 +241,17 @@ Executor::Impl::CopyPath Executor::Impl::copyPath(RunState &run,
       workerQueue && workerQueue->queued.load(std::memory_order_acquire) == 0;
   const bool small = inlineCopyBytes > 0 &&
                      run.graph.byteSize(id) <= inlineCopyBytes;
-  if ((small || computeCopies) && idle)
+  if (idle && (small || largeCopies != LargeCopyPath::CopyWorker))
     return CopyPath::Inline;
   // A busy worker leaves a small copy to the copy worker: queued to the
   // destination's compute worker instead, the copies made MobileNetV2 at
   // D = 2 (49 hops of at most 960 bytes into its busier device) 1.19x
   // slower. A large one waits there for the destination's current task,
-  // not for a core.
-  return !small && computeCopies ? CopyPath::DestinationCompute
-                                 : CopyPath::CopyWorker;
+  // not for a core, but takes the destination's time: the LLaMA block at
+  // D = 2 ran 1.01-1.17x its time with the copy workers (not by default).
+  return !small && largeCopies == LargeCopyPath::ComputeWorkers
+             ? CopyPath::DestinationCompute
+             : CopyPath::CopyWorker;
 }
 
 void Executor::Impl::copyInline(RunState &run, ValueId id) {

@@ -21,6 +21,7 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -90,13 +91,19 @@ public:
     return static_cast<int64_t>(fifo_.size() + heap_.size());
   }
 
-  void push(ValueId id, int64_t priority) {
+  /// `first`: before every task queued (not in program mode).
+  void push(ValueId id, int64_t priority, bool first = false) {
     if (mode_ == QueueMode::Fifo) {
-      fifo_.push_back(id);
+      if (first)
+        fifo_.push_front(id);
+      else
+        fifo_.push_back(id);
     } else {
       // Program order keys on the position in the sequence: the heap's top
       // is the ready task that comes first.
-      int64_t key = mode_ == QueueMode::Program ? rankOf(id) : priority;
+      int64_t key = mode_ == QueueMode::Program ? rankOf(id)
+                    : first ? std::numeric_limits<int64_t>::min()
+                            : priority;
       heap_.push_back({key, nextSequence_++, id});
       std::push_heap(heap_.begin(), heap_.end(), Entry::later);
     }
@@ -349,9 +356,10 @@ struct Executor::Impl {
     DestinationCompute, ///< Queued to its device's compute worker.
   };
   /// Inline: made ready on a worker thread with nothing else queued, and
-  /// at most Backend::inlineCopyBytes or Backend::copiesOnComputeWorkers.
-  /// The larger ones of the rest go to the destination's compute worker
-  /// where Backend::copiesOnComputeWorkers, the others to the copy worker.
+  /// at most Backend::inlineCopyBytes, or larger with a Backend::
+  /// largeCopyPath other than CopyWorker. The larger ones of the rest go
+  /// to the destination's compute worker with ComputeWorkers, the others
+  /// to the copy worker.
   CopyPath copyPath(RunState &run, ValueId id) const;
   /// Runs transfer `id` on this thread, then finishes it.
   void copyInline(RunState &run, ValueId id);
@@ -411,8 +419,8 @@ struct Executor::Impl {
   Clock::duration idleSpin{0};
   /// Backend::inlineCopyBytes, read once.
   uint64_t inlineCopyBytes = 0;
-  /// Backend::copiesOnComputeWorkers, read once.
-  bool computeCopies = false;
+  /// Backend::largeCopyPath, read once.
+  LargeCopyPath largeCopies = LargeCopyPath::CopyWorker;
   /// Bumped when a run begins (before its inputs are uploaded): a parked
   /// compute worker wakes and spins, up to kStartSpin, for the run's first
   /// tasks, instead of paying a futex wake-up when they are queued (35 us

@@ -40,6 +40,9 @@ struct BackendChoice {
   /// CPU backend link model (bytes/s and seconds; 0 disables either).
   double linkBandwidth = 0;
   double linkLatency = 0;
+  /// CPU backend: CpuBackendOptions::largeCopies (auto, copy-worker,
+  /// idle-producer, compute-workers; checked by the tool's parser).
+  std::string largeCopies = "auto";
 };
 
 inline Result<std::unique_ptr<Backend>>
@@ -49,6 +52,13 @@ createBackend(const BackendChoice &choice) {
     options.numDevices = choice.devices;
     options.linkBandwidth = choice.linkBandwidth;
     options.linkLatency = choice.linkLatency;
+    options.largeCopies = choice.largeCopies == "copy-worker"
+                              ? LargeCopies::CopyWorker
+                          : choice.largeCopies == "idle-producer"
+                              ? LargeCopies::IdleProducer
+                          : choice.largeCopies == "compute-workers"
+                              ? LargeCopies::ComputeWorkers
+                              : LargeCopies::Auto;
     return createCpuBackend(options);
   }
   if (choice.name == "cuda") {

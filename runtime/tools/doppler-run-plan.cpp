@@ -86,6 +86,14 @@ std::optional<int> parseArguments(int argc, char **argv, Options &opts) {
                      "priority order, strictly)",
                      "needs fifo, priority, program or planned",
                      {"fifo", "priority", "program", "planned"}),
+          textOption({"--large-copies"}, &opts.backend.largeCopies,
+                     "auto|copy-worker|idle-producer|compute-workers",
+                     "CPU: who makes copies over 64 KiB (default auto: the "
+                     "producer when idle, where no core is spare)",
+                     "needs auto, copy-worker, idle-producer or "
+                     "compute-workers",
+                     {"auto", "copy-worker", "idle-producer",
+                      "compute-workers"}),
           textOption({"--trace"}, &opts.tracePath, "FILE",
                      "write a Chrome trace of the median run",
                      "needs a file name"),

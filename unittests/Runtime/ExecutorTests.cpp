@@ -337,7 +337,7 @@ TEST(Executor, LargeCopiesRunOnTheIdleProducersWorker) {
   // held. With the copy workers, the copy queues behind the held one.
   LargeCopyGraph graph(/*busy0Ms=*/100, /*after1Ms=*/0);
   std::vector<float> data = randomFloats(LargeCopyGraph::kElements, 6);
-  RunResult result = graph.run(LargeCopies::ComputeWorkers, data);
+  RunResult result = graph.run(LargeCopies::IdleProducer, data);
   const TaskTiming &copy = result.tasks[graph.copy];
   EXPECT_GE(copy.start, result.tasks[graph.produced].end);
   EXPECT_LT(copy.end, result.tasks[graph.busy0].end - 40 * kMs);
@@ -358,15 +358,19 @@ TEST(Executor, LargeCopiesRunOnTheDestinationsWorkerAfterItsTask) {
   EXPECT_LT(copy.end, result.tasks[graph.after1].end - 20 * kMs);
   EXPECT_LT(copy.end, result.tasks[graph.held].end - 100 * kMs);
   EXPECT_GE(result.tasks[graph.doubled].start, copy.end);
+  // IdleProducer (the default where no core is spare) leaves it to the
+  // copy worker, behind the held copy.
+  result = graph.run(LargeCopies::IdleProducer, data);
+  EXPECT_GE(result.tasks[graph.copy].start, result.tasks[graph.held].end);
 }
 
 TEST(Executor, LargeCopiesLeaveTheCopyWorkersWhenNoCoreIsSpare) {
-  auto computeCopies = [](int devices, LargeCopies mode, double bandwidth) {
+  auto path = [](int devices, LargeCopies mode, double bandwidth) {
     CpuBackendOptions cpu;
     cpu.numDevices = devices;
     cpu.largeCopies = mode;
     cpu.linkBandwidth = bandwidth;
-    return unwrap(createCpuBackend(cpu))->copiesOnComputeWorkers();
+    return unwrap(createCpuBackend(cpu))->largeCopyPath();
   };
   int cpus = static_cast<int>(std::thread::hardware_concurrency());
 #if defined(__linux__)
@@ -374,15 +378,20 @@ TEST(Executor, LargeCopiesLeaveTheCopyWorkersWhenNoCoreIsSpare) {
   if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
     cpus = CPU_COUNT(&allowed);
 #endif
-  EXPECT_TRUE(computeCopies(cpus, LargeCopies::Auto, 0));
-  EXPECT_TRUE(computeCopies(cpus + 1, LargeCopies::Auto, 0));
+  EXPECT_EQ(path(cpus, LargeCopies::Auto, 0), LargeCopyPath::IdleProducer);
+  EXPECT_EQ(path(cpus + 1, LargeCopies::Auto, 0),
+            LargeCopyPath::IdleProducer);
   if (cpus > 1) {
-    EXPECT_FALSE(computeCopies(cpus - 1, LargeCopies::Auto, 0));
+    EXPECT_EQ(path(cpus - 1, LargeCopies::Auto, 0), LargeCopyPath::CopyWorker);
   }
-  EXPECT_FALSE(computeCopies(cpus, LargeCopies::CopyWorker, 0));
-  EXPECT_TRUE(computeCopies(1, LargeCopies::ComputeWorkers, 0));
+  EXPECT_EQ(path(cpus, LargeCopies::CopyWorker, 0), LargeCopyPath::CopyWorker);
+  EXPECT_EQ(path(1, LargeCopies::IdleProducer, 0),
+            LargeCopyPath::IdleProducer);
+  EXPECT_EQ(path(1, LargeCopies::ComputeWorkers, 0),
+            LargeCopyPath::ComputeWorkers);
   // An emulated link would hold a compute worker for the link's time.
-  EXPECT_FALSE(computeCopies(cpus, LargeCopies::ComputeWorkers, 1e9));
+  EXPECT_EQ(path(cpus, LargeCopies::ComputeWorkers, 1e9),
+            LargeCopyPath::CopyWorker);
 }
 
 /// x -> a = exp(x), c = neg(x); d = a + c (output), all on device 0.

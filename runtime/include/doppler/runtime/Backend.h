@@ -39,6 +39,21 @@ struct DeviceBuffer {
   uint64_t bytes = 0;
 };
 
+/// Who makes a transfer larger than Backend::inlineCopyBytes. For a host
+/// whose devices leave no core to a copy worker, which then waits for one
+/// until a device runs out of work.
+enum class LargeCopyPath : uint8_t {
+  /// The destination's copy worker.
+  CopyWorker,
+  /// The worker that made it ready, right after its task, when nothing
+  /// else is queued for it (its core would idle); else the copy worker.
+  IdleProducer,
+  /// As IdleProducer, else the destination's compute worker, before the
+  /// tasks queued there: it waits for that worker's current task, but
+  /// takes its time.
+  ComputeWorkers,
+};
+
 /// The kind of worker thread that runs a task.
 enum class WorkerKind : uint8_t { Compute, Copy };
 
@@ -108,14 +123,12 @@ public:
   /// whose copies are plain memory copies that any thread may make. 0 (the
   /// default): every transfer runs on its copy worker.
   virtual uint64_t inlineCopyBytes() const { return 0; }
-  /// Whether the transfers inlineCopyBytes() leaves to a copy worker run
-  /// on a device's compute worker instead: the producer's, right after its
-  /// task, when nothing is queued on its device (its core would idle), else
-  /// the destination's, queued with its other tasks. For a host whose
-  /// devices leave no core to a copy worker, which would wait for one until
-  /// a device runs out of work. Same conditions as inlineCopyBytes(); false
-  /// (the default): the destination's copy worker.
-  virtual bool copiesOnComputeWorkers() const { return false; }
+  /// Who makes the transfers inlineCopyBytes() leaves to a copy worker
+  /// (LargeCopyPath). Same conditions as inlineCopyBytes(); by default the
+  /// destination's copy worker.
+  virtual LargeCopyPath largeCopyPath() const {
+    return LargeCopyPath::CopyWorker;
+  }
 };
 
 } // namespace doppler::runtime

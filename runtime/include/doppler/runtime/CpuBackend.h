@@ -25,17 +25,14 @@ enum class WaitMode : uint8_t {
 };
 
 /// Which thread copies a transfer of more than
-/// CpuBackendOptions::inlineCopyBytes (Backend::copiesOnComputeWorkers).
+/// CpuBackendOptions::inlineCopyBytes (Backend::largeCopyPath).
 enum class LargeCopies : uint8_t {
-  /// ComputeWorkers when the devices leave no core for a copy worker (at
-  /// least as many devices as CPUs the process may use), else CopyWorker.
+  /// IdleProducer when the devices leave no core to a copy worker (at least
+  /// as many devices as CPUs the process may use), else CopyWorker.
   Auto,
-  /// The destination's copy worker, a thread of its own: it overlaps the
-  /// devices' kernels where a core is free for it, and waits for one (a
-  /// scheduler slice, milliseconds) where every core runs a device.
+  /// LargeCopyPath's three, always.
   CopyWorker,
-  /// A compute worker: the producer's, right after its task, when its
-  /// device has nothing queued; else the destination's, in its queue.
+  IdleProducer,
   ComputeWorkers,
 };
 

@@ -164,7 +164,7 @@ struct TaskTiming {
   WorkerKind worker = WorkerKind::Compute;
   /// Copies: k < copyWorkersPerDevice is the device's copy worker k; a copy
   /// another worker thread made (Backend::inlineCopyBytes,
-  /// Backend::copiesOnComputeWorkers) takes a lane of that thread's own,
+  /// Backend::largeCopyPath) takes a lane of that thread's own,
   /// copyWorkersPerDevice + its index among the executor's workers (device
   /// p's compute worker: p * (1 + copyWorkersPerDevice)), so that no lane
   /// ever runs two copies at once.
