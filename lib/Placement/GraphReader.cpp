@@ -60,10 +60,17 @@ std::optional<uint64_t> parseUnsigned(std::string_view field) {
 }
 
 bool isOpTypeWord(std::string_view field) {
-  if (field.empty())
+  auto letter = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  // A letter first (so that a third number is an error, not a type), then
+  // letters, digits, '_' and '.': the reference's words ("einsummable") and
+  // the dialect's op names ("doppler.gather") that formatReferenceGraph
+  // writes for graphs read from .mlir.
+  if (field.empty() || !letter(field.front()))
     return false;
   for (char c : field)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'))
+    if (!(letter(c) || (c >= '0' && c <= '9') || c == '.'))
       return false;
   return true;
 }

@@ -96,6 +96,28 @@ TEST(GeneratorTest, TrainingSetIsSeededAndSurvivesTheTextFormat) {
                sameGraph(first[1].graph, other[1].graph));
 }
 
+TEST(GeneratorTest, ReferenceFormatKeepsDialectOpTypes) {
+  // Graphs read from .mlir carry the dialect's op names; the text written
+  // for them must read back with the same types.
+  GraphBuilder builder;
+  builder.addNode(10, 1, "doppler.input");
+  builder.addNode(20, 2, "doppler.einsum");
+  builder.addNode(30, 3, "doppler.gather_v2");
+  builder.addNode(40, 4, "");
+  builder.addEdge(0, 1);
+  builder.addEdge(1, 2);
+  builder.addEdge(2, 3);
+  std::optional<Graph> graph = builder.build();
+  ASSERT_TRUE(graph);
+  std::string error;
+  std::optional<Graph> parsed =
+      parseReferenceGraph(formatReferenceGraph(*graph), "typed.txt", &error);
+  ASSERT_TRUE(parsed) << error;
+  EXPECT_TRUE(sameGraph(*graph, *parsed));
+  for (NodeId v = 0; v < graph->numNodes(); ++v)
+    EXPECT_EQ(parsed->opType(v), graph->opType(v)) << v;
+}
+
 TEST(GeneratorTest, FamilySubsetsAreDisjointAndKeepTheirDraws) {
   TrainingSetOptions options;
   options.count = 40;
