@@ -9,11 +9,15 @@ Four sets of graphs (--sets; default all four, or only the GRAPHs given):
 
   shared    the three graphs of data/reference/graphs, on D devices
   program   a small MLP program, decomposed for cpu4 (Doppler-SYS runs it)
-  zoo       small zoo models (--zoo-models, default gpt2 and vit: the
-            test-size models of python/doppler/zoo.py, a CPU run well under
-            a millisecond), exported by the frontend (--torch-python) and
-            decomposed by the default pipeline's passes for cpu4 on D
-            devices; Doppler-SYS trains on their measured CPU runs
+  zoo       zoo models whose CPU runs take a millisecond or more and whose
+            placements differ (--zoo-models, default llama_w128 and
+            resnet18_64: issue 35's sizes in bench/zoo_speed.py; the names
+            of python/doppler/zoo.py work too), exported by the frontend
+            (--torch-python) and decomposed by the default pipeline's
+            passes for --zoo-system (default host: this host's calibrated
+            description, python/doppler/host.py) on --zoo-devices (default
+            2); Doppler-SYS trains on their measured CPU runs; written to
+            table-zoo.md and results-zoo.json
   real      the real-program graphs of scripts/real_programs.py's manifest
             (--real-manifest; --real-split, default the held-out models,
             at --real-devices, default 8 and 16: docs/Method.md section 10),
@@ -37,7 +41,7 @@ On each graph it measures with the simulator (reference semantics):
                                  (scripts/train_per_graph.sh's recipe)
   Doppler-SYS                    imitation, simulator RL, then RL on the
                                  measured makespan of CPU runs (programs
-                                 for cpu4 only: the program and zoo sets)
+                                 only: the program and zoo sets)
 
 Every learned method gets the same E episodes (one episode: one complete
 placement of the graph; Doppler-SIM: 1/4 imitation, Doppler-SYS: 1/4
@@ -46,9 +50,12 @@ simulated during training (the simulator judges all of them alike; for
 Doppler-SYS the best simulated before its real runs and its final greedy
 placement). Doppler-SYS's measured figure is doppler-train's last greedy
 evaluation on the runtime: the kept model's greedy placement's measured
-makespan over critical path's, each the median of --repeat runs. Writes
-DIR/table.md, DIR/results.json (the real set: table-real.md,
-results-real.json), and per graph two SVG sample-efficiency curves (best
+makespan over critical path's, each the median of --repeat runs; the
+kept model's placement is then measured --remeasure times again (their
+median and spread, the noise of one such figure). Writes
+DIR/table.md, DIR/results.json (the zoo set: table-zoo.md,
+results-zoo.json; the real set: table-real.md, results-real.json), and
+per graph two SVG sample-efficiency curves (best
 makespan so far against episodes and against wall time). Deterministic
 for a seed except the wall times and the measured runs.
 """
@@ -174,25 +181,52 @@ def small_program(build, work):
     return decomposed
 
 
-def zoo_programs(build, work, models, devices, torch_python):
-    """Each zoo model at its test size, exported by the frontend and put
-    through the default pipeline's passes up to placement for cpu4 on D
-    devices (as scripts/real_programs.py does for the large ones)."""
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), OMP_NUM_THREADS="1",
-               OPENBLAS_NUM_THREADS="1")
+EXPORT = """import os, sys, torch, doppler
+from doppler import zoo
+torch.manual_seed(0)
+try:
+    model, inputs = zoo.build(sys.argv[1])
+except KeyError:  # issue 35's models, at the sizes of bench/zoo_speed.py
+    sys.path.insert(0, os.path.join(sys.argv[2], "bench"))
+    import zoo_speed
+    model, inputs = zoo_speed._issue_models()[sys.argv[1]]()
+    model.eval()
+print(doppler.export(model, inputs))
+"""
+
+
+def torch_env(build):
+    return dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), OMP_NUM_THREADS="1",
+                OPENBLAS_NUM_THREADS="1", DOPPLER_BUILD_DIR=os.path.abspath(build))
+
+
+def zoo_system(build, system, devices, torch_python):
+    """The system description the zoo is placed for: "host" is this host's,
+    measured by doppler-calibrate for D devices and cached
+    (python/doppler/host.py); else a preset or a JSON file."""
+    if system != "host":
+        return system
+    return run([torch_python, "-c", "import sys\nfrom doppler import host\n"
+                "print(host.host_system(int(sys.argv[1])))", str(devices)],
+               env=torch_env(build)).strip()
+
+
+def zoo_programs(build, work, models, devices, system, torch_python):
+    """Each zoo model (of python/doppler/zoo.py or issue 35's of
+    bench/zoo_speed.py), exported by the frontend and put through the
+    default pipeline's passes up to placement for `system` on D devices (as
+    scripts/real_programs.py does for the large ones)."""
     graphs = []
     for model in models:
         source = os.path.join(work, f"{model}.mlir")
         with open(source, "w") as f:
-            f.write(run([torch_python, "-c",
-                         "import sys, doppler\nfrom doppler import zoo\n"
-                         "m, a = zoo.build(sys.argv[1])\nprint(doppler.export(m, a))", model],
-                        env=env))
-        graph = os.path.join(work, f"{model}.cpu4.d{devices}.mlir")
+            f.write(run([torch_python, "-c", EXPORT, model, ROOT], env=torch_env(build)))
+        tag = "host" if os.path.sep in system else system
+        graph = os.path.join(work, f"{model}.{tag}.d{devices}.mlir")
         run([f"{build}/bin/doppler-opt", source, "--doppler-verify-unplaced",
-             "--doppler-annotate-costs=system=cpu4",
-             f"--doppler-decompose-search=system=cpu4 devices={devices}", "--canonicalize",
-             "--doppler-fuse-elementwise", "--doppler-annotate-costs=system=cpu4",
+             f"--doppler-annotate-costs=system={system}",
+             f"--doppler-decompose-search=system={system} devices={devices}", "--canonicalize",
+             "--doppler-fuse-elementwise", f"--doppler-annotate-costs=system={system}",
              "-o", graph])
         graphs.append((graph, devices))
     return graphs
@@ -252,8 +286,32 @@ def train_doppler(build, graph, devices, seed, stages, episodes, extra, work, ta
     return rows, greedy, seconds, measured
 
 
+def remeasure(build, graph, devices, model, seed, repeat, count, work, tag):
+    """The measured ratio of `model`'s greedy placement to critical path's,
+    measured `count` times anew: doppler-train from the model with learning
+    rate 0 (the placement does not change) evaluating every episode on the
+    runtime, each evaluation the median of `repeat` runs of each placement.
+    Their spread is the noise of one such figure."""
+    log = os.path.join(work, f"{tag}.remeasure.jsonl")
+    run([f"{build}/bin/doppler-train", graph, "--devices", str(devices), "--init", model,
+         "--stages", "real-rl", "--episodes", str(count), "--lr", "0", "--epsilon", "0",
+         "--episodes-per-update", "8", "--seed", str(seed), "--evaluate-every", "1",
+         "--backend", "cpu", "--repeat", str(repeat), "--no-progress", "--log", log,
+         "-o", os.path.join(work, f"{tag}.remeasure.pt")])
+    with open(log) as f:
+        entries = [json.loads(line) for line in f]
+    return [e["ratio_to_critical_path"] for e in entries
+            if e.get("cost_source", "simulator") != "simulator" and "evaluation" in e]
+
+
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
 def measure_learned(build, graph, devices, episodes, seed, work, name, row, curves,
-                    placeto_max_nodes, repeat):
+                    placeto_max_nodes, repeat, remeasures):
     """The per-graph learned methods on one graph: GDP, Placeto, Doppler-IL,
     -SIM and (for a cpu program) -SYS; fills `row` and `curves`."""
     for baseline in ("gdp", "placeto"):
@@ -289,6 +347,12 @@ def measure_learned(build, graph, devices, episodes, seed, work, name, row, curv
             curves[label] = best_so_far(rows)
         else:
             row["Doppler-SYS measured / critical-path measured"] = measured
+            if remeasures:
+                ratios = remeasure(build, graph, devices, os.path.join(work, f"{name}.sys.pt"),
+                                   seed, repeat, remeasures, work, f"{name}.sys")
+                row["Doppler-SYS re-measured"] = ratios
+                row["Doppler-SYS re-measured median"] = median(ratios)
+                row["Doppler-SYS re-measured spread"] = (max(ratios) - min(ratios)) / median(ratios)
 
 
 def write_curves(out, name, devices, curves, reference):
@@ -323,7 +387,7 @@ def measure_graph(args, graph, devices, episodes, work, runnable):
     row["default (budgeted) seconds"] = budgeted["seconds"]
     curves = {}
     measure_learned(build, graph, devices, episodes, args.seed, work, name, row, curves,
-                    args.placeto_max_nodes, args.repeat)
+                    args.placeto_max_nodes, args.repeat, args.remeasure)
     write_curves(args.out, name, devices, curves, row["critical-path"])
     print("   " + ", ".join(f"{k} {v:.4g}" for k, v in row.items()
                             if isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -345,8 +409,9 @@ def table_lines(title, results, command, seconds, load_start, commit, what):
              f"average {load_start} at the start, {load_end} at the end). {what}Makespans "
              f"relative to critical-path's (lower is better; the simulator, reference "
              f"semantics); each learned method had {'/'.join(map(str, episodes))} episodes "
-             f"and reports the best placement it simulated; Doppler-SYS runs on cpu4 "
-             f"programs only (the CPU runtime measures its last quarter); '-' where a "
+             f"and reports the best placement it simulated; Doppler-SYS runs on programs "
+             f"only (the program and zoo sets: the CPU runtime measures its last quarter, "
+             f"median of --repeat runs each); '-' where a "
              f"method did not run (Placeto above --placeto-max-nodes).",
              "", "| graph | D | nodes | lower bound | " + " | ".join(COLUMNS) + " |",
              "|---|---|---|---|" + "---|" * len(COLUMNS)]
@@ -359,14 +424,23 @@ def table_lines(title, results, command, seconds, load_start, commit, what):
     lines += ["", "The trained Doppler models' greedy placements (the model written, "
               "keep-best by its periodic greedy evaluations), relative to critical-path's; "
               "for Doppler-SYS also measured on the CPU runtime (its greedy placement's "
-              "measured makespan over critical path's, doppler-train's last evaluation):", "",
-              "| graph | Doppler-IL | Doppler-SIM | Doppler-SYS | Doppler-SYS, measured |",
-              "|---|---|---|---|---|"]
+              "measured makespan over critical path's, each the median of --repeat runs: "
+              "doppler-train's last evaluation, and the kept model's placement measured "
+              "again --remeasure times, their median and their spread, (max - min) / median, "
+              "the noise of one such figure):", "",
+              "| graph | Doppler-IL | Doppler-SIM | Doppler-SYS | Doppler-SYS, measured | "
+              "re-measured, median | re-measured, min-max | spread |",
+              "|---|---|---|---|---|---|---|---|"]
     for row in results:
         cells = [row.get(f"{c} greedy") for c in ("Doppler-IL", "Doppler-SIM", "Doppler-SYS")]
         cells = ["-" if c is None else f"{c / row['critical-path']:.3f}" for c in cells]
         measured = row.get("Doppler-SYS measured / critical-path measured")
         cells.append("-" if measured is None else f"{measured:.3f}")
+        again = row.get("Doppler-SYS re-measured")
+        cells += ["-"] * 3 if not again else [
+            f"{row['Doppler-SYS re-measured median']:.3f}",
+            f"{min(again):.3f}-{max(again):.3f} ({len(again)})",
+            f"{row['Doppler-SYS re-measured spread']:.3f}"]
         lines.append(f"| {row['graph']} | " + " | ".join(cells) + " |")
     timed = ["Placeto", "GDP", "Doppler-IL", "Doppler-SIM", "Doppler-SYS",
              "default (zero-shot)", "default (budgeted)"]
@@ -406,7 +480,14 @@ def parse_args():
     parser.add_argument("--repeat", type=int, default=5,
                         help="Doppler-SYS: timed runs per measured episode (median)")
     parser.add_argument("--placeto-max-nodes", type=int, default=1000)
-    parser.add_argument("--zoo-models", default="gpt2,vit")
+    parser.add_argument("--remeasure", type=int, default=9,
+                        help="Doppler-SYS: measure the kept model's placement against "
+                        "critical path's this many times again (0: not)")
+    parser.add_argument("--zoo-models", default="llama_w128,resnet18_64")
+    parser.add_argument("--zoo-devices", type=int, default=2)
+    parser.add_argument("--zoo-system", default="host",
+                        help="what the zoo is placed for: host (this host, calibrated), "
+                        "a preset or a JSON file")
     parser.add_argument("--torch-python", default=os.path.join(ROOT, "build", "torch-venv",
                                                                 "bin", "python"))
     parser.add_argument("--real-manifest", default=os.path.join(
@@ -454,14 +535,23 @@ def main():
         graphs += [(g, d, False) for g in shared_graphs()]
     if "program" in args.sets:
         graphs.append((small_program(args.build, work), d, True))
-    if "zoo" in args.sets:
-        graphs += [(g, dd, True) for g, dd in zoo_programs(
-            args.build, work, args.zoo_models.split(","), d, args.torch_python)]
     results = [measure_graph(args, g, dd, args.episodes, work, runnable)
                for g, dd, runnable in graphs]
     if results:
         write_results(args.out, "table", f"Placement on the shared graphs and small programs, "
                       f"D = {d}", "", results, command, started, load_start, commit)
+    if "zoo" in args.sets:
+        started = time.monotonic()
+        dz = args.zoo_devices
+        system = zoo_system(args.build, args.zoo_system, dz, args.torch_python)
+        zoo = [measure_graph(args, g, dd, args.episodes, work, True) for g, dd in
+               zoo_programs(args.build, work, args.zoo_models.split(","), dz, system,
+                            args.torch_python)]
+        write_results(args.out, "table-zoo", f"Placement of zoo models on this host, D = {dz}",
+                      f"Graphs: {args.zoo_models} exported by the frontend and decomposed "
+                      f"by the default pipeline's passes for {args.zoo_system} "
+                      f"({shown(system)}) on {dz} devices. ", zoo, command, started,
+                      load_start, commit)
     if "real" in args.sets:
         started = time.monotonic()
         devices = {int(x) for x in args.real_devices.split(",")}
