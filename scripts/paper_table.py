@@ -52,7 +52,7 @@ placement). Doppler-SYS's measured figure is doppler-train's last greedy
 evaluation on the runtime: the kept model's greedy placement's measured
 makespan over critical path's, each the median of --repeat runs; the
 kept model's placement is then measured --remeasure times again (their
-median and spread, the noise of one such figure). Writes
+median, range and interquartile spread, the noise of one such figure). Writes
 DIR/table.md, DIR/results.json (the zoo set: table-zoo.md,
 results-zoo.json; the real set: table-real.md, results-real.json), and
 per graph two SVG sample-efficiency curves (best
@@ -65,6 +65,7 @@ import math
 import os
 import platform
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -291,7 +292,9 @@ def remeasure(build, graph, devices, model, seed, repeat, count, work, tag):
     measured `count` times anew: doppler-train from the model with learning
     rate 0 (the placement does not change) evaluating every episode on the
     runtime, each evaluation the median of `repeat` runs of each placement.
-    Their spread is the noise of one such figure. One evaluation more is
+    Their spread (interquartile range over median: a load spike from
+    another job makes one evaluation 2-3x the others, seen on llama_w128)
+    is the noise of one such figure. One evaluation more is
     made and the first dropped: the first in a process is cold (llama_w128
     at D = 2: 2.08 against 0.85-0.88 for the next eight)."""
     log = os.path.join(work, f"{tag}.remeasure.jsonl")
@@ -354,7 +357,8 @@ def measure_learned(build, graph, devices, episodes, seed, work, name, row, curv
                                    seed, repeat, remeasures, work, f"{name}.sys")
                 row["Doppler-SYS re-measured"] = ratios
                 row["Doppler-SYS re-measured median"] = median(ratios)
-                row["Doppler-SYS re-measured spread"] = (max(ratios) - min(ratios)) / median(ratios)
+                q1, _, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
+                row["Doppler-SYS re-measured spread"] = (q3 - q1) / median(ratios)
 
 
 def write_curves(out, name, devices, curves, reference):
@@ -428,8 +432,8 @@ def table_lines(title, results, command, seconds, load_start, commit, what):
               "for Doppler-SYS also measured on the CPU runtime (its greedy placement's "
               "measured makespan over critical path's, each the median of --repeat runs: "
               "doppler-train's last evaluation, and the kept model's placement measured "
-              "again --remeasure times, their median and their spread, (max - min) / median, "
-              "the noise of one such figure):", "",
+              "again --remeasure times: their median, range and spread (interquartile "
+              "range / median), the noise of one such figure):", "",
               "| graph | Doppler-IL | Doppler-SIM | Doppler-SYS | Doppler-SYS, measured | "
               "re-measured, median | re-measured, min-max | spread |",
               "|---|---|---|---|---|---|---|---|"]
