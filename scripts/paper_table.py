@@ -52,7 +52,8 @@ placement). Doppler-SYS's measured figure is doppler-train's last greedy
 evaluation on the runtime: the kept model's greedy placement's measured
 makespan over critical path's, each the median of --repeat runs; the
 kept model's placement is then measured --remeasure times again (their
-median, range and interquartile spread, the noise of one such figure). Writes
+median, range and interquartile spread, the noise of one such figure;
+each in a process of its own, under chrt -f 1 with --realtime). Writes
 DIR/table.md, DIR/results.json (the zoo set: table-zoo.md,
 results-zoo.json; the real set: table-real.md, results-real.json), and
 per graph two SVG sample-efficiency curves (best
@@ -287,26 +288,32 @@ def train_doppler(build, graph, devices, seed, stages, episodes, extra, work, ta
     return rows, greedy, seconds, measured
 
 
-def remeasure(build, graph, devices, model, seed, repeat, count, work, tag):
+def remeasure(build, graph, devices, model, seed, repeat, count, work, tag, realtime):
     """The measured ratio of `model`'s greedy placement to critical path's,
-    measured `count` times anew: doppler-train from the model with learning
-    rate 0 (the placement does not change) evaluating every episode on the
-    runtime, each evaluation the median of `repeat` runs of each placement.
-    Their spread (interquartile range over median: a load spike from
-    another job makes one evaluation 2-3x the others, seen on llama_w128)
-    is the noise of one such figure. One evaluation more is
-    made and the first dropped: the first in a process is cold (llama_w128
-    at D = 2: 2.08 against 0.85-0.88 for the next eight)."""
-    log = os.path.join(work, f"{tag}.remeasure.jsonl")
-    run([f"{build}/bin/doppler-train", graph, "--devices", str(devices), "--init", model,
-         "--stages", "real-rl", "--episodes", str(count + 1), "--lr", "0", "--epsilon", "0",
-         "--episodes-per-update", "8", "--seed", str(seed), "--evaluate-every", "1",
-         "--backend", "cpu", "--repeat", str(repeat), "--no-progress", "--log", log,
-         "-o", os.path.join(work, f"{tag}.remeasure.pt")])
-    with open(log) as f:
-        entries = [json.loads(line) for line in f]
-    return [e["ratio_to_critical_path"] for e in entries
-            if e.get("cost_source", "simulator") != "simulator" and "evaluation" in e][1:]
+    measured `count` times anew, each in a process of its own: doppler-train
+    from the model with learning rate 0 (the placement does not change),
+    evaluating on the runtime twice (the median of `repeat` runs of each
+    placement each time) and keeping the second, as the first in a process
+    is cold (llama_w128 at D = 2: 2.08 against 0.85-0.88). Separate
+    processes, since evaluations within one agree far better than processes
+    do (llama_w128 on this host: interquartile spreads of 1-2% within each
+    of three processes whose medians were 0.745, 0.818 and 0.912). Their
+    spread is the noise of one such figure. `realtime`: under chrt -f 1."""
+    ratios = []
+    for i in range(count):
+        log = os.path.join(work, f"{tag}.remeasure{i}.jsonl")
+        run((["chrt", "-f", "1"] if realtime else []) + [
+            f"{build}/bin/doppler-train", graph, "--devices", str(devices), "--init", model,
+            "--stages", "real-rl", "--episodes", "2", "--lr", "0", "--epsilon", "0",
+            "--episodes-per-update", "8", "--seed", str(seed), "--evaluate-every", "1",
+            "--backend", "cpu", "--repeat", str(repeat), "--no-progress", "--log", log,
+            "-o", os.path.join(work, f"{tag}.remeasure.pt")])
+        with open(log) as f:
+            entries = [json.loads(line) for line in f]
+        ratios.append([e["ratio_to_critical_path"] for e in entries
+                       if e.get("cost_source", "simulator") != "simulator"
+                       and "evaluation" in e][-1])
+    return ratios
 
 
 def median(values):
@@ -316,7 +323,7 @@ def median(values):
 
 
 def measure_learned(build, graph, devices, episodes, seed, work, name, row, curves,
-                    placeto_max_nodes, repeat, remeasures):
+                    placeto_max_nodes, repeat, remeasures, realtime):
     """The per-graph learned methods on one graph: GDP, Placeto, Doppler-IL,
     -SIM and (for a cpu program) -SYS; fills `row` and `curves`."""
     for baseline in ("gdp", "placeto"):
@@ -354,10 +361,11 @@ def measure_learned(build, graph, devices, episodes, seed, work, name, row, curv
             row["Doppler-SYS measured / critical-path measured"] = measured
             if remeasures:
                 ratios = remeasure(build, graph, devices, os.path.join(work, f"{name}.sys.pt"),
-                                   seed, repeat, remeasures, work, f"{name}.sys")
+                                   seed, repeat, remeasures, work, f"{name}.sys", realtime)
                 row["Doppler-SYS re-measured"] = ratios
                 row["Doppler-SYS re-measured median"] = median(ratios)
-                q1, _, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
+                q1, _, q3 = statistics.quantiles(ratios * (2 if len(ratios) == 1 else 1),
+                                                 n=4, method="inclusive")
                 row["Doppler-SYS re-measured spread"] = (q3 - q1) / median(ratios)
 
 
@@ -393,7 +401,7 @@ def measure_graph(args, graph, devices, episodes, work, runnable):
     row["default (budgeted) seconds"] = budgeted["seconds"]
     curves = {}
     measure_learned(build, graph, devices, episodes, args.seed, work, name, row, curves,
-                    args.placeto_max_nodes, args.repeat, args.remeasure)
+                    args.placeto_max_nodes, args.repeat, args.remeasure, args.realtime)
     write_curves(args.out, name, devices, curves, row["critical-path"])
     print("   " + ", ".join(f"{k} {v:.4g}" for k, v in row.items()
                             if isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -432,7 +440,7 @@ def table_lines(title, results, command, seconds, load_start, commit, what):
               "for Doppler-SYS also measured on the CPU runtime (its greedy placement's "
               "measured makespan over critical path's, each the median of --repeat runs: "
               "doppler-train's last evaluation, and the kept model's placement measured "
-              "again --remeasure times: their median, range and spread (interquartile "
+              "again in --remeasure processes: their median, range and spread (interquartile "
               "range / median), the noise of one such figure):", "",
               "| graph | Doppler-IL | Doppler-SIM | Doppler-SYS | Doppler-SYS, measured | "
               "re-measured, median | re-measured, min-max | spread |",
@@ -489,6 +497,8 @@ def parse_args():
     parser.add_argument("--remeasure", type=int, default=9,
                         help="Doppler-SYS: measure the kept model's placement against "
                         "critical path's this many times again (0: not)")
+    parser.add_argument("--realtime", action="store_true",
+                        help="--remeasure's runs under chrt -f 1 (needs the privilege)")
     parser.add_argument("--zoo-models", default="llama_w128,resnet18_64")
     parser.add_argument("--zoo-devices", type=int, default=2)
     parser.add_argument("--zoo-system", default="host",
