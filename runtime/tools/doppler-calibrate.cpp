@@ -337,9 +337,8 @@ public:
       if (!time)
         return time.status();
       double applications = static_cast<double>(kJoinTasks) * m;
-      figures.joinRates.emplace_back(
-          join,
-          applications / computeTime(*time, kJoinTasks * figures.overhead));
+      double seconds = computeTime(*time, kJoinTasks * figures.overhead);
+      figures.joinRates.emplace_back(join, applications / seconds);
     }
     return Status();
   }
@@ -356,19 +355,20 @@ public:
     return Status();
   }
 
-  /// The hand-off: every per-task overhead becomes a queued task's (the
-  /// chain's gap less a fan's), and a task its device waited for pays the
-  /// model-like graph's gap less the fan's on top (last: the rates above
-  /// subtract the chain's overhead).
+  /// The hand-off (last: the rates above take off the chain's overhead):
+  /// each overhead becomes a queued task's (less the chain's gap less a
+  /// fan's, at least the fan's: under load that can exceed a step timed
+  /// apart), and a task its device waited for pays model's gap - fan's.
   Status measureHandOffs(Figures &figures) {
     Result<HandOffFigure> handOff =
         measureHandOff(executor_, generator_, repeat_);
     if (!handOff)
       return handOff.status();
+    const double least = handOff->queued, rebate = handOff->rebate();
     figures.handOff = *handOff;
-    figures.overhead = std::max(0.0, figures.overhead - handOff->rebate());
+    figures.overhead = std::max(least, figures.overhead - rebate);
     for (KernelFigure &kernel : figures.kernels)
-      kernel.overhead = std::max(0.0, kernel.overhead - handOff->rebate());
+      kernel.overhead = std::max(least, kernel.overhead - rebate);
     return Status();
   }
 
