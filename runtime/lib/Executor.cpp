@@ -254,12 +254,17 @@ Executor::Impl::CopyPath Executor::Impl::copyPath(RunState &run,
              : CopyPath::CopyWorker;
 }
 
+Status Executor::Impl::executeCopyHere(RunState &run, ValueId id) {
+  Status status = executeTask(run, id, WorkerKind::Copy, 0, workerSlot);
+  run.timings[id].lane = options.copyWorkersPerDevice + workerSlot;
+  return status;
+}
+
 void Executor::Impl::copyInline(RunState &run, ValueId id) {
   if (!run.failed.load(std::memory_order_relaxed)) {
     Status status;
     try {
-      status = executeTask(run, id, WorkerKind::Copy, 0, workerSlot);
-      run.timings[id].lane = options.copyWorkersPerDevice + workerSlot;
+      status = executeCopyHere(run, id);
     } catch (...) {
       status = Status::failure(exceptionMessage(std::current_exception()));
     }
@@ -348,13 +353,10 @@ void Executor::Impl::runTask(RunState &run, ReadyQueue &queue, ValueId id,
       try {
         // A copy on a compute worker (CopyPath::DestinationCompute) is
         // timed in that worker's own copy lane, as an inline copy is.
-        if (kind == WorkerKind::Compute &&
-            run.graph.task(id).runsOnCopyWorker()) {
-          status = executeTask(run, id, WorkerKind::Copy, 0, workerSlot);
-          run.timings[id].lane = options.copyWorkersPerDevice + workerSlot;
-        } else {
-          status = executeTask(run, id, kind, lane);
-        }
+        status = kind == WorkerKind::Compute &&
+                         run.graph.task(id).runsOnCopyWorker()
+                     ? executeCopyHere(run, id)
+                     : executeTask(run, id, kind, lane);
       } catch (...) {
         status = Status::failure(exceptionMessage(std::current_exception()));
       }

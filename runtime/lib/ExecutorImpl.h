@@ -361,6 +361,10 @@ struct Executor::Impl {
   /// to the destination's compute worker with ComputeWorkers, the others
   /// to the copy worker.
   CopyPath copyPath(RunState &run, ValueId id) const;
+  /// Runs transfer `id` on this (compute) worker's thread, timed in the
+  /// thread's own copy lane, past the copy workers' lanes (no lane
+  /// overlaps itself).
+  Status executeCopyHere(RunState &run, ValueId id);
   /// Runs transfer `id` on this thread, then finishes it.
   void copyInline(RunState &run, ValueId id);
   void finishTask(RunState &run, ValueId id);
