@@ -489,6 +489,9 @@ def parse_args():
     parser.add_argument("--episodes", type=int, default=400)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default=os.path.join(ROOT, "docs", "results"))
+    parser.add_argument("--work", help="keep the trained models, training logs and "
+                        "exported programs here (default: a temporary directory, "
+                        "removed at the end)")
     parser.add_argument("--build", default=os.environ.get("DOPPLER_BUILD_DIR",
                                                           os.path.join(ROOT, "build")))
     parser.add_argument("--repeat", type=int, default=5,
@@ -540,7 +543,16 @@ def git_commit():
 def main():
     args = parse_args()
     os.makedirs(args.out, exist_ok=True)
-    work = tempfile.mkdtemp(prefix="doppler-paper-")
+    if args.work:
+        os.makedirs(args.work, exist_ok=True)
+        regenerate(args, args.work)
+        return
+    with tempfile.TemporaryDirectory(prefix="doppler-paper-") as work:
+        regenerate(args, work)
+
+
+def regenerate(args, work):
+    """Every set asked for, with `work` for the intermediate files."""
     command = ("scripts/paper_table.sh " + " ".join(shlex.quote(a) for a in sys.argv[1:])).strip()
     load_start = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     commit = git_commit()

@@ -8,13 +8,14 @@
 # --torch-python), and the held-out real programs of scripts/real_programs.py
 # at D = 8 and 16. Writes docs/results/ (table.md, results.json,
 # table-zoo.md, results-zoo.json, table-real.md, results-real.json, SVG
-# curves). See
+# curves); the trained models and logs go to a temporary directory,
+# removed at the end, or to --work DIR, kept. See
 # scripts/paper_table.py --help. Long: run it at nice -n 19; --sets picks
 # the sets.
 #   scripts/paper_table.sh [--sets shared,program,zoo,real] [--devices D]
 #                          [--zoo-devices D] [--zoo-system host|S] [--remeasure K]
 #                          [--episodes E] [--real-episodes E] [--seed S]
-#                          [--out DIR] [GRAPH...]
+#                          [--out DIR] [--work DIR] [GRAPH...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 exec python3 "$root/scripts/paper_table.py" "$@"
