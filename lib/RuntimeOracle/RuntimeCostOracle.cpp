@@ -31,11 +31,11 @@ namespace rt = ::doppler::runtime;
 namespace pl = ::doppler::placement;
 
 namespace doppler::train {
-namespace {
 
 /// A training graph's function, alone in its module and stripped of any
-/// earlier placement (devices, transfers, schedule).
-struct Program {
+/// earlier placement (devices, transfers, schedule). Outside the anonymous
+/// namespace because RuntimeCostOracle::Impl holds them.
+struct OracleProgram {
   std::string path;
   pl::Graph graph;
   OwningOpRef<ModuleOp> module;
@@ -46,6 +46,8 @@ struct Program {
   rt::HostArguments arguments;
   bool haveArguments = false;
 };
+
+namespace {
 
 /// Same nodes, costs and edges in the same order: then node ids name the
 /// same ops in both.
@@ -104,9 +106,9 @@ struct RuntimeCostOracle::Impl {
     return message;
   }
 
-  Program *programFor(const pl::Graph &graph);
+  OracleProgram *programFor(const pl::Graph &graph);
   /// Places, lowers and runs `program`: the median makespan in seconds.
-  std::optional<double> run(Program &program,
+  std::optional<double> run(OracleProgram &program,
                             pl::ArrayView<pl::DeviceId> assignment,
                             std::string *error);
 
@@ -116,19 +118,19 @@ struct RuntimeCostOracle::Impl {
   ScopedDiagnosticHandler handler;
   PassManager insertTransfers;
   std::unique_ptr<rt::Executor> executor;
-  std::vector<std::unique_ptr<Program>> programs;
+  std::vector<std::unique_ptr<OracleProgram>> programs;
   /// Graphs measure() was called with, and their programs.
-  std::vector<std::pair<const pl::Graph *, Program *>> seen;
+  std::vector<std::pair<const pl::Graph *, OracleProgram *>> seen;
   int64_t measurements = 0;
   double measuringSeconds = 0;
 };
 
-Program *RuntimeCostOracle::Impl::programFor(const pl::Graph &graph) {
+OracleProgram *RuntimeCostOracle::Impl::programFor(const pl::Graph &graph) {
   for (auto &[known, program] : seen)
     if (known == &graph && program->graph.numNodes() == graph.numNodes() &&
         program->graph.numEdges() == graph.numEdges())
       return program;
-  for (const std::unique_ptr<Program> &program : programs)
+  for (const std::unique_ptr<OracleProgram> &program : programs)
     if (sameGraph(program->graph, graph)) {
       seen.emplace_back(&graph, program.get());
       return program.get();
@@ -137,7 +139,7 @@ Program *RuntimeCostOracle::Impl::programFor(const pl::Graph &graph) {
 }
 
 std::optional<double>
-RuntimeCostOracle::Impl::run(Program &program,
+RuntimeCostOracle::Impl::run(OracleProgram &program,
                              pl::ArrayView<pl::DeviceId> assignment,
                              std::string *error) {
   // Diagnostics carry their own file:line:col; other failures name the file.
@@ -234,7 +236,7 @@ bool RuntimeCostOracle::addProgram(const std::string &path,
     return fail(path + ": @" + chosen->getName().str() +
                 " is not a func.func; the runtime cannot run it");
 
-  auto program = std::make_unique<Program>();
+  auto program = std::make_unique<OracleProgram>();
   program->path = path;
   program->graph = graph;
   program->module = ModuleOp::create(UnknownLoc::get(&s.context));
@@ -279,7 +281,7 @@ RuntimeCostOracle::measure(const pl::Graph &graph,
                            pl::ArrayView<pl::DeviceId> assignment,
                            std::string *error) {
   Impl &s = *impl_;
-  Program *program = s.programFor(graph);
+  OracleProgram *program = s.programFor(graph);
   if (!program) {
     *error = "the graph has no program to run (only graphs loaded from "
              ".mlir functions can be measured)";

@@ -58,14 +58,15 @@ constexpr int64_t kChunk = 512;
 /// element.
 constexpr int64_t kTileRows = 16;
 
-/// How a kernel reads one input.
-enum class Access : uint8_t {
+} // namespace
+
+/// How a kernel reads one input (outside the anonymous namespace because
+/// FusedPlan, declared in CpuKernels.h, holds it).
+enum class FusedAccess : uint8_t {
   Dense,    ///< Laid out like the output: read in place at the chunk start.
   Constant, ///< One element for the whole space (all strides 0).
   Strided,  ///< Anything else: per chunk, in place, broadcast or gathered.
 };
-
-} // namespace
 
 struct FusedPlan {
   ElementType type = ElementType::F32;
@@ -82,7 +83,7 @@ struct FusedPlan {
   std::vector<int64_t> extents;
   /// strides[i][d]: input i's stride along dimension d (0: broadcast).
   std::vector<std::vector<int64_t>> strides;
-  std::vector<Access> access;
+  std::vector<FusedAccess> access;
   int64_t inner = 1;      ///< Extent of the innermost dimension.
   int64_t outerCount = 1; ///< Rows: the product of the other extents.
   int64_t pieceLen = 1;   ///< Longest chunk within one row.
@@ -139,7 +140,7 @@ void buildSpace(FusedPlan &plan, const EinsumSpec &spec,
     dims.push_back(WalkDim{1, std::vector<int64_t>(layouts.size(), 0)});
 
   plan.strides.assign(plan.numInputs, {});
-  plan.access.assign(plan.numInputs, Access::Strided);
+  plan.access.assign(plan.numInputs, FusedAccess::Strided);
   for (const WalkDim &dim : dims)
     plan.extents.push_back(dim.extent);
   for (unsigned i = 0; i < plan.numInputs; ++i) {
@@ -149,9 +150,9 @@ void buildSpace(FusedPlan &plan, const EinsumSpec &spec,
       dense &= dim.strides[i + 1] == dim.strides[0];
       constant &= dim.strides[i + 1] == 0;
     }
-    plan.access[i] = dense ? Access::Dense
-                     : constant ? Access::Constant
-                                : Access::Strided;
+    plan.access[i] = dense ? FusedAccess::Dense
+                     : constant ? FusedAccess::Constant
+                                : FusedAccess::Strided;
   }
   plan.inner = plan.extents.back();
   plan.outerCount = 1;
@@ -163,7 +164,7 @@ void buildSpace(FusedPlan &plan, const EinsumSpec &spec,
   if (plan.chunkRows == 1)
     for (unsigned i = 0; i < plan.numInputs; ++i) {
       int64_t stride = plan.strides[i].back();
-      if (plan.access[i] == Access::Strided && stride != 0 && stride != 1)
+      if (plan.access[i] == FusedAccess::Strided && stride != 0 && stride != 1)
         plan.tileRows = kTileRows;
     }
 }
@@ -296,11 +297,11 @@ void runFused(const FusedPlan &plan, const void *const *inputs, void *output) {
       const T *base = static_cast<const T *>(inputs[i]);
       Span<T> &span = scratch.inputs[i];
       span = Span<T>{};
-      if (plan.access[i] == Access::Dense) {
+      if (plan.access[i] == FusedAccess::Dense) {
         span.data = base + start;
         continue;
       }
-      if (plan.access[i] == Access::Constant) {
+      if (plan.access[i] == FusedAccess::Constant) {
         span.value = base[0];
         span.broadcast = true;
         continue;

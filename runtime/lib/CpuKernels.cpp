@@ -22,6 +22,34 @@ namespace doppler::runtime::cpu {
 
 using namespace detail;
 
+// The plan of a contraction as batched GEMMs. Outside the anonymous namespace
+// because EinsumPlan (declared in CpuKernels.h) holds one.
+
+/// One GEMM operand: where it comes from, how it is prepared, and the
+/// strided matrix view BLAS reads.
+struct CpuGemmOperand {
+  int input = 0;          ///< Spec input providing it.
+  bool preReduce = false; ///< Sum out indices only it has first.
+  LoopNest preReduceNest; ///< input -> dense scratch.
+  uint64_t preReduceBytes = 0;
+  bool permute = false; ///< Copy into [batch][rows][cols].
+  LoopNest permuteNest;
+  uint64_t permuteBytes = 0;
+  bool transposed = false;
+  int64_t leadingDim = 1;
+  int64_t batchStride = 0;
+};
+
+struct CpuGemmPlan {
+  CpuGemmOperand a, b;
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  bool outDirect = true; ///< Else: C into scratch, then permuteOut.
+  int64_t ldc = 1;
+  int64_t batchStrideC = 0;
+  LoopNest permuteOut;
+  uint64_t tempBytes = 0;
+};
+
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -64,21 +92,6 @@ thread_local Scratch threadScratch;
 // Contractions as batched GEMMs
 //===----------------------------------------------------------------------===//
 
-/// One GEMM operand: where it comes from, how it is prepared, and the
-/// strided matrix view BLAS reads.
-struct GemmOperand {
-  int input = 0;          ///< Spec input providing it.
-  bool preReduce = false; ///< Sum out indices only it has first.
-  LoopNest preReduceNest; ///< input -> dense scratch.
-  uint64_t preReduceBytes = 0;
-  bool permute = false; ///< Copy into [batch][rows][cols].
-  LoopNest permuteNest;
-  uint64_t permuteBytes = 0;
-  bool transposed = false;
-  int64_t leadingDim = 1;
-  int64_t batchStride = 0;
-};
-
 /// Smallest m*n*k worth a BLAS call.
 constexpr int64_t kMinGemmVolume = 256;
 /// Smallest row or column extent left to each GEMM when outer output
@@ -88,23 +101,14 @@ constexpr int64_t kMinGemmVolume = 256;
 /// permutation.
 constexpr int64_t kMinSplitExtent = 32;
 
-struct GemmPlan {
-  GemmOperand a, b;
-  int64_t batch = 1, m = 1, n = 1, k = 1;
-  bool outDirect = true; ///< Else: C into scratch, then permuteOut.
-  int64_t ldc = 1;
-  int64_t batchStrideC = 0;
-  LoopNest permuteOut;
-  uint64_t tempBytes = 0;
-};
 
 /// The CPU side of one operand of a contraction plan: loop nests for its
 /// reduction and permutation.
-GemmOperand lowerGemmOperand(ElementType type,
+CpuGemmOperand lowerGemmOperand(ElementType type,
                              const contraction::GemmOperandPlan &planned,
                              const std::string &indices,
                              const std::vector<int64_t> &extents) {
-  GemmOperand operand;
+  CpuGemmOperand operand;
   operand.input = planned.input;
   OperandLayout layout = denseLayout(planned.term, indices, extents);
   if (planned.preReduce()) {
@@ -145,7 +149,7 @@ GemmOperand lowerGemmOperand(ElementType type,
 /// The GEMM plan for a mul/add contraction of two inputs, or nullopt when
 /// the einsum contracts nothing both inputs share (the loop path is as good
 /// there) or the sizes exceed BLAS's 32-bit integers.
-std::optional<GemmPlan> planGemm(ElementType type, const EinsumSpec &spec,
+std::optional<CpuGemmPlan> planGemm(ElementType type, const EinsumSpec &spec,
                                  const std::string &indices,
                                  const std::vector<int64_t> &extents) {
   contraction::GemmLimits limits;
@@ -155,7 +159,7 @@ std::optional<GemmPlan> planGemm(ElementType type, const EinsumSpec &spec,
       contraction::planGemm(spec, indices, extents, limits);
   if (!planned)
     return std::nullopt;
-  GemmPlan plan;
+  CpuGemmPlan plan;
   plan.batch = planned->batch;
   plan.m = planned->m;
   plan.n = planned->n;
@@ -181,7 +185,7 @@ std::optional<GemmPlan> planGemm(ElementType type, const EinsumSpec &spec,
   return plan;
 }
 
-const void *prepareGemmOperand(const GemmOperand &operand,
+const void *prepareGemmOperand(const CpuGemmOperand &operand,
                                const void *const *inputs, int reduceSlot,
                                int permuteSlot) {
   const void *data = inputs[operand.input];
@@ -199,7 +203,7 @@ const void *prepareGemmOperand(const GemmOperand &operand,
 }
 
 template <typename T>
-void runGemmBatches(const GemmPlan &plan, const T *a, const T *b, T *c) {
+void runGemmBatches(const CpuGemmPlan &plan, const T *a, const T *b, T *c) {
   for (int64_t i = 0; i < plan.batch; ++i)
     blasGemm<T>(plan.a.transposed, plan.b.transposed, plan.m, plan.n, plan.k,
                 T(1), a + i * plan.a.batchStride, plan.a.leadingDim,
@@ -207,7 +211,7 @@ void runGemmBatches(const GemmPlan &plan, const T *a, const T *b, T *c) {
                 c + i * plan.batchStrideC, plan.ldc);
 }
 
-void runGemm(const GemmPlan &plan, ElementType type, int64_t outElements,
+void runGemm(const CpuGemmPlan &plan, ElementType type, int64_t outElements,
              const void *const *inputs, void *output) {
   if (plan.batch == 0 || plan.m == 0 || plan.n == 0)
     return;
@@ -314,7 +318,7 @@ struct EinsumPlan {
   unsigned numInputs = 1;
   bool useGemm = false;
   LoopNest loop;
-  GemmPlan gemm;
+  CpuGemmPlan gemm;
 };
 
 Result<EinsumKernel> EinsumKernel::create(const EinsumSpec &spec, JoinKind join,
@@ -343,7 +347,7 @@ Result<EinsumKernel> EinsumKernel::create(const EinsumSpec &spec, JoinKind join,
 
   if (accumulate && join == JoinKind::Mul && agg == AggKind::Add &&
       spec.numInputs() == 2) {
-    if (std::optional<GemmPlan> gemm = planGemm(type, spec, indices, extents)) {
+    if (std::optional<CpuGemmPlan> gemm = planGemm(type, spec, indices, extents)) {
       plan->useGemm = true;
       plan->gemm = std::move(*gemm);
       return EinsumKernel(std::move(plan));
