@@ -75,6 +75,11 @@ int trainBaselines(const Arguments &args);
 extern llvm::cl::OptionCategory movesCategory;
 bool movesRequested();
 int moves(const Arguments &args);
+/// --construct labels|train|eval (Construct.cpp): annealing distilled into
+/// a construction (LearnedConstruct.h).
+extern llvm::cl::OptionCategory constructCategory;
+bool constructRequested();
+int construct(const Arguments &args);
 
 } // namespace doppler_train
 

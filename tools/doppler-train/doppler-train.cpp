@@ -737,7 +737,7 @@ int main(int argc, char **argv) {
   keepFreedMemoryForTraining();
   cl::HideUnrelatedOptions(
       {&trainingCategory, &realCategory, &generatedCategory, &compareCategory,
-       &baselineCategory, &movesCategory});
+       &baselineCategory, &movesCategory, &constructCategory});
   cl::ParseCommandLineOptions(argc, argv, kOverview);
   if (shortHelp) {
     cl::PrintHelpMessage(/*Hidden=*/false, /*Categorized=*/true);
@@ -752,5 +752,7 @@ int main(int argc, char **argv) {
     return trainBaselines(args);
   if (movesRequested())
     return moves(args);
+  if (constructRequested())
+    return construct(args);
   return train(args);
 }
