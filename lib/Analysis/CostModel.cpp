@@ -13,6 +13,10 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
+#include <algorithm>
+#include <array>
+#include <climits>
+
 using namespace mlir;
 using namespace mlir::doppler;
 using ::doppler::placement::SystemDescription;
@@ -198,6 +202,144 @@ FusedWalk fusedWalkOf(FusedOp fused) {
   return walk;
 }
 
+/// Rows of the loop nest the CPU runtime runs a non-GEMM einsum as
+/// (buildLoopNest in runtime/lib/CpuLoopNest.cpp): every index of extent
+/// above 1, ordered by the largest operand's strides (ties: the output),
+/// outermost first, neighbours merged where every operand walks them as
+/// one; the last is the row, one inner-loop call each.
+double einsumRowsOf(EinsumOp einsum) {
+  ::doppler::EinsumSpec spec = einsum.getParsedSpec();
+  ::doppler::IndexSizes sizes = einsum.getIndexSizes();
+  std::vector<const std::string *> terms = {&spec.output};
+  for (const std::string &term : spec.inputs)
+    terms.push_back(&term);
+  auto strideOf = [&](const std::string &term, char index) -> int64_t {
+    size_t at = term.find(index);
+    if (at == std::string::npos)
+      return 0;
+    int64_t stride = 1;
+    for (size_t k = at + 1; k < term.size(); ++k)
+      stride *= sizes.sizeOf(term[k]);
+    return stride;
+  };
+  struct Dim {
+    int64_t extent;
+    std::array<int64_t, 3> strides;
+  };
+  std::vector<Dim> dims;
+  for (size_t i = 0; i < sizes.indices.size(); ++i) {
+    if (sizes.sizes[i] <= 1)
+      continue;
+    Dim dim{sizes.sizes[i], {0, 0, 0}};
+    for (size_t slot = 0; slot < terms.size() && slot < 3; ++slot)
+      dim.strides[slot] = strideOf(*terms[slot], sizes.indices[i]);
+    if (terms.size() == 2) // a unary join's dummy second input
+      dim.strides[2] = dim.strides[1];
+    dims.push_back(dim);
+  }
+  size_t primary = 0;
+  double largest = -1;
+  for (size_t slot = 0; slot < terms.size() && slot < 3; ++slot) {
+    double elements = 1;
+    for (char index : *terms[slot])
+      elements *= double(sizes.sizeOf(index));
+    if (elements > largest) {
+      largest = elements;
+      primary = slot;
+    }
+  }
+  auto key = [](int64_t stride) { return stride == 0 ? INT64_MAX : stride; };
+  std::stable_sort(dims.begin(), dims.end(), [&](const Dim &x, const Dim &y) {
+    for (size_t n = 0; n < 3; ++n) {
+      size_t slot = (primary + n) % 3;
+      if (key(x.strides[slot]) != key(y.strides[slot]))
+        return key(x.strides[slot]) > key(y.strides[slot]);
+    }
+    return false;
+  });
+  double rows = 1;
+  for (size_t d = 0; d + 1 < dims.size(); ++d) {
+    bool merges = true;
+    for (size_t slot = 0; slot < 3; ++slot)
+      merges &= dims[d].strides[slot] ==
+                dims[d + 1].strides[slot] * dims[d + 1].extent;
+    if (!merges)
+      rows *= double(dims[d].extent);
+    else
+      dims[d + 1].extent *= dims[d].extent;
+  }
+  return rows;
+}
+
+/// What a slice or assemble copies as the CPU runtime does (copyBox in
+/// runtime/lib/CpuKernels.cpp): per box (a slice's block, each block of an
+/// assemble) the box's dimensions with extent-1 ones dropped and
+/// neighbours merged where both sides are contiguous across them; one
+/// memcpy per row of the last.
+struct CopyWalk {
+  double boxes = 0;
+  double rows = 0;
+};
+
+/// Adds one box of `extents` copied between dense layouts of `to` and
+/// `from` to `walk`.
+void addCopyBox(ArrayRef<int64_t> extents, ArrayRef<int64_t> to,
+                ArrayRef<int64_t> from, CopyWalk &walk) {
+  auto dense = [](ArrayRef<int64_t> shape) {
+    std::vector<int64_t> strides(shape.size(), 1);
+    for (size_t d = shape.size(); d-- > 1;)
+      strides[d - 1] = strides[d] * shape[d];
+    return strides;
+  };
+  std::vector<int64_t> dst = dense(to), src = dense(from);
+  struct Dim {
+    int64_t extent, dst, src;
+  };
+  std::vector<Dim> dims;
+  for (size_t d = 0; d < extents.size(); ++d) {
+    if (extents[d] == 1)
+      continue;
+    Dim dim{extents[d], dst[d], src[d]};
+    if (!dims.empty() && dims.back().dst == dim.dst * dim.extent &&
+        dims.back().src == dim.src * dim.extent) {
+      dims.back() = {dims.back().extent * dim.extent, dim.dst, dim.src};
+      continue;
+    }
+    dims.push_back(dim);
+  }
+  double rows = 1;
+  for (size_t d = 0; d + 1 < dims.size(); ++d)
+    rows *= double(dims[d].extent);
+  walk.boxes += 1;
+  walk.rows += rows;
+}
+
+/// The copy walk of a slice or an assemble; none (no boxes) for other ops
+/// and shapes that are not static.
+CopyWalk copyWalkOf(Operation &op) {
+  CopyWalk walk;
+  auto shapeOf = [](Value value) -> std::optional<ArrayRef<int64_t>> {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !type.hasStaticShape())
+      return std::nullopt;
+    return type.getShape();
+  };
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    auto in = shapeOf(slice.getInput()), out = shapeOf(slice.getResult());
+    if (in && out && in->size() == out->size())
+      addCopyBox(*out, *out, *in, walk);
+  } else if (auto assemble = dyn_cast<AssembleOp>(op)) {
+    auto out = shapeOf(assemble.getResult());
+    for (Value block : assemble.getBlocks()) {
+      auto shape = shapeOf(block);
+      if (!out || !shape || shape->size() != out->size())
+        return CopyWalk{};
+      addCopyBox(*shape, *out, *shape, walk);
+    }
+  }
+  return walk;
+}
+
 /// Whether the CPU runtime runs `op` as a view of its input's buffer
 /// rather than a copy (runtime/lib/ExecutorViews.cpp): a reshape (when its
 /// input is on the same device and no memory limit or offload is planned).
@@ -230,6 +372,53 @@ std::optional<KernelKind> kernelKindOf(Operation &op) {
   if (isa<SliceOp, AssembleOp, ReshapeOp, FillOp>(op))
     return KernelKind::Copy;
   return std::nullopt;
+}
+
+/// An einsum that is not a mul/add contraction: its joins' rates or the
+/// roofline, the `elementwise` kind's overhead where the device gives one
+/// (else launch_overhead) and its loop nest's rows where it gives a
+/// row_time (calibrated hosts do).
+double elementwiseCost(EinsumOp einsum, const SystemDescription &system,
+                       double flops, double bytes) {
+  const ::doppler::placement::KernelCost &loopCost =
+      system.device(0).kernels[static_cast<unsigned>(KernelKind::Elementwise)];
+  double walk =
+      loopCost.rowTime > 0 ? loopCost.walkSeconds(einsumRowsOf(einsum), 0) : 0;
+  return system.computeCost(
+             0, flops, bytes, elementTypeName(einsum.getOperation()),
+             {toSupport(einsum.getJoin())},
+             static_cast<double>(einsum.getIndexSizes().iterationSpace()),
+             KernelKind::Elementwise) +
+         walk * ::doppler::placement::kCostUnitsPerSecond;
+}
+
+/// A copy's cost where the device's copy entry prices it beyond the
+/// roofline (none: the caller's roofline and overhead apply). A view moves
+/// no bytes: the copy's fixed time alone, or launch_overhead where the
+/// entry gives a row_time (its overhead is then a real copy's, as
+/// doppler-calibrate times slices; a view runs no kernel, as a one-element
+/// einsum's task). A slice or assemble copies box by box, a row at a time:
+/// each box beyond the first pays the overhead again, each row beyond a
+/// box's first the row time.
+std::optional<double> copyCost(Operation &op, const SystemDescription &system,
+                               double flops, double bytes) {
+  const ::doppler::placement::KernelCost &cost =
+      system.device(0).kernels[static_cast<unsigned>(KernelKind::Copy)];
+  if (!cost.hasOverhead())
+    return std::nullopt;
+  if (runsAsView(op))
+    return cost.rowTime > 0
+               ? system.computeCost(0, 0, 0, elementTypeName(&op))
+               : system.computeCost(0, 0, 0, elementTypeName(&op),
+                                    KernelKind::Copy);
+  CopyWalk walk = copyWalkOf(op);
+  if (cost.rowTime <= 0 || walk.boxes <= 0)
+    return std::nullopt;
+  return system.computeCost(0, flops, bytes, elementTypeName(&op),
+                            KernelKind::Copy) +
+         ((walk.boxes - 1) * cost.overhead +
+          (walk.rows - walk.boxes) * cost.rowTime) *
+             ::doppler::placement::kCostUnitsPerSecond;
 }
 
 } // namespace
@@ -289,18 +478,13 @@ double mlir::doppler::computeCostOf(Operation &op,
                ::doppler::placement::kCostUnitsPerSecond;
   }
   if (einsum && !isGemm(einsum))
-    return system.computeCost(
-        0, flops, bytes, elementTypeName(&op), toSupport(einsum.getJoin()),
-        static_cast<double>(einsum.getIndexSizes().iterationSpace()));
+    return elementwiseCost(einsum, system, flops, bytes);
   if (std::optional<KernelKind> kind = kernelKindOf(op)) {
-    // A view moves no bytes: its task is the copy kind's fixed time alone,
-    // where the device's kernels table gives one (a calibrated host's; the
-    // presets price every copy by its bytes).
-    if (*kind == KernelKind::Copy && runsAsView(op) &&
-        system.device(0)
-            .kernels[static_cast<unsigned>(KernelKind::Copy)]
-            .hasOverhead())
-      return system.computeCost(0, 0, 0, elementTypeName(&op), *kind);
+    // Views and copies' walks where the device's kernels table prices them
+    // (a calibrated host's; the presets price every copy by its bytes).
+    if (*kind == KernelKind::Copy)
+      if (std::optional<double> cost = copyCost(op, system, flops, bytes))
+        return *cost;
     // A contraction or convolution on a calibrated rate grid
     // (KernelCost::grid) runs at its GEMM shape's rate (a batched one, its
     // batch of GEMMs of that shape); a matrix-vector product (a side of 1)

@@ -10,7 +10,8 @@ namespace doppler::placement {
 namespace {
 
 constexpr std::array<std::string_view, kNumKernelKinds> kNames = {
-    "contraction", "fused", "copy", "conv", "depthwise", "pool"};
+    "contraction", "fused", "copy", "conv", "depthwise", "pool",
+    "elementwise"};
 
 } // namespace
 
@@ -116,15 +117,19 @@ const KernelField *fieldNamed(const std::string &name) {
 
 /// Whether the cost model reads `f` for tasks of `kind`: fused tasks their
 /// overhead and their walk's gather and row times (their rates are the
-/// joins' and the memory's), copies only their overhead; matrix-vector
-/// products are contractions and convolutions.
+/// joins' and the memory's), copies and elementwise einsums their overhead
+/// and row time; matrix-vector products are contractions and convolutions.
 bool kindReads(KernelKind kind, const KernelField &f) {
   const std::string name = f.name;
   if (name == "overhead")
     return true;
-  if (name == "gather_time" || name == "row_time")
+  const bool walks = kind == KernelKind::Copy ||
+                     kind == KernelKind::Elementwise;
+  if (name == "row_time")
+    return kind == KernelKind::Fused || walks;
+  if (name == "gather_time")
     return kind == KernelKind::Fused;
-  if (kind == KernelKind::Fused || kind == KernelKind::Copy)
+  if (kind == KernelKind::Fused || walks)
     return false;
   if (name == "gemv_bandwidth")
     return kind == KernelKind::Contraction || kind == KernelKind::Conv;

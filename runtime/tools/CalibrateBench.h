@@ -229,6 +229,31 @@ inline Result<double> timeHandOffs(Executor &executor, Bench &bench,
                     });
 }
 
+/// Seconds per pair of tasks of a chain that alternates two kinds of task
+/// (a copy's slice and assemble): per device, in start order, the median
+/// of the start-to-start spans of tasks 2i and 2i + 2, averaged over the
+/// devices; the median of `repeat` runs after a warm-up (medianStep's
+/// reasons).
+inline Result<double> timePairSteps(Executor &executor, Bench &bench,
+                                    int repeat) {
+  return medianOverRuns(executor, bench, repeat, [&](const RunResult &run) {
+    double total = 0;
+    int devices = 0;
+    std::vector<double> pairs;
+    for (auto &[device, list] : computeSpans(bench.graph, run)) {
+      std::sort(list.begin(), list.end());
+      pairs.clear();
+      for (size_t i = 0; i + 2 < list.size(); i += 2)
+        pairs.push_back(list[i + 2].first - list[i].first);
+      if (pairs.empty())
+        continue;
+      total += medianOf(pairs);
+      ++devices;
+    }
+    return devices ? total / devices : 0;
+  });
+}
+
 } // namespace doppler::runtime::calibrate
 
 #endif // DOPPLER_RUNTIME_TOOLS_CALIBRATEBENCH_H

@@ -14,6 +14,9 @@ namespace {
 constexpr int kChain = 100;
 /// Independent tasks per device for a rate.
 constexpr int kRateTasks = 8;
+/// Elements of the walks' tasks (fused, elementwise): 64 KiB, cache
+/// resident, so that rows and gathers and not memory set the pace.
+constexpr int64_t kWalkPoints = 16384;
 
 WindowGeometry squareWindow(int64_t kernel, int64_t stride, int64_t pad) {
   WindowGeometry geometry;
@@ -239,7 +242,6 @@ public:
     // inputs laid out like the output or one value per row (a batch norm's
     // scale and shift); the difference is two filled inputs' elements and
     // the rows, at two row lengths.
-    constexpr int64_t kWalkPoints = 16384;
     auto walk = [&](int64_t inner, bool perRow) {
       const Shape shape = {kWalkPoints / inner, inner};
       const Shape side = perRow ? Shape{kWalkPoints / inner} : shape;
@@ -265,16 +267,74 @@ public:
     return figure;
   }
 
-  Result<KernelFigure> copy() {
-    Result<double> tiny =
-        chain({16}, [&](Bench &bench, int d, ValueId last) {
-          Shape shape = bench.graph.task(last).shape.size() == 1 ? Shape{4, 4}
-                                                                  : Shape{16};
-          return bench.graph.addReshape(d, last, shape);
-        });
+  /// Slices and assembles (copyBox: a memcpy per row of each box) and a
+  /// reshape's view. A chain of pairs on kOverheadDevices devices: a slice
+  /// of [rows, 8] to [rows, 4] (not contiguous: a real copy, one box), then
+  /// an assemble of it twice back to [rows, 8] (two boxes), at 2 and 32
+  /// rows. A pair is three boxes' overhead and 3 (rows - 1) rows beyond
+  /// their first, plus its bytes at `bandwidth` (the cost model's term).
+  Result<KernelFigure> copy(double bandwidth) {
+    auto pairStep = [&](int64_t rows) -> Result<double> {
+      Bench bench(generator_);
+      for (int d = 0; d < kOverheadDevices; ++d) {
+        ValueId x = bench.input(d, {rows, 8});
+        for (int k = 0; k < kChain / 2; ++k) {
+          Result<ValueId> half = bench.graph.addSlice(d, x, {0, 0}, {rows, 4});
+          if (!half)
+            return half.status();
+          Result<ValueId> whole =
+              bench.graph.addAssemble(d, {{rows}, {4, 4}}, {*half, *half});
+          if (!whole)
+            return whole.status();
+          x = *whole;
+        }
+        if (Status status = bench.graph.markOutput(x); !status)
+          return status;
+      }
+      return timePairSteps(executor_, bench, repeat_);
+    };
+    Result<double> few = pairStep(2), many = pairStep(32);
+    for (const Result<double> *step : {&few, &many})
+      if (!*step)
+        return step->status();
+    // Bytes read and written per pair: 32 per row by the slice, 64 by the
+    // assemble.
+    auto net = [&](double step, double rows) {
+      return computeTime(step, bandwidth > 0 ? 96 * rows / bandwidth : 0);
+    };
+    KernelFigure figure{"copy", 0, 0};
+    figure.rowTime = std::max(0.0, (net(*many, 32) - net(*few, 2)) / 90);
+    figure.overhead = std::max(0.0, net(*few, 2) / 3 - figure.rowTime);
+    return figure;
+  }
+
+  /// Einsums that are not contractions (the loop nest): overhead, a chain
+  /// of 16-element negations; row_time, "ij,i->ij" subtractions (a
+  /// broadcast row, as a bias or a normalisation) over kWalkPoints elements
+  /// in rows of 8 and of 64 on every busy device.
+  Result<KernelFigure> elementwise() {
+    Result<double> tiny = chain({16}, [&](Bench &bench, int d, ValueId last) {
+      return bench.graph.addEinsum(d, "i->i", JoinKind::Neg, std::nullopt,
+                                   {last});
+    });
     if (!tiny)
       return tiny.status();
-    return KernelFigure{"copy", *tiny, 0};
+    KernelFigure figure{"elementwise", *tiny, 0};
+    auto rowsOf = [&](int64_t inner) {
+      return independent([&](Bench &bench, int d) {
+        return bench.graph.addEinsum(
+            d, "ij,i->ij", JoinKind::Sub, std::nullopt,
+            {bench.input(d, {kWalkPoints / inner, inner}),
+             bench.input(d, {kWalkPoints / inner})});
+      });
+    };
+    Result<double> short8 = rowsOf(8), short64 = rowsOf(64);
+    for (const Result<double> *time : {&short8, &short64})
+      if (!*time)
+        return time->status();
+    figure.rowTime = std::max(
+        0.0, (*short8 - *short64) / (kWalkPoints / 8 - kWalkPoints / 64));
+    return figure;
   }
 
   /// The hand-off between tasks, in a chain of tiny fused tasks (what the
@@ -383,14 +443,16 @@ bool fitHalfSize(double side1, double rate1, double side2, double rate2,
 
 Result<std::vector<KernelFigure>>
 measureKernels(Executor &executor, std::mt19937_64 &generator, int busy,
-               int repeat, double peakF32, double peakSide, bool grids) {
+               int repeat, double peakF32, double peakSide, bool grids,
+               double bandwidth) {
   KernelCalibrator calibrator(executor, generator, busy, repeat);
   std::vector<KernelFigure> figures;
   for (const std::function<Result<KernelFigure>()> &measure :
        std::vector<std::function<Result<KernelFigure>()>>{
            [&] { return calibrator.contraction(peakF32, peakSide); },
            [&] { return calibrator.fused(); },
-           [&] { return calibrator.copy(); },
+           [&] { return calibrator.copy(bandwidth); },
+           [&] { return calibrator.elementwise(); },
            [&] { return calibrator.convolution(false); },
            [&] { return calibrator.convolution(true); },
            [&] { return calibrator.pool(); }}) {

@@ -22,8 +22,14 @@
 //                in rows of 8 and of 64, less the same with inputs laid
 //                out like the output (seconds per filled element and per
 //                row of the kernel's walk);
-//   copy         overhead: a chain of 16-element reshapes (slices,
-//                assembles and reshapes are one strided copy each);
+//   copy         overhead and row_time: a chain of slices of [R, 8] to
+//                [R, 4] and assembles of two such halves back, at R = 2
+//                and 32 (a box's fixed time, and each row's memcpy beyond
+//                its first; an assemble copies a box per block);
+//   elementwise  einsums that are not contractions: overhead, a chain of
+//                16-element negations; row_time: "ij,i->ij" over 16384
+//                elements in rows of 8 and of 64 (the loop nest's call per
+//                row);
 //   conv         overhead: a chain of 1x4x4x4 3x3 convolutions; rate and
 //                half_size: 1x64x16x16 3x3 (64 filters, padding 1)
 //                convolutions (GEMM side 64) and 1x256x2x2 ones with 256
@@ -122,9 +128,12 @@ bool fitHalfSize(double side1, double rate1, double side2, double rate2,
 /// contraction's share of it is not overhead; it and a side-8 GEMM give the
 /// contraction's half size). Without `grids`, convolutions and
 /// contractions get no GEMM-shape grid (doppler-calibrate --no-grids).
+/// `bandwidth` (bytes/s, 0: none) prices the copies' bytes, taken off
+/// their overhead and row time as the cost model adds them back.
 Result<std::vector<KernelFigure>>
 measureKernels(Executor &executor, std::mt19937_64 &generator, int busy,
-               int repeat, double peakF32, double peakSide, bool grids = true);
+               int repeat, double peakF32, double peakSide, bool grids = true,
+               double bandwidth = 0);
 
 } // namespace doppler::runtime::calibrate
 

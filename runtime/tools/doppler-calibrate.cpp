@@ -346,9 +346,9 @@ public:
   /// Per kind of task, its fixed cost and its kernel's own rate
   /// (CalibrateKernels.h).
   Status measureKernelCosts(Figures &figures) {
-    Result<std::vector<KernelFigure>> kernels =
-        measureKernels(executor_, generator_, busy_, repeat_, figures.peak[0],
-                       double(options_.gemmSize), !options_.noGrids);
+    Result<std::vector<KernelFigure>> kernels = measureKernels(
+        executor_, generator_, busy_, repeat_, figures.peak[0],
+        double(options_.gemmSize), !options_.noGrids, figures.bandwidth);
     if (!kernels)
       return kernels.status();
     figures.kernels = std::move(*kernels);

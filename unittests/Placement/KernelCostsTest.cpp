@@ -38,7 +38,7 @@ TEST(KernelCosts, KindsHaveNames) {
   }
   EXPECT_FALSE(parseKernelKind("gemm"));
   EXPECT_EQ(kernelKindNames(),
-            "contraction, fused, copy, conv, depthwise, pool");
+            "contraction, fused, copy, conv, depthwise, pool, elementwise");
 }
 
 TEST(KernelCosts, RateFallsWithTheGemmSide) {
@@ -158,6 +158,43 @@ TEST(KernelCosts, FusedWalkCostsRowsAndGathers) {
   EXPECT_DOUBLE_EQ(back.rowTime, 1.5e-8);
 }
 
+TEST(KernelCosts, CopiesAndElementwiseEinsumsReadRowTime) {
+  std::string error;
+  auto system = SystemDescription::parseJson(
+      withKernels(R"({"copy": {"overhead": 2.4e-7, "row_time": 2.5e-9},
+                      "elementwise": {"overhead": 2.3e-7,
+                                      "row_time": 1.1e-8}})"),
+      "sys.json", &error);
+  ASSERT_TRUE(system) << error;
+  const auto &kernels = system->device(1).kernels;
+  const KernelCost &copy = kernels[static_cast<unsigned>(KernelKind::Copy)];
+  const KernelCost &loop =
+      kernels[static_cast<unsigned>(KernelKind::Elementwise)];
+  EXPECT_DOUBLE_EQ(copy.rowTime, 2.5e-9);
+  EXPECT_DOUBLE_EQ(loop.walkSeconds(33, 0), 32 * 1.1e-8);
+  // The elementwise kind's overhead replaces launch_overhead.
+  EXPECT_DOUBLE_EQ(system->device(0).overheadFor(KernelKind::Elementwise),
+                   2.3e-7);
+  auto again = SystemDescription::parseJson(system->toJson(), "again", &error);
+  ASSERT_TRUE(again) << error;
+  EXPECT_DOUBLE_EQ(
+      again->device(0)
+          .kernels[static_cast<unsigned>(KernelKind::Elementwise)]
+          .rowTime,
+      1.1e-8);
+  EXPECT_DOUBLE_EQ(
+      again->device(0).kernels[static_cast<unsigned>(KernelKind::Copy)].rowTime,
+      2.5e-9);
+  // Neither gathers: only fused tasks fill or gather their inputs.
+  EXPECT_EQ(jsonError(withKernels(R"({"copy": {"gather_time": 1e-9}})")),
+            "sys.json: devices[0].kernels.copy.gather_time: not read for copy "
+            "tasks (overhead, row_time are)");
+  EXPECT_EQ(
+      jsonError(withKernels(R"({"elementwise": {"flops": 1e9}})")),
+      "sys.json: devices[0].kernels.elementwise.flops: not read for "
+      "elementwise tasks (overhead, row_time are)");
+}
+
 TEST(KernelCosts, ErrorsNameTheField) {
   EXPECT_EQ(jsonError(withKernels("[1]")),
             "sys.json: devices[0].kernels: expected an object of task costs "
@@ -165,7 +202,7 @@ TEST(KernelCosts, ErrorsNameTheField) {
             "5e10}}");
   EXPECT_EQ(jsonError(withKernels(R"({"gemm": {}})")),
             "sys.json: devices[0].kernels.gemm: unknown kind (known: "
-            "contraction, fused, copy, conv, depthwise, pool)");
+            "contraction, fused, copy, conv, depthwise, pool, elementwise)");
   EXPECT_EQ(jsonError(withKernels(R"({"conv": 3})")),
             "sys.json: devices[0].kernels.conv: expected an object with "
             "overhead (seconds per task), flops (FLOP/s), half_size, "

@@ -32,10 +32,14 @@ enum class KernelKind : uint8_t {
   Conv,        ///< a convolution with more than one input channel per group
   Depthwise,   ///< a convolution with one input channel per group
   Pool,        ///< max or average pooling
+  /// An einsum that is not a mul/add contraction: elementwise, reducing or
+  /// transposing (the CPU runtime's loop nest).
+  Elementwise,
 };
-constexpr unsigned kNumKernelKinds = 6;
+constexpr unsigned kNumKernelKinds = 7;
 
-/// "contraction", "fused", "copy", "conv", "depthwise", "pool".
+/// "contraction", "fused", "copy", "conv", "depthwise", "pool",
+/// "elementwise".
 std::string_view kernelKindName(KernelKind kind);
 std::optional<KernelKind> parseKernelKind(std::string_view name);
 /// The names, comma-separated, for error messages.
@@ -82,7 +86,8 @@ struct KernelCost {
   /// once, from memory beyond the caches for a model's weights: bytes per
   /// second of that stream. 0: not given (the device's memory_bandwidth).
   double gemvBandwidth = 0;
-  /// Fused tasks only. Their kernel (runtime/lib/CpuFused.cpp) walks the
+  /// Fused tasks (and `rowTime` for copies and elementwise einsums, below).
+  /// Their kernel (runtime/lib/CpuFused.cpp) walks the
   /// output in rows of its innermost merged dimension; an input not laid
   /// out like the output (a per-channel or per-row scale, a transpose) is
   /// copied or filled into a buffer element by element when rows are
@@ -90,6 +95,11 @@ struct KernelCost {
   /// the row: `gatherTime` seconds per such element (of each such input),
   /// `rowTime` seconds per row walked (its offsets and per-row loop) beyond
   /// the first. 0: not given (no such term; the presets give none).
+  /// Copies (slice, assemble: runtime/lib/CpuKernels.cpp, copyBox) and
+  /// elementwise einsums (CpuLoopNest.cpp) walk rows too, one memcpy or
+  /// inner-loop call per row of their merged dimensions: `rowTime` per row
+  /// beyond the first of each box (a slice is one box, an assemble one per
+  /// block, each paying the copy's `overhead`).
   double gatherTime = 0;
   double rowTime = 0;
   /// Contractions and convolutions: the rate by GEMM shape (GemmGrid);
