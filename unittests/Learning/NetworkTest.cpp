@@ -225,3 +225,26 @@ TEST(NetworkTest, HandWrittenOperationsMatchStockLibTorch) {
       },
       torch::randn({N}), "segmentLogSoftmax");
 }
+
+// Without gradients (placing) the GRU round runs in blocks of rows
+// (GraphOps.cpp): the same values bit for bit, across a block boundary
+// and a longer last block.
+TEST(NetworkTest, GruRoundWithoutGradientsIsTheSame) {
+  torch::manual_seed(9);
+  for (int64_t H : {16, 128}) {
+    const int64_t N = 3001;
+    torch::Tensor messages = torch::randn({N, H}), bias = torch::randn({H});
+    torch::Tensor h = torch::randn({N, H}).requires_grad_(true);
+    torch::Tensor weightIh = torch::randn({3 * H, H}),
+                  weightHh = torch::randn({3 * H, H});
+    torch::Tensor biasIh = torch::randn({3 * H}),
+                  biasHh = torch::randn({3 * H});
+    torch::Tensor withGradients =
+        gruRound(messages, bias, h, weightIh, weightHh, biasIh, biasHh);
+    ASSERT_TRUE(withGradients.requires_grad());
+    torch::NoGradGuard noGrad;
+    torch::Tensor without =
+        gruRound(messages, bias, h, weightIh, weightHh, biasIh, biasHh);
+    EXPECT_TRUE(torch::equal(withGradients.detach(), without)) << "H = " << H;
+  }
+}

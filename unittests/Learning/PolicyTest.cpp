@@ -390,6 +390,37 @@ TEST(PolicyTest, PastTheBudgetReadsBoundedHorizonCompletions) {
   EXPECT_GT(differs, pairs / 3);
 }
 
+// The greedy pass scores only the devices PLC's Lipschitz bound cannot
+// rule out (DeviceBound.cpp); trace() scores every device. Both must pick
+// the same devices: a bound short of the true difference would show here
+// (the priors of a fresh model, 8 to 32, and of the default model, up to
+// 128, leave most devices to the bound at D >= 8).
+TEST(PolicyTest, BoundedDeviceChoiceIsTheFullArgmax) {
+  std::vector<std::unique_ptr<LearnedPolicy>> policies;
+  ModelConfig config = ModelConfig::slim();
+  config.joinFeature = config.lookahead = true;
+  policies.push_back(LearnedPolicy::create(config, 7));
+  if (LearnedPolicy::hasDefaultModel())
+    policies.push_back(LearnedPolicy::loadDefault());
+  for (const auto &policy : policies) {
+    ASSERT_TRUE(policy);
+    for (uint64_t seed : {11, 12})
+      for (int32_t devices : {2, 8, 32}) {
+        Graph graph = test_support::randomLayeredGraph(seed, 120, 12);
+        std::string error;
+        auto steps = policy->trace(graph, devices, &error);
+        ASSERT_TRUE(steps) << error;
+        std::vector<DeviceId> traced(graph.numNodes(), -1);
+        for (const PolicyStep &step : *steps)
+          traced[step.node] = step.device;
+        auto placed = policy->place(graph, devices, PlaceOptions(), &error);
+        ASSERT_TRUE(placed) << error;
+        EXPECT_EQ(placed->assignment, traced)
+            << "seed " << seed << ", D = " << devices;
+      }
+  }
+}
+
 TEST(PolicyTest, ModelFileRoundTrip) {
   Graph graph = testGraph(11, 50);
   ModelConfig withPrior = smallConfig();

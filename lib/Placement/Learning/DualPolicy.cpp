@@ -17,8 +17,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <iterator>
 #include <map>
 #include <mutex>
@@ -47,6 +49,27 @@ const char *edgeName(EdgeNetworkKind kind) {
 const char *estimateName(StartEstimate estimate) {
   return estimate == StartEstimate::EarliestStart ? "earliest-start"
                                                   : "device-load";
+}
+
+/// DOPPLER_POLICY_STATS (any value): one line on stderr for the greedy
+/// rollout, how often the network left the critical-path rule's choice
+/// (docs/Method.md section 11).
+void printStats(const RolloutStats &s) {
+  std::fprintf(stderr,
+               "policy stats: steps %lld; SEL decisions %lld, off the rule's "
+               "pick %lld; PLC decisions %lld, off critical path's device "
+               "%lld, off the lookahead prior's %lld; devices scored %lld, "
+               "steps decided by the priors' devices' scores %lld, "
+               "hidden-layer bounds %lld\n",
+               static_cast<long long>(s.steps),
+               static_cast<long long>(s.selDecisions),
+               static_cast<long long>(s.selOffRule),
+               static_cast<long long>(s.plcDecisions),
+               static_cast<long long>(s.plcOffRule),
+               static_cast<long long>(s.plcOffPrior),
+               static_cast<long long>(s.plcScored),
+               static_cast<long long>(s.plcCertified),
+               static_cast<long long>(s.plcHiddenBounds));
 }
 
 } // namespace
@@ -225,9 +248,13 @@ PlacementResult LearnedPolicy::Impl::place(const Graph &graph,
   PlacementResult result;
   if (graph.numNodes() == 0)
     return result;
+  // DOPPLER_POLICY_STATS: the phases' CPU seconds (one thread).
+  std::clock_t clock0 = std::clock();
   GraphTensors tensors = buildGraphTensors(graph);
+  std::clock_t clock1 = std::clock();
   EncodedGraph encoded = encodeGraph(*network, tensors);
   RolloutInputs inputs = prepareRollout(*network, encoded, tensors);
+  std::clock_t clock2 = std::clock();
   // Rollouts are ranked by makespan alone, with capacities too: doppler-place
   // fits the winner to memory afterwards (MemoryFit), and ranking by
   // overflow first (or fitting rollouts first) kept slower placements that
@@ -265,6 +292,15 @@ PlacementResult LearnedPolicy::Impl::place(const Graph &graph,
     engine.run(environment, graph, numDevices, network->config.startEstimate,
                inputs.weights, inputs.tables, rollout, random, nullptr,
                k == 0 ? trace : nullptr);
+    if (k == 0 && std::getenv("DOPPLER_POLICY_STATS")) {
+      printStats(engine.stats());
+      std::fprintf(stderr,
+                   "policy phases (CPU s): graph tensors %.3f, encoder %.3f, "
+                   "greedy rollout %.3f\n",
+                   double(clock1 - clock0) / CLOCKS_PER_SEC,
+                   double(clock2 - clock1) / CLOCKS_PER_SEC,
+                   double(std::clock() - clock2) / CLOCKS_PER_SEC);
+    }
     ArrayView<DeviceId> assignment = environment.assignment();
     double makespan = judge.run(assignment);
     if (k == 0 || makespan < result.makespan) {

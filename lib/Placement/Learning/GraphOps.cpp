@@ -590,12 +590,69 @@ struct GruRound : torch::autograd::Function<GruRound> {
   }
 };
 
+/// GruRound's forward without autograd (placing, not training), a block
+/// of rows at a time: a row's values depend on that row alone, so they are
+/// the same, but a block's temporaries (the gate inputs, [rows][3H] twice,
+/// and the gates) stay in cache and are reused, where the whole graph's
+/// were fresh pages of memory each round (on 132,624 nodes, 0.75 GB a
+/// round, about 2 s of page faults in a 12 s pass). Blocks have at least
+/// kGruBlockRows rows (the last takes the remainder), so that no product
+/// is small enough for OpenBLAS's small-matrix kernels.
+constexpr int64_t kGruBlockRows = 1024;
+
+Tensor gruRoundInference(const Tensor &messagesIn, const Tensor &biasIn,
+                         const Tensor &hIn, const Tensor &weightIh,
+                         const Tensor &weightHh, const Tensor &biasIh,
+                         const Tensor &biasHh) {
+  Tensor messages = messagesIn.contiguous(), h = hIn.contiguous();
+  Tensor bias = biasIn.contiguous();
+  const int64_t N = h.size(0), H = h.size(1);
+  Tensor out = torch::empty({N, H}, h.options());
+  const int64_t block = std::min(N, 2 * kGruBlockRows - 1);
+  Tensor x = torch::empty({block, H}, h.options());
+  Tensor gi = torch::empty({block, 3 * H}, h.options());
+  Tensor gh = torch::empty({block, 3 * H}, h.options());
+  Tensor gates = torch::empty({block, 2 * H}, h.options());
+  Tensor n = torch::empty({block, H}, h.options());
+  const Tensor wIh = weightIh.t(), wHh = weightHh.t();
+  for (int64_t begin = 0; begin < N;) {
+    const int64_t rows =
+        N - begin < 2 * kGruBlockRows ? N - begin : kGruBlockRows;
+    Tensor xb = x.narrow(0, 0, rows), gib = gi.narrow(0, 0, rows);
+    Tensor ghb = gh.narrow(0, 0, rows), gb = gates.narrow(0, 0, rows);
+    Tensor nb = n.narrow(0, 0, rows);
+    float *xs = x.data_ptr<float>();
+    for (int64_t i = 0; i < rows; ++i)
+      reluOfSum(messages.data_ptr<float>() + (begin + i) * H,
+                bias.data_ptr<float>(), H, xs + i * H);
+    torch::addmm_out(gib, biasIh, xb, wIh);
+    torch::addmm_out(ghb, biasHh, h.narrow(0, begin, rows), wHh);
+    const float *gis = gi.data_ptr<float>(), *ghs = gh.data_ptr<float>();
+    float *gs = gates.data_ptr<float>(), *ns = n.data_ptr<float>();
+    for (int64_t i = 0; i < rows; ++i)
+      addRows(ghs + i * 3 * H, gis + i * 3 * H, 2 * H, gs + i * 2 * H);
+    gb.sigmoid_();
+    for (int64_t i = 0; i < rows; ++i)
+      newGateInput(gis + i * 3 * H + 2 * H, ghs + i * 3 * H + 2 * H,
+                   gs + i * 2 * H, H, ns + i * H);
+    nb.tanh_();
+    for (int64_t i = 0; i < rows; ++i)
+      gruOutput(h.data_ptr<float>() + (begin + i) * H, ns + i * H,
+                gs + i * 2 * H + H, H, out.data_ptr<float>() + (begin + i) * H);
+    begin += rows;
+  }
+  return out;
+}
+
 } // namespace
 
 torch::Tensor doppler::placement::learning::gruRound(
     const Tensor &messages, const Tensor &bias, const Tensor &h,
     const Tensor &weightIh, const Tensor &weightHh, const Tensor &biasIh,
     const Tensor &biasHh) {
+  if (!torch::GradMode::is_enabled())
+    return gruRoundInference(messages, bias, h, weightIh, weightHh, biasIh,
+                             biasHh);
   return GruRound::apply(messages, bias, h, weightIh, weightHh, biasIh,
                          biasHh);
 }

@@ -205,6 +205,39 @@ EncodedGraph doppler::placement::learning::encodeGraph(
   return out;
 }
 
+namespace {
+
+/// The largest singular value of a weight matrix, in double, a little
+/// above (the bound must not be short of it by SVD's rounding).
+double spectralNorm(const Tensor &weight) {
+  return torch::linalg::svdvals(weight.to(torch::kFloat64), c10::nullopt)[0]
+             .item<double>() *
+         (1 + 1e-9);
+}
+
+/// ScorerWeights' PLC bound (Rollout.h, DeviceBound.cpp) from the
+/// network's weights, its tensors kept in `in.storage`.
+void setDeviceBound(DualPolicyNetworkImpl &network, RolloutInputs &in) {
+  ScorerWeights &w = in.weights;
+  const int64_t H = network.config.hiddenSize;
+  const Tensor device = network.plcDevice->weight.to(torch::kFloat64); // [H][F]
+  in.storage.push_back(device.t().mm(device).contiguous());            // [F][F]
+  w.plcFeatureGram = in.storage.back().data_ptr<double>();
+  const Tensor out = network.plcOut->weight.view({-1}).to(torch::kFloat64);
+  const double outNorm = out.norm().item<double>() * (1 + 1e-9);
+  const Tensor &head = network.plcHidden->weight; // [K][4H]
+  w.plcFeatureGain = outNorm * spectralNorm(head.narrow(1, 0, H));
+  if (network.config.projectSums) {
+    in.storage.push_back(
+        (out * network.plcSumGain.to(torch::kFloat64)).abs().contiguous());
+    w.plcSumBound = in.storage.back().data_ptr<double>();
+  } else {
+    w.plcSumNorm = outNorm * spectralNorm(head.narrow(1, 3 * H, H));
+  }
+}
+
+} // namespace
+
 RolloutInputs doppler::placement::learning::prepareRollout(
     DualPolicyNetworkImpl &network, const EncodedGraph &encoded,
     const GraphTensors &graph) {
@@ -252,6 +285,7 @@ RolloutInputs doppler::placement::learning::prepareRollout(
   }
   w.plcOutWeight = keep(network.plcOut->weight.view({-1}));
   w.plcOutBias = network.plcOut->bias.item<float>();
+  setDeviceBound(network, in);
   if (network.config.heuristicPrior) {
     w.selPrior = network.selPrior.item<float>();
     w.plcPrior = network.plcPrior.item<float>();

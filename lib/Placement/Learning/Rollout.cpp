@@ -60,6 +60,10 @@ void doppler::placement::learning::accumulateVectorMatrix(
 
 namespace {
 
+// With the scorers' own optimisation attribute: GCC inlines a function
+// only into callers with the same attributes, and a call per element cost
+// a sixth of a pass at D = 64.
+DOPPLER_NO_TRAPPING_MATH
 inline float leaky(float x) { return x > 0 ? x : kLeakySlope * x; }
 
 /// Column means and 1 / (std + eps) over `rows` rows of `table` picked by
@@ -95,26 +99,32 @@ void columnStatistics(const float *table, int32_t width, ArrayView<NodeId> ids,
 
 /// Standardises the first `columns` columns of a [rows][inStride] double
 /// block into the first `columns` columns of a [rows][outStride] float
-/// block (outStride 0: `columns`).
+/// block (outStride 0: `columns`). Row by row, so that the loops run along
+/// contiguous columns; each column's sums still add its rows in order (the
+/// same values as column by column).
 void standardizeSmall(const double *in, int32_t rows, int32_t inStride,
-                      int32_t columns, float *out, int32_t outStride = 0) {
+                      int32_t columns, float *out, std::vector<double> &scratch,
+                      int32_t outStride = 0) {
   if (outStride == 0)
     outStride = columns;
-  for (int32_t j = 0; j < columns; ++j) {
-    double sum = 0;
-    for (int32_t r = 0; r < rows; ++r)
-      sum += in[r * inStride + j];
-    double mean = sum / rows;
-    double squares = 0;
-    for (int32_t r = 0; r < rows; ++r) {
-      double d = in[r * inStride + j] - mean;
-      squares += d * d;
+  scratch.assign(2 * static_cast<size_t>(columns), 0.0);
+  double *mean = scratch.data(), *scale = mean + columns;
+  for (int32_t r = 0; r < rows; ++r)
+    for (int32_t j = 0; j < columns; ++j)
+      mean[j] += in[r * inStride + j];
+  for (int32_t j = 0; j < columns; ++j)
+    mean[j] /= rows;
+  for (int32_t r = 0; r < rows; ++r)
+    for (int32_t j = 0; j < columns; ++j) {
+      double d = in[r * inStride + j] - mean[j];
+      scale[j] += d * d;
     }
-    double scale = 1.0 / (std::sqrt(squares / rows) + kStandardizeEpsilon);
-    for (int32_t r = 0; r < rows; ++r)
+  for (int32_t j = 0; j < columns; ++j)
+    scale[j] = 1.0 / (std::sqrt(scale[j] / rows) + kStandardizeEpsilon);
+  for (int32_t r = 0; r < rows; ++r)
+    for (int32_t j = 0; j < columns; ++j)
       out[r * outStride + j] =
-          static_cast<float>((in[r * inStride + j] - mean) * scale);
-  }
+          static_cast<float>((in[r * inStride + j] - mean[j]) * scale[j]);
 }
 
 void softmax(const float *scores, int32_t count, std::vector<double> &out) {
@@ -240,41 +250,27 @@ void RolloutEngine::scoreCandidates(ArrayView<NodeId> candidates,
   }
 }
 
-DOPPLER_NO_TRAPPING_MATH
+void RolloutEngine::standardizeDeviceSums(int32_t numDevices,
+                                          const ScorerWeights &w) {
+  const int32_t S = w.sumWidth;
+  deviceSumsStd_.resize(static_cast<size_t>(numDevices) * S);
+  standardizeSmall(deviceSums_.data(), numDevices, S, S, deviceSumsStd_.data(),
+                   columnScratch_);
+  hidden_.resize(w.hidden);
+  preActivation_.resize(w.headHidden);
+}
+
 void RolloutEngine::scoreDevices(NodeId v, int32_t numDevices,
                                  const ScorerWeights &w,
                                  const NodeTables &tables) {
-  const int32_t H = w.hidden, K = w.headHidden, S = w.sumWidth;
   // Standardise the per-device sums across devices.
-  deviceSumsStd_.resize(static_cast<size_t>(numDevices) * S);
-  standardizeSmall(deviceSums_.data(), numDevices, S, S,
-                   deviceSumsStd_.data());
-  hidden_.resize(H);
-  preActivation_.resize(K);
+  standardizeDeviceSums(numDevices, w);
   scores_.resize(numDevices);
-  const float *nodeTerm = tables.plcNodeTerm + static_cast<size_t>(v) * K;
-  for (int32_t d = 0; d < numDevices; ++d) {
-    std::copy(w.plcDeviceBias, w.plcDeviceBias + H, hidden_.begin());
-    accumulateVectorMatrix(&deviceFeatures_[d * w.deviceFeatures],
-                           w.deviceFeatures, w.plcDeviceWeight, H,
-                           hidden_.data());
-    for (float &x : hidden_)
-      x = leaky(x);
-    std::copy(nodeTerm, nodeTerm + K, preActivation_.begin());
-    accumulateVectorMatrix(hidden_.data(), H, w.plcHeadDevice, K,
-                           preActivation_.data());
-    const float *sums = &deviceSumsStd_[d * S];
-    if (w.plcSumGain) {
-      for (int32_t k = 0; k < K; ++k)
-        preActivation_[k] += sums[k] * w.plcSumGain[k];
-    } else {
-      accumulateVectorMatrix(sums, H, w.plcHeadSum, K, preActivation_.data());
-    }
-    float score = w.plcOutBias;
-    for (int32_t k = 0; k < K; ++k)
-      score += leaky(preActivation_[k]) * w.plcOutWeight[k];
-    scores_[d] = score;
-  }
+  const float *nodeTerm =
+      tables.plcNodeTerm + static_cast<size_t>(v) * w.headHidden;
+  for (int32_t d = 0; d < numDevices; ++d)
+    scores_[d] = deviceScore(nodeTerm, d, w);
+  stats_.plcScored += numDevices;
 }
 
 namespace {
@@ -416,7 +412,7 @@ int32_t RolloutEngine::selectNode(const PlacementEnvironment &env,
       rawCandidateFeatures_[c * kFeatureCount + f] =
           tables.features[candidates[c] * kFeatureCount + f];
   standardizeSmall(rawCandidateFeatures_.data(), count, kFeatureCount,
-                   kFeatureCount, candidateFeatures_.data());
+                   kFeatureCount, candidateFeatures_.data(), columnScratch_);
   const int32_t heuristicPick =
       criticalPathPick(env, candidates, tables.bottomLevels,
                        startScratch_.data());
@@ -434,6 +430,8 @@ int32_t RolloutEngine::selectNode(const PlacementEnvironment &env,
     chosen = chooseAction(scores_.data(), count, options.sample,
                           options.selectionTemperature, random);
   }
+  ++stats_.selDecisions;
+  stats_.selOffRule += chosen != heuristicPick;
   if (stepTrace)
     softmax(scores_.data(), count, stepTrace->candidateProbability);
   if (record)
@@ -460,7 +458,7 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
   const int32_t envColumns =
       kNumMethodDeviceFeatures + (weights.joinColumn ? 1 : 0);
   standardizeSmall(rawDeviceFeatures_.data(), D, kNumDeviceFeatures, envColumns,
-                   deviceFeatures_.data(), F);
+                   deviceFeatures_.data(), columnScratch_, F);
   // The completion makespans, standardised across devices; 0 at steps
   // without them.
   const DeviceId completionDevice =
@@ -474,7 +472,7 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
   if (weights.lookaheadColumn) {
     if (lookahead_.on)
       standardizeSmall(lookaheadMakespans_.data(), D, 1, 1,
-                       &deviceFeatures_[envColumns], F);
+                       &deviceFeatures_[envColumns], columnScratch_, F);
     else
       for (int32_t d = 0; d < D; ++d)
         deviceFeatures_[d * F + envColumns] = 0;
@@ -515,25 +513,27 @@ DeviceId RolloutEngine::placeNode(PlacementEnvironment &env, int32_t step,
   }
   auto score = [&] {
     scoreDevices(v, D, weights, tables);
-    scores_[heuristicDevice] += weights.plcPrior;
-    if (joinDevice >= 0)
-      scores_[joinDevice] += weights.joinPrior;
-    if (lookaheadDevice >= 0)
-      scores_[lookaheadDevice] += weights.lookaheadPrior;
-    for (int32_t d = 0; d < static_cast<int32_t>(overflows_.size()); ++d)
-      if (overflows_[d])
-        scores_[d] += weights.memoryPrior;
+    for (DeviceId d = 0; d < D; ++d)
+      scores_[d] = withPriors(scores_[d], d, weights, heuristicDevice,
+                              joinDevice, lookaheadDevice);
   };
   DeviceId device = 0;
   if (options.epsilon > 0 && random.uniform() < options.epsilon) {
     device = static_cast<DeviceId>(random.below(D));
     if (stepTrace)
       score();
+  } else if (!options.sample && !stepTrace && weights.plcFeatureGram) {
+    // The greedy argmax needs only the devices the bound cannot rule out.
+    device = bestDeviceBounded(v, D, weights, tables, heuristicDevice,
+                               joinDevice, lookaheadDevice);
   } else {
     score();
     device = chooseAction(scores_.data(), D, options.sample,
                           options.placementTemperature, random);
   }
+  ++stats_.plcDecisions;
+  stats_.plcOffRule += device != heuristicDevice;
+  stats_.plcOffPrior += lookaheadDevice >= 0 && device != lookaheadDevice;
   if (stepTrace)
     softmax(scores_.data(), D, stepTrace->deviceProbability);
   if (record)
@@ -650,6 +650,8 @@ void RolloutEngine::run(PlacementEnvironment &env, const Graph &graph,
   rawDeviceFeatures_.resize(static_cast<size_t>(D) * kNumDeviceFeatures);
   deviceFeatures_.resize(static_cast<size_t>(D) * F);
   setUpLookahead(graph, D, weights, options);
+  stats_ = RolloutStats();
+  stats_.steps = N;
 
   // The candidate window (RolloutOptions::candidateWindow) keeps the ready
   // set ordered by bottom level as nodes arrive and leave, so a step costs

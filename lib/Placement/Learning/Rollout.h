@@ -93,6 +93,36 @@ struct ScorerWeights {
   // ModelConfig::lookahead (0 without it): added to the score of the device
   // whose completion is shortest, at steps that have completions.
   float lookaheadPrior = 0;
+  // PLC's Lipschitz bound (DeviceBound.cpp; prepareRollout computes it):
+  // for two devices d, r of one step, with dz and ds the differences of
+  // their standardised feature rows [F] and sum rows [S],
+  //   |score(d) - score(r)| <= plcFeatureGain * sqrt(dz' G dz)
+  //                            + sum_k plcSumBound[k] |ds_k|
+  //                            + plcSumNorm * |ds|_2,
+  // G = plcFeatureGram [F][F] (the device MLP's W'W; the leaky ReLU is
+  // 1-Lipschitz), plcFeatureGain = |out|_2 sigma_max(head's device block),
+  // plcSumBound[k] = |out_k gain_k| with projected sums (else null, and
+  // plcSumNorm = |out|_2 sigma_max(head's sum block)). Null gram: no bound.
+  const double *plcFeatureGram = nullptr;
+  double plcFeatureGain = 0;
+  const double *plcSumBound = nullptr;
+  double plcSumNorm = 0;
+};
+
+/// What one greedy rollout decided and what it scored (RolloutEngine::
+/// stats()): how often the network's choice left the critical-path rule's,
+/// and how much of PLC the bound spared.
+struct RolloutStats {
+  int64_t steps = 0;
+  int64_t selDecisions = 0; ///< steps with >= 2 candidates
+  int64_t selOffRule = 0;   ///< ... where SEL's pick was not the rule's
+  int64_t plcDecisions = 0; ///< steps with >= 2 devices
+  int64_t plcOffRule = 0;   ///< device != critical path's (earliest start)
+  int64_t plcOffPrior = 0;  ///< device != the lookahead prior's device
+  int64_t plcScored = 0;    ///< devices whose score was computed
+  int64_t plcCertified = 0; ///< steps decided by the priors' devices alone
+  int64_t plcHiddenBounds =
+      0; ///< devices the cheap bound left to the hidden one
 };
 
 /// The memory-pressure column's cap: past 4x its capacity a device is as
@@ -250,6 +280,24 @@ private:
                      Random &random, EpisodeRecord *record,
                      StepTrace *stepTrace);
 
+  /// PLC's standardised device sums (deviceSumsStd_) and one device's
+  /// network score (no priors) from them and deviceFeatures_.
+  void standardizeDeviceSums(int32_t numDevices, const ScorerWeights &w);
+  float deviceScore(const float *nodeTerm, int32_t d, const ScorerWeights &w);
+  /// The argmax over devices of the network's score plus `priors` (added
+  /// in placeNode's order), scoring only the devices that PLC's Lipschitz
+  /// bound (ScorerWeights) cannot rule out; the same device as scoring all
+  /// of them (DeviceBound.cpp).
+  DeviceId bestDeviceBounded(NodeId v, int32_t numDevices,
+                             const ScorerWeights &w, const NodeTables &tables,
+                             DeviceId heuristicDevice, DeviceId joinDevice,
+                             DeviceId lookaheadDevice);
+  /// The score placeNode adds to the network's for device d: its priors,
+  /// in placeNode's order.
+  float withPriors(float score, DeviceId d, const ScorerWeights &w,
+                   DeviceId heuristicDevice, DeviceId joinDevice,
+                   DeviceId lookaheadDevice) const;
+
   /// ModelConfig::lookahead's completions for `v`: fills
   /// lookaheadMakespans_ and returns the device with the shortest (the
   /// lowest id among equals).
@@ -306,6 +354,20 @@ private:
   CandidateOrder candidateOrder_;        // the ready set by bottom level
   std::vector<NodeId> windowCandidates_; // the window, readiness order
   std::vector<float> candidatePre_;   // [C][K]
+  /// The bound's terms for devices d and r: the sum rows' (with the
+  /// network's weights), and the hidden layers' Euclidean distance.
+  double sumDistance(DeviceId d, DeviceId r, const ScorerWeights &w) const;
+  double hiddenDistance(DeviceId d, DeviceId r, const ScorerWeights &w);
+  /// PLC's hidden layer for device d: leaky(W z_d + b), [H].
+  void deviceHidden(int32_t d, const ScorerWeights &w, std::vector<float> &out);
+  std::vector<char> scored_; // [D]: bestDeviceBounded's
+  std::vector<float> bestHidden_, otherHidden_;
+  DeviceId hiddenOf_ = -1; // whose row bestHidden_ holds
+  RolloutStats stats_;
+
+public:
+  /// The last run's counts.
+  const RolloutStats &stats() const { return stats_; }
 };
 
 /// out[k] += sum_j x[j] * weight[j * outSize + k] (a vector times an
