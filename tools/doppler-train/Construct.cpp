@@ -1,4 +1,4 @@
-//===- Construct.cpp - doppler-train --construct: annealing distilled ------===//
+//===- Construct.cpp - doppler-train --construct: annealing distilled -----===//
 //
 // The experiment of LearnedConstruct.h (issue 32; docs/Method.md section
 // 12, "Distilling annealing into a construction").
@@ -51,49 +51,54 @@ namespace {
 
 cl::opt<std::string> constructMode(
     "construct",
-    cl::desc("labels | train | eval (tools/doppler-train/Construct.cpp)"),
+    cl::desc("labels | train | eval (tools/doppler-train/Construct.cpp; its "
+             "options are listed by --help-hidden)"),
     cl::value_desc("mode"), cl::cat(constructCategory));
 cl::opt<std::string> constructDir(
-    "construct-dir", cl::desc("labels, train: the annealed placements' folder"),
+    "construct-dir", cl::Hidden,
+    cl::desc("labels, train: the annealed placements' folder"),
     cl::value_desc("dir"), cl::init("build/construct-labels"),
     cl::cat(constructCategory));
 cl::opt<int64_t> constructRuns(
-    "construct-runs",
+    "construct-runs", cl::Hidden,
     cl::desc("labels: annealing's simulator runs per pair (default 20000)"),
     cl::init(20000), cl::cat(constructCategory));
 cl::opt<int64_t> constructDagger(
-    "construct-dagger",
+    "construct-dagger", cl::Hidden,
     cl::desc("train: rounds rolling in with the learned rule (default 3)"),
     cl::init(3), cl::cat(constructCategory));
 cl::opt<double> constructFollow(
-    "construct-follow",
+    "construct-follow", cl::Hidden,
     cl::desc("train: in the DAgger rounds, the share of steps that follow "
              "the teacher (default 0)"),
     cl::init(0.0), cl::cat(constructCategory));
 cl::opt<bool> constructProducers(
-    "construct-producers",
+    "construct-producers", cl::Hidden,
     cl::desc("train: label a node the teacher puts with a producer by that "
              "producer's device (ConstructRollIn::followProducers)"),
     cl::init(false), cl::cat(constructCategory));
 cl::opt<double> constructWindow(
-    "construct-window",
+    "construct-window", cl::Hidden,
     cl::desc("train: PLC chooses among the devices within this est_gap of "
              "the earliest (ConstructModel::window; default 0: all)"),
     cl::init(0.0), cl::cat(constructCategory));
 cl::opt<bool> constructCompletions(
-    "construct-completions",
+    "construct-completions", cl::Hidden,
     cl::desc("train: label the DAgger rounds by critical path's completions "
              "of each device, judged by the simulator "
              "(ConstructRollIn::judge), not by the teacher"),
     cl::init(false), cl::cat(constructCategory));
 cl::opt<int64_t> constructIterations(
-    "construct-iterations", cl::desc("train: Newton steps at most (default 30)"),
+    "construct-iterations", cl::Hidden,
+    cl::desc("train: Newton steps at most (default 30)"),
     cl::init(30), cl::cat(constructCategory));
 cl::opt<std::string> constructModel(
-    "construct-model", cl::desc("eval: the model (from --construct train)"),
+    "construct-model", cl::Hidden,
+    cl::desc("eval: the model (from --construct train)"),
     cl::value_desc("file"), cl::cat(constructCategory));
 cl::opt<int64_t> constructRepeat(
-    "construct-repeat", cl::desc("eval: timed repetitions (default 3)"),
+    "construct-repeat", cl::Hidden,
+    cl::desc("eval: timed repetitions (default 3)"),
     cl::init(3), cl::cat(constructCategory));
 
 struct ConstructPair {
@@ -101,8 +106,9 @@ struct ConstructPair {
   int32_t devices;
 };
 
-std::vector<ConstructPair> constructPairs(const std::vector<TrainingGraph> &graphs,
-                                          const std::string &devicesText) {
+std::vector<ConstructPair>
+constructPairs(const std::vector<TrainingGraph> &graphs,
+               const std::string &devicesText) {
   std::vector<ConstructPair> pairs;
   const std::vector<std::string> counts = splitList(devicesText);
   const bool paired = counts.size() == graphs.size() && graphs.size() > 1;
@@ -150,7 +156,8 @@ std::vector<DeviceId> constructBetterOf(Simulator &judge, double *makespan,
   return std::move(*placed);
 }
 
-int constructLabels(const Arguments &args, const std::vector<ConstructPair> &pairs) {
+int constructLabels(const Arguments &args,
+                    const std::vector<ConstructPair> &pairs) {
   std::printf("| graph | D | nodes | better | annealed | runs | seconds |\n"
               "|---|---|---|---|---|---|---|\n");
   for (const ConstructPair &p : pairs) {
@@ -200,7 +207,8 @@ std::vector<DeviceId> readLabels(const ConstructPair &p) {
   }
   if (static_cast<int32_t>(devices.size()) != p.graph->graph.numNodes())
     fail("'" + labelPath(p) + "' has " + std::to_string(devices.size()) +
-         " devices for " + std::to_string(p.graph->graph.numNodes()) + " nodes");
+         " devices for " + std::to_string(p.graph->graph.numNodes()) +
+         " nodes");
   return devices;
 }
 
@@ -268,7 +276,8 @@ int constructTrain(const Arguments &args,
   rollIn.follow = constructFollow;
   for (int64_t round = 1; round <= constructDagger; ++round) {
     for (size_t i = 0; i < pairs.size(); ++i) {
-      rollIn.seed = static_cast<uint64_t>(args.seed) * 1000003 + round * 101 + i;
+      rollIn.seed =
+          static_cast<uint64_t>(args.seed) * 1000003 + round * 101 + i;
       Simulator judge(pairs[i].graph->graph, pairs[i].devices);
       rollIn.judge = constructCompletions ? &judge : nullptr;
       collectConstructExamples(pairs[i].graph->graph, pairs[i].devices,
@@ -311,11 +320,13 @@ struct Timed {
   double makespan = 0;
 };
 
-int constructEval(const Arguments &args, const std::vector<ConstructPair> &pairs) {
+int constructEval(const Arguments &args,
+                  const std::vector<ConstructPair> &pairs) {
   if (constructModel.empty())
     fail("--construct eval needs --construct-model FILE");
   std::string error;
-  std::optional<ConstructModel> model = readConstructModel(constructModel, &error);
+  std::optional<ConstructModel> model =
+      readConstructModel(constructModel, &error);
   if (!model)
     fail(error);
   const MoveModel &moves = MoveModel::embedded();
@@ -342,7 +353,8 @@ int constructEval(const Arguments &args, const std::vector<ConstructPair> &pairs
       // The construction and its run.
       begin = constructCpuSeconds();
       Simulator own(graph, p.devices);
-      std::vector<DeviceId> made = placeLearnedConstruct(graph, p.devices, *model);
+      std::vector<DeviceId> made =
+          placeLearnedConstruct(graph, p.devices, *model);
       v[0].makespan = own.run(made);
       v[0].seconds.push_back(constructCpuSeconds() - begin);
       // Floored by critical path (one heuristic, one more run).
@@ -395,7 +407,8 @@ int constructEval(const Arguments &args, const std::vector<ConstructPair> &pairs
     std::printf("%s: geometric mean %.4f, above the better heuristic on %d of "
                 "%zu, time / better's median %.2fx, max %.2fx\n",
                 names[i], constructGeomean(r[i]), above, r[i].size(),
-                constructMedian(t[i]), *std::max_element(t[i].begin(), t[i].end()));
+                constructMedian(t[i]),
+                *std::max_element(t[i].begin(), t[i].end()));
   }
   return 0;
 }

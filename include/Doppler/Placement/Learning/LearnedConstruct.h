@@ -1,4 +1,4 @@
-//===- LearnedConstruct.h - Annealing distilled into a construction -*- C++ -*-===//
+//===- LearnedConstruct.h - Annealing distilled, a construction -*- C++ -*-===//
 //
 // An experiment of issue 32 (docs/Method.md section 12, "Distilling
 // annealing into a construction: measured, not kept"): a list-scheduling
