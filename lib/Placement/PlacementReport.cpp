@@ -93,6 +93,9 @@ std::string formatPlacementReportJson(const PlacementReport &report) {
                      {"evaluations", refined.evaluations},
                      {"accepted_moves", refined.acceptedMoves},
                      {"improvements", refined.improvements},
+                     {"initial_temperature", refined.initialTemperature},
+                     {"final_temperature", refined.finalTemperature},
+                     {"temperature_runs", refined.temperatureRuns},
                      {"seconds", refined.seconds}};
   }
   Json busy = Json::array();
