@@ -49,7 +49,9 @@ def _cpu_model():
 
 def machine_key():
     """A short hash naming this machine and calibration tool."""
-    tool = find_tool("doppler-calibrate")
+    # The tool's real path: DOPPLER_BUILD_DIR given relative or absolute, or
+    # through a link, names the same binary and so the same calibration.
+    tool = os.path.realpath(find_tool("doppler-calibrate"))
     stat = os.stat(tool)
     text = "|".join([platform.node(), _cpu_model(), str(os.cpu_count()), tool,
                      str(stat.st_size), str(int(stat.st_mtime))])

@@ -48,6 +48,19 @@ def test_run_places_for_this_host_by_default(cache):
     assert doppler.run(model, (x,), devices=2, system="cpu4", repeat=1).placement.system == "cpu4"
 
 
+def test_machine_key_names_the_tool_not_how_it_was_found(monkeypatch, tmp_path):
+    # The same build found through a relative DOPPLER_BUILD_DIR, an absolute
+    # one or a link to it is the same calibration.
+    build = os.path.dirname(os.path.dirname(doppler.tools.find_tool("doppler-calibrate")))
+    link = tmp_path / "build-link"
+    link.symlink_to(os.path.abspath(build))
+    keys = set()
+    for directory in (os.path.abspath(build), os.path.relpath(build), str(link)):
+        monkeypatch.setenv("DOPPLER_BUILD_DIR", directory)
+        keys.add(host.machine_key())
+    assert len(keys) == 1
+
+
 def test_host_needs_the_cpu_backend_and_a_device():
     with pytest.raises(ValueError, match="CPU"):
         host.resolve_system("host", 2, backend="cuda")
