@@ -13,6 +13,7 @@
 #include "doppler/runtime/TaskGraph.h"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <map>
@@ -126,17 +127,38 @@ inline double medianOf(std::vector<double> &values) {
   return values[values.size() / 2];
 }
 
+/// Per timed run of a per-task figure (the chains, the hand-off's graphs),
+/// the least time over which its runs are spread: the host's state moves
+/// within a second, and a figure timed in one moment keeps it. A chain of
+/// 100 tiny mixed tasks ran 61-68 us for seconds, then 109-120 for 0.1-0.8
+/// s, and again (medians of 25 runs every 0.1 s, 2-core VM at load 2,
+/// chrt -f 1); a D = 2 description timed its contraction chain at 0.21 us
+/// and, a second later, its fused, copy and convolution chains at 1.7-1.8x
+/// another's at the same load. So such a bench runs back to back (warm, as
+/// doppler-run's repeats run: runs 50 ms apart, asleep in between, found
+/// every task 1.3-2.3x slower, the caches another process's) for at least
+/// repeat x this span, and the median is over all its runs, as the zoo's
+/// medians are over rounds minutes apart.
+constexpr std::chrono::milliseconds kChainSpacing{50};
+
 /// The median over `repeat` runs of `bench`, after a warm-up run (page
-/// faults, kernel plans), of `sample` of each run's result.
+/// faults, kernel plans), of `sample` of each run's result; with `spacing`,
+/// over every run of at least repeat x spacing of them back to back.
 inline Result<double>
 medianOverRuns(Executor &executor, Bench &bench, int repeat,
-               const std::function<double(const RunResult &)> &sample) {
+               const std::function<double(const RunResult &)> &sample,
+               std::chrono::milliseconds spacing = {}) {
   std::vector<double> samples;
-  for (int run = 0; run <= repeat; ++run) {
+  std::chrono::steady_clock::time_point until{};
+  for (int run = 0;; ++run) {
+    if (run > repeat && std::chrono::steady_clock::now() >= until)
+      break;
     Result<RunResult> result = executor.run(bench.graph, bench.inputs);
     if (!result)
       return result.status();
-    if (run > 0)
+    if (run == 0)
+      until = std::chrono::steady_clock::now() + repeat * spacing;
+    else
       samples.push_back(sample(*result));
   }
   return medianOf(samples);
@@ -186,7 +208,8 @@ inline Result<double> timeDevices(Executor &executor, Bench &bench,
 inline Result<double> medianStep(
     Executor &executor, Bench &bench, int repeat,
     const std::function<double(const std::pair<double, double> &,
-                               const std::pair<double, double> &)> &step) {
+                               const std::pair<double, double> &)> &step,
+    std::chrono::milliseconds spacing = kChainSpacing) {
   return medianOverRuns(executor, bench, repeat, [&](const RunResult &run) {
     double total = 0;
     int devices = 0;
@@ -202,19 +225,23 @@ inline Result<double> medianStep(
       ++devices;
     }
     return devices ? total / devices : 0;
-  });
+  }, spacing);
 }
 
 /// Seconds per task of a chain of dependent tasks per device in `bench`
 /// (each task's input is the previous one's output): the typical interval
 /// from one task's start to the next one's, i.e. the task and the
-/// hand-off to its successor (medianStep).
-inline Result<double> timeChainSteps(Executor &executor, Bench &bench,
-                                     int repeat) {
-  return medianStep(executor, bench, repeat,
-                    [](const auto &previous, const auto &next) {
-                      return next.first - previous.first;
-                    });
+/// hand-off to its successor (medianStep). The runs `spacing` apart
+/// (kChainSpacing; the GEMM grids', each point one of many, none).
+inline Result<double>
+timeChainSteps(Executor &executor, Bench &bench, int repeat,
+               std::chrono::milliseconds spacing = kChainSpacing) {
+  return medianStep(
+      executor, bench, repeat,
+      [](const auto &previous, const auto &next) {
+        return next.first - previous.first;
+      },
+      spacing);
 }
 
 /// Seconds a device's compute worker sits idle between two of its tasks in
@@ -232,8 +259,8 @@ inline Result<double> timeHandOffs(Executor &executor, Bench &bench,
 /// Seconds per pair of tasks of a chain that alternates two kinds of task
 /// (a copy's slice and assemble): per device, in start order, the median
 /// of the start-to-start spans of tasks 2i and 2i + 2, averaged over the
-/// devices; the median of `repeat` runs after a warm-up (medianStep's
-/// reasons).
+/// devices; the median of `repeat` runs after a warm-up, kChainSpacing
+/// apart (medianStep's reasons).
 inline Result<double> timePairSteps(Executor &executor, Bench &bench,
                                     int repeat) {
   return medianOverRuns(executor, bench, repeat, [&](const RunResult &run) {
@@ -251,7 +278,7 @@ inline Result<double> timePairSteps(Executor &executor, Bench &bench,
       ++devices;
     }
     return devices ? total / devices : 0;
-  });
+  }, kChainSpacing);
 }
 
 } // namespace doppler::runtime::calibrate

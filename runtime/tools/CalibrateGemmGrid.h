@@ -156,8 +156,9 @@ inline Result<double> gridRate(Executor &executor, std::mt19937_64 &generator,
         !status)
       return status;
   }
-  Result<double> time =
-      timeChainSteps(executor, bench, std::min(repeat, kGridRepeat));
+  Result<double> time = timeChainSteps(executor, bench,
+                                       std::min(repeat, kGridRepeat),
+                                       std::chrono::milliseconds(0));
   if (!time)
     return time.status();
   return point.flops / computeTime(*time, overhead);
