@@ -220,6 +220,16 @@ std::vector<DeviceId> placeByRule(const Graph &graph, int32_t numDevices,
 
 } // namespace
 
+NodeId selectCriticalPathNode(const PlacementEnvironment &env,
+                              CandidateOrder &order,
+                              const std::vector<double> &bottom,
+                              std::vector<NodeId> &window,
+                              std::vector<double> &est,
+                              std::vector<double> &scratch) {
+  return selectCriticalPath(env, order, bottom, window, est, scratch,
+                            /*restriction=*/nullptr);
+}
+
 DeviceId earliestStartDevice(const PlacementEnvironment &env, const double *est,
                              int32_t stride) {
   DeviceId device = 0;

@@ -135,6 +135,17 @@ DeviceId earliestStartDevice(const PlacementEnvironment &env, const double *est,
 DeviceId joinAwareDevice(int32_t numDevices, const double *est,
                          const double *split, int32_t stride = 1);
 
+/// Critical path's SEL: among the ready nodes of `order` (by b-level
+/// `bottom`), the first, or among the first few tied with it on b-level the
+/// one that can start soonest. Leaves est(picked, d) for every device in
+/// `est`; `window` and `scratch` are reused buffers.
+NodeId selectCriticalPathNode(const PlacementEnvironment &env,
+                              CandidateOrder &order,
+                              const std::vector<double> &bottom,
+                              std::vector<NodeId> &window,
+                              std::vector<double> &est,
+                              std::vector<double> &scratch);
+
 // The policies as plain functions. Precondition: numDevices >= 1.
 // `system`: pair-aware transfer costs (PolicyOptions::system).
 std::vector<DeviceId>

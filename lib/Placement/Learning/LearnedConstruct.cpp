@@ -2,8 +2,7 @@
 //
 // See LearnedConstruct.h. The pass is critical path's (Heuristics.cpp's
 // placeByRule) with the device rule replaced by a linear scorer; its SEL is
-// repeated here (constructSelect) because Heuristics.cpp keeps its own in an
-// anonymous namespace.
+// critical path's own (selectCriticalPathNode).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,45 +28,7 @@ const std::array<const char *, kConstructFeatureCount>
 
 namespace {
 
-constexpr size_t kConstructTieWindow = 16;
 constexpr double kConstructClip = 10;
-
-/// Critical path's SEL (Heuristics.cpp's selectCriticalPath without the
-/// hierarchical restriction). Leaves est(picked, d) in `est`.
-NodeId constructSelect(const PlacementEnvironment &env, CandidateOrder &order,
-                       const std::vector<double> &bottom,
-                       std::vector<NodeId> &window, std::vector<double> &est,
-                       std::vector<double> &scratch) {
-  NodeId first = order.first();
-  env.earliestStarts(first, est.data());
-  if (order.size() < 2)
-    return first;
-  double firstFree = env.deviceFreeTime(0);
-  for (DeviceId d = 1; d < env.numDevices(); ++d)
-    firstFree = std::min(firstFree, env.deviceFreeTime(d));
-  if (*std::min_element(est.begin(), est.end()) <= firstFree)
-    return first;
-  order.firstInEnvironmentOrder(kConstructTieWindow, window);
-  NodeId picked = -1;
-  double soonest = 0;
-  for (NodeId v : window) {
-    if (picked >= 0 && soonest <= firstFree)
-      break;
-    if (bottom[v] != bottom[first])
-      continue;
-    double *row = v == first ? est.data() : scratch.data();
-    if (v != first)
-      env.earliestStarts(v, row);
-    double start = *std::min_element(row, row + env.numDevices());
-    if (picked < 0 || start < soonest) {
-      picked = v;
-      soonest = start;
-      if (v != first)
-        std::swap(est, scratch);
-    }
-  }
-  return picked;
-}
 
 /// The per-step buffers and the graph-level scales of the features.
 struct ConstructScratch {
@@ -279,7 +240,7 @@ std::vector<DeviceId> runConstruct(const Graph &graph, int32_t numDevices,
   while (!env.done()) {
     order.sync(env);
     const NodeId v =
-        constructSelect(env, order, bottom, s.window, s.est, s.scratch);
+        selectCriticalPathNode(env, order, bottom, s.window, s.est, s.scratch);
     DeviceId device = -1;
     if (model || out)
       constructFeatures(env, v, bottom, s, rows.data());
