@@ -162,22 +162,26 @@ struct FusedWalk {
 /// CpuFused.cpp's kChunk: elements per chunk of the walk.
 constexpr double kFusedChunk = 512;
 
+/// A dense operand's stride along `index` (0 where its term lacks it).
+int64_t denseStride(const std::string &term, char index,
+                    const ::doppler::IndexSizes &sizes) {
+  size_t at = term.find(index);
+  if (at == std::string::npos)
+    return 0;
+  int64_t stride = 1;
+  for (size_t k = at + 1; k < term.size(); ++k)
+    stride *= sizes.sizeOf(term[k]);
+  return stride;
+}
+
 FusedWalk fusedWalkOf(FusedOp fused) {
   ::doppler::EinsumSpec spec = fused.getParsedSpec();
   ::doppler::IndexSizes sizes = fused.getIndexSizes();
   std::vector<const std::string *> terms = {&spec.output};
   for (const std::string &term : spec.inputs)
     terms.push_back(&term);
-  // A dense operand's stride along `index` (0 where it lacks the index).
-  auto strideOf = [&](size_t slot, char index) -> int64_t {
-    const std::string &term = *terms[slot];
-    size_t at = term.find(index);
-    if (at == std::string::npos)
-      return 0;
-    int64_t stride = 1;
-    for (size_t k = at + 1; k < term.size(); ++k)
-      stride *= sizes.sizeOf(term[k]);
-    return stride;
+  auto strideOf = [&](size_t slot, char index) {
+    return denseStride(*terms[slot], index, sizes);
   };
   std::vector<::doppler::WalkDim> dims =
       ::doppler::mergedWalk(spec.output, sizes, terms.size(), strideOf);
@@ -213,14 +217,8 @@ double einsumRowsOf(EinsumOp einsum) {
   std::vector<const std::string *> terms = {&spec.output};
   for (const std::string &term : spec.inputs)
     terms.push_back(&term);
-  auto strideOf = [&](const std::string &term, char index) -> int64_t {
-    size_t at = term.find(index);
-    if (at == std::string::npos)
-      return 0;
-    int64_t stride = 1;
-    for (size_t k = at + 1; k < term.size(); ++k)
-      stride *= sizes.sizeOf(term[k]);
-    return stride;
+  auto strideOf = [&](const std::string &term, char index) {
+    return denseStride(term, index, sizes);
   };
   struct Dim {
     int64_t extent;
