@@ -9,9 +9,10 @@ For every held-out graph of scripts/real_programs.py's cache (or the
 - CP, JA: the critical-path and join-aware heuristics; "better" is the
   lower of the two (the project's better heuristic);
 - HEFT; rollout: the non-learned --policy rollout, greedy (budget 0);
-- learned moves: --policy learned-moves (the better heuristic, then the
-  moves its embedded model ranks first, each kept if the simulator says it
-  improves, for its default number of runs; docs/Method.md section 12);
+- learned moves: --policy learned-moves (the better heuristic, then moves
+  of the critical chain's neighbourhood ranked by their estimated makespan
+  and the embedded move model, kept if the simulator says they improve,
+  within its default budget of work; docs/Method.md section 12);
 - SA = learned time, SA 60 s: simulated annealing from the better
   heuristic's placement (--policy BETTER --budget-ms T) for the learned
   pass's own placement time, and for 60 s;
