@@ -11,6 +11,8 @@
 #include "Doppler/Placement/Environment.h"
 #include "Doppler/Placement/Heuristics.h"
 
+#include "ModelNumbers.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -529,27 +531,13 @@ doppler::placement::readConstructModel(const std::string &path,
       *error = "cannot read construct model '" + path + "'";
     return std::nullopt;
   }
-  std::vector<double> numbers;
-  std::string line;
-  while (std::getline(file, line)) {
-    const size_t first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos || line.compare(first, 2, "//") == 0)
-      continue;
-    std::replace(line.begin(), line.end(), ',', ' ');
-    std::istringstream words(line);
-    std::string word;
-    while (words >> word) {
-      char *end = nullptr;
-      const double value = std::strtod(word.c_str(), &end);
-      if (end != word.c_str() + word.size() || !std::isfinite(value)) {
-        if (error)
-          *error = "construct model '" + path + "': '" + word +
-                   "' is not a finite number";
-        return std::nullopt;
-      }
-      numbers.push_back(value);
-    }
-  }
+  std::stringstream text;
+  text << file.rdbuf();
+  std::optional<std::vector<double>> parsed = parseModelNumbers(
+      text.str(), "construct model '" + path + "'", error);
+  if (!parsed)
+    return std::nullopt;
+  const std::vector<double> &numbers = *parsed;
   if (numbers.size() != 3 * kConstructFeatureCount + 1) {
     if (error)
       *error = "construct model '" + path + "': expected " +

@@ -11,6 +11,7 @@
 #include "Doppler/Placement/Learning/LearnedPolicy.h"
 #include "Doppler/Support/Stopwatch.h"
 
+#include "ModelNumbers.h"
 #include "MoveState.h"
 
 #include <algorithm>
@@ -317,8 +318,10 @@ const MoveModel &MoveModel::embedded() {
   return model;
 }
 
-std::optional<MoveModel>
-doppler::placement::parseMoveModel(std::string_view text, std::string *error) {
+std::optional<std::vector<double>>
+doppler::placement::parseModelNumbers(std::string_view text,
+                                      const std::string &what,
+                                      std::string *error) {
   std::vector<double> numbers;
   std::istringstream lines{std::string(text)};
   std::string line;
@@ -334,12 +337,22 @@ doppler::placement::parseMoveModel(std::string_view text, std::string *error) {
       double value = std::strtod(word.c_str(), &endPtr);
       if (endPtr != word.c_str() + word.size() || !std::isfinite(value)) {
         if (error)
-          *error = "move model: '" + word + "' is not a finite number";
+          *error = what + ": '" + word + "' is not a finite number";
         return std::nullopt;
       }
       numbers.push_back(value);
     }
   }
+  return numbers;
+}
+
+std::optional<MoveModel>
+doppler::placement::parseMoveModel(std::string_view text, std::string *error) {
+  std::optional<std::vector<double>> parsed =
+      parseModelNumbers(text, "move model", error);
+  if (!parsed)
+    return std::nullopt;
+  const std::vector<double> &numbers = *parsed;
   if (numbers.size() != 3 * kMoveFeatureCount + 1) {
     if (error)
       *error = "move model: expected " +
