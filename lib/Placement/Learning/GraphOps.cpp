@@ -500,6 +500,28 @@ void maskByPositive(const float *__restrict x, int64_t count,
     g[k] = x[k] > 0 ? g[k] : 0.0f;
 }
 
+/// The GRU cell after its two matrix products, over `rows` rows: from
+/// gi = x W_ih^T + b_ih and gh = h W_hh^T + b_hh ([rows][3H] each, at
+/// `gis` and `ghs`), gates [rows][2H] = sigmoid(gh_rz + gi_rz) (r | z),
+/// n [rows][H] = tanh(gi_n + gh_n * r) and out = (h - n) * z + n, the
+/// operations of LibTorch's GRUCell in its order. `gates` and `n` are
+/// contiguous; GruRound's forward and gruRoundInference share it, so both
+/// give the same values.
+void gruCellRows(const float *gis, const float *ghs, const float *hs,
+                 int64_t rows, int64_t H, Tensor gates, Tensor n,
+                 float *out) {
+  float *gs = gates.data_ptr<float>(), *ns = n.data_ptr<float>();
+  for (int64_t i = 0; i < rows; ++i)
+    addRows(ghs + i * 3 * H, gis + i * 3 * H, 2 * H, gs + i * 2 * H);
+  gates.sigmoid_();
+  for (int64_t i = 0; i < rows; ++i)
+    newGateInput(gis + i * 3 * H + 2 * H, ghs + i * 3 * H + 2 * H,
+                 gs + i * 2 * H, H, ns + i * H);
+  n.tanh_();
+  for (int64_t i = 0; i < rows; ++i)
+    gruOutput(hs + i * H, ns + i * H, gs + i * 2 * H + H, H, out + i * H);
+}
+
 /// The encoder's round: x = relu(messages + bias), then LibTorch's GRU
 /// cell of (x, h) (the same operations in the same order, so the same
 /// values), as one autograd node whose backward is one loop over the gates
@@ -522,19 +544,9 @@ struct GruRound : torch::autograd::Function<GruRound> {
     Tensor gh = torch::addmm(biasHh, h, weightHh.t());
     Tensor gates = torch::empty({N, 2 * H}, h.options()); // [r | z]
     Tensor n = torch::empty({N, H}, h.options());
-    const float *gis = gi.data_ptr<float>(), *ghs = gh.data_ptr<float>();
-    float *gs = gates.data_ptr<float>(), *ns = n.data_ptr<float>();
-    for (int64_t i = 0; i < N; ++i)
-      addRows(ghs + i * 3 * H, gis + i * 3 * H, 2 * H, gs + i * 2 * H);
-    gates.sigmoid_();
-    for (int64_t i = 0; i < N; ++i)
-      newGateInput(gis + i * 3 * H + 2 * H, ghs + i * 3 * H + 2 * H,
-                   gs + i * 2 * H, H, ns + i * H);
-    n.tanh_();
     Tensor out = torch::empty({N, H}, h.options());
-    for (int64_t i = 0; i < N; ++i)
-      gruOutput(h.data_ptr<float>() + i * H, ns + i * H, gs + i * 2 * H + H,
-                H, out.data_ptr<float>() + i * H);
+    gruCellRows(gi.data_ptr<float>(), gh.data_ptr<float>(),
+                h.data_ptr<float>(), N, H, gates, n, out.data_ptr<float>());
     ctx->save_for_backward({x, h, gates, n, gh, weightIh, weightHh});
     return out;
   }
@@ -627,18 +639,9 @@ Tensor gruRoundInference(const Tensor &messagesIn, const Tensor &biasIn,
                 bias.data_ptr<float>(), H, xs + i * H);
     torch::addmm_out(gib, biasIh, xb, wIh);
     torch::addmm_out(ghb, biasHh, h.narrow(0, begin, rows), wHh);
-    const float *gis = gi.data_ptr<float>(), *ghs = gh.data_ptr<float>();
-    float *gs = gates.data_ptr<float>(), *ns = n.data_ptr<float>();
-    for (int64_t i = 0; i < rows; ++i)
-      addRows(ghs + i * 3 * H, gis + i * 3 * H, 2 * H, gs + i * 2 * H);
-    gb.sigmoid_();
-    for (int64_t i = 0; i < rows; ++i)
-      newGateInput(gis + i * 3 * H + 2 * H, ghs + i * 3 * H + 2 * H,
-                   gs + i * 2 * H, H, ns + i * H);
-    nb.tanh_();
-    for (int64_t i = 0; i < rows; ++i)
-      gruOutput(h.data_ptr<float>() + (begin + i) * H, ns + i * H,
-                gs + i * 2 * H + H, H, out.data_ptr<float>() + (begin + i) * H);
+    gruCellRows(gi.data_ptr<float>(), gh.data_ptr<float>(),
+                h.data_ptr<float>() + begin * H, rows, H, gb, nb,
+                out.data_ptr<float>() + begin * H);
     begin += rows;
   }
   return out;
