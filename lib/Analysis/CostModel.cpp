@@ -217,9 +217,6 @@ double einsumRowsOf(EinsumOp einsum) {
   std::vector<const std::string *> terms = {&spec.output};
   for (const std::string &term : spec.inputs)
     terms.push_back(&term);
-  auto strideOf = [&](const std::string &term, char index) {
-    return denseStride(term, index, sizes);
-  };
   struct Dim {
     int64_t extent;
     std::array<int64_t, 3> strides;
@@ -230,7 +227,8 @@ double einsumRowsOf(EinsumOp einsum) {
       continue;
     Dim dim{sizes.sizes[i], {0, 0, 0}};
     for (size_t slot = 0; slot < terms.size() && slot < 3; ++slot)
-      dim.strides[slot] = strideOf(*terms[slot], sizes.indices[i]);
+      dim.strides[slot] =
+          denseStride(*terms[slot], sizes.indices[i], sizes);
     if (terms.size() == 2) // a unary join's dummy second input
       dim.strides[2] = dim.strides[1];
     dims.push_back(dim);
