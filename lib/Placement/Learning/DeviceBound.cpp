@@ -24,10 +24,6 @@ using namespace doppler::placement::learning;
 
 namespace {
 
-// As Rollout.cpp's leaky, under the same attribute so that it inlines.
-DOPPLER_NO_TRAPPING_MATH
-inline float leakyRelu(float x) { return x > 0 ? x : kLeakySlope * x; }
-
 /// Float rounding of a score and of the bound's own arithmetic: a device
 /// is ruled out only when its bound is below the best by more than this.
 /// A score sums 64 products of pre-activations that are sums of 128

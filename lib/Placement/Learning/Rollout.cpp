@@ -60,12 +60,6 @@ void doppler::placement::learning::accumulateVectorMatrix(
 
 namespace {
 
-// With the scorers' own optimisation attribute: GCC inlines a function
-// only into callers with the same attributes, and a call per element cost
-// a sixth of a pass at D = 64.
-DOPPLER_NO_TRAPPING_MATH
-inline float leaky(float x) { return x > 0 ? x : kLeakySlope * x; }
-
 /// Column means and 1 / (std + eps) over `rows` rows of `table` picked by
 /// `ids` (population std, as METHOD section 3).
 DOPPLER_VECTOR_CLONES
@@ -217,7 +211,7 @@ void RolloutEngine::scoreCandidates(ArrayView<NodeId> candidates,
     accumulateVectorMatrix(&candidateFeatures_[c * kFeatureCount],
                            kFeatureCount, w.selFeatureWeight, H, row);
     for (int32_t j = 0; j < H; ++j)
-      row[j] = leaky(row[j]);
+      row[j] = leakyRelu(row[j]);
     const float *bottom = tables.bottomPathSums + static_cast<size_t>(v) * S;
     const float *top = tables.topPathSums + static_cast<size_t>(v) * S;
     const float *nodeTerm = tables.selNodeTerm + static_cast<size_t>(v) * K;
@@ -245,7 +239,7 @@ void RolloutEngine::scoreCandidates(ArrayView<NodeId> candidates,
     const float *pre = &candidatePre_[c * static_cast<size_t>(K)];
     float score = w.selOutBias;
     for (int32_t k = 0; k < K; ++k)
-      score += leaky(pre[k]) * w.selOutWeight[k];
+      score += leakyRelu(pre[k]) * w.selOutWeight[k];
     scores_[c] = score;
   }
 }
