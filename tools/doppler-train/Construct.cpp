@@ -101,40 +101,12 @@ cl::opt<int64_t> constructRepeat(
     cl::desc("eval: timed repetitions (default 3)"),
     cl::init(3), cl::cat(constructCategory));
 
-struct ConstructPair {
-  const TrainingGraph *graph;
-  int32_t devices;
-};
-
-std::vector<ConstructPair>
-constructPairs(const std::vector<TrainingGraph> &graphs,
-               const std::string &devicesText) {
-  std::vector<ConstructPair> pairs;
-  const std::vector<std::string> counts = splitList(devicesText);
-  const bool paired = counts.size() == graphs.size() && graphs.size() > 1;
-  for (size_t i = 0; i < graphs.size(); ++i)
-    for (int32_t d : parseDevices(paired ? counts[i] : devicesText))
-      pairs.push_back({&graphs[i], d});
-  return pairs;
-}
-
-std::string labelPath(const ConstructPair &p) {
+std::string labelPath(const GraphPair &p) {
   std::string base = p.graph->name;
   const size_t slash = base.find_last_of('/');
   if (slash != std::string::npos)
     base = base.substr(slash + 1);
   return constructDir + "/" + base + ".d" + std::to_string(p.devices) + ".txt";
-}
-
-double constructCpuSeconds() {
-  timespec now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return now.tv_sec + 1e-9 * now.tv_nsec;
-}
-
-double constructMedian(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values.empty() ? 0 : values[values.size() / 2];
 }
 
 double constructGeomean(const std::vector<double> &values) {
@@ -144,27 +116,15 @@ double constructGeomean(const std::vector<double> &values) {
   return values.empty() ? 1 : std::exp(sum / values.size());
 }
 
-std::vector<DeviceId> constructBetterOf(Simulator &judge, double *makespan,
-                               const char **name) {
-  std::string_view policy;
-  std::string error;
-  std::optional<std::vector<DeviceId>> placed =
-      placeBetterHeuristic(judge, {}, &policy, makespan, &error);
-  if (!placed)
-    fail(error);
-  *name = policy == "join-aware" ? "JA" : "CP";
-  return std::move(*placed);
-}
-
 int constructLabels(const Arguments &args,
-                    const std::vector<ConstructPair> &pairs) {
+                    const std::vector<GraphPair> &pairs) {
   std::printf("| graph | D | nodes | better | annealed | runs | seconds |\n"
               "|---|---|---|---|---|---|---|\n");
-  for (const ConstructPair &p : pairs) {
+  for (const GraphPair &p : pairs) {
     Simulator judge(p.graph->graph, p.devices);
     double better = 0;
     const char *which = nullptr;
-    std::vector<DeviceId> start = constructBetterOf(judge, &better, &which);
+    std::vector<DeviceId> start = betterHeuristic(judge, &which, &better);
     SearchOptions options;
     options.seed = static_cast<uint64_t>(args.seed);
     options.maxEvaluations = constructRuns;
@@ -191,7 +151,7 @@ int constructLabels(const Arguments &args,
   return 0;
 }
 
-std::vector<DeviceId> readLabels(const ConstructPair &p) {
+std::vector<DeviceId> readLabels(const GraphPair &p) {
   std::ifstream file(labelPath(p));
   if (!file)
     fail("cannot read '" + labelPath(p) + "' (run --construct labels first)");
@@ -214,14 +174,14 @@ std::vector<DeviceId> readLabels(const ConstructPair &p) {
 
 /// Geometric mean over the pairs of the construction's makespan over the
 /// better heuristic's, and prints each.
-double trainingRatio(const std::vector<ConstructPair> &pairs,
+double trainingRatio(const std::vector<GraphPair> &pairs,
                      const ConstructModel &model, bool print) {
   std::vector<double> ratios;
-  for (const ConstructPair &p : pairs) {
+  for (const GraphPair &p : pairs) {
     Simulator judge(p.graph->graph, p.devices);
     double better = 0;
     const char *which = nullptr;
-    constructBetterOf(judge, &better, &which);
+    betterHeuristic(judge, &which, &better);
     const double made =
         judge.run(placeLearnedConstruct(p.graph->graph, p.devices, model));
     ratios.push_back(made / better);
@@ -255,7 +215,7 @@ ConstructModel constructFit(const std::vector<ConstructExample> &examples,
 }
 
 int constructTrain(const Arguments &args,
-                   const std::vector<ConstructPair> &pairs) {
+                   const std::vector<GraphPair> &pairs) {
   if (args.output.empty())
     fail("--construct train needs -o FILE");
   std::vector<std::vector<DeviceId>> teachers;
@@ -263,7 +223,7 @@ int constructTrain(const Arguments &args,
   ConstructRollIn rollIn;
   rollIn.followProducers = constructProducers;
   rollIn.window = constructWindow;
-  for (const ConstructPair &p : pairs) {
+  for (const GraphPair &p : pairs) {
     teachers.push_back(readLabels(p));
     collectConstructExamples(p.graph->graph, p.devices, teachers.back(),
                              nullptr, rollIn, examples);
@@ -321,7 +281,7 @@ struct Timed {
 };
 
 int constructEval(const Arguments &args,
-                  const std::vector<ConstructPair> &pairs) {
+                  const std::vector<GraphPair> &pairs) {
   if (constructModel.empty())
     fail("--construct eval needs --construct-model FILE");
   std::string error;
@@ -335,35 +295,35 @@ int constructEval(const Arguments &args,
               "| learned-moves / better | time |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   std::vector<double> r[4], t[4];
-  for (const ConstructPair &p : pairs) {
+  for (const GraphPair &p : pairs) {
     const Graph &graph = p.graph->graph;
     Simulator judge(graph, p.devices);
     double better = 0;
     const char *which = nullptr;
-    constructBetterOf(judge, &better, &which);
+    betterHeuristic(judge, &which, &better);
     std::vector<double> heuristic;
     Timed v[4];
     for (int64_t k = 0; k < constructRepeat; ++k) {
-      double begin = constructCpuSeconds();
+      double begin = threadCpuSeconds();
       if (*which == 'C')
         placeCriticalPath(graph, p.devices);
       else
         placeJoinAware(graph, p.devices);
-      heuristic.push_back(constructCpuSeconds() - begin);
+      heuristic.push_back(threadCpuSeconds() - begin);
       // The construction and its run.
-      begin = constructCpuSeconds();
+      begin = threadCpuSeconds();
       Simulator own(graph, p.devices);
       std::vector<DeviceId> made =
           placeLearnedConstruct(graph, p.devices, *model);
       v[0].makespan = own.run(made);
-      v[0].seconds.push_back(constructCpuSeconds() - begin);
+      v[0].seconds.push_back(threadCpuSeconds() - begin);
       // Floored by critical path (one heuristic, one more run).
       std::vector<DeviceId> cp = placeCriticalPath(graph, p.devices);
       const double cpMakespan = own.run(cp);
       if (cpMakespan < v[0].makespan)
         made.swap(cp);
       v[1].makespan = std::min(cpMakespan, v[0].makespan);
-      v[1].seconds.push_back(constructCpuSeconds() - begin);
+      v[1].seconds.push_back(threadCpuSeconds() - begin);
       // Then the learned moves' climb at the policy's default work budget.
       LearnedMovesOptions options;
       options.maxEvaluations = defaultMoveEvaluations(graph, p.devices);
@@ -375,23 +335,23 @@ int constructEval(const Arguments &args,
       if (!climbed)
         fail(error);
       v[2].makespan = climbed->makespan;
-      v[2].seconds.push_back(constructCpuSeconds() - begin);
+      v[2].seconds.push_back(threadCpuSeconds() - begin);
       // The learned-moves policy as it is (both heuristics, the climb).
-      begin = constructCpuSeconds();
+      begin = threadCpuSeconds();
       Simulator policy(graph, p.devices);
       std::optional<LearnedMovesResult> plain =
           placeWithLearnedMoves(policy, {}, moves, options, &error);
       if (!plain)
         fail(error);
       v[3].makespan = plain->makespan;
-      v[3].seconds.push_back(constructCpuSeconds() - begin);
+      v[3].seconds.push_back(threadCpuSeconds() - begin);
     }
-    const double h = constructMedian(heuristic);
+    const double h = medianOf(heuristic);
     std::printf("| %s | %d | %d | %.2f %s (%.3f) |", p.graph->name.c_str(),
                 p.devices, graph.numNodes(), better, which, 1e3 * h);
     for (int i = 0; i < 4; ++i) {
       r[i].push_back(v[i].makespan / better);
-      t[i].push_back(constructMedian(v[i].seconds) / h);
+      t[i].push_back(medianOf(v[i].seconds) / h);
       std::printf(" %.4f (%.2f) | %.2f |", r[i].back(), v[i].makespan,
                   t[i].back());
     }
@@ -407,7 +367,7 @@ int constructEval(const Arguments &args,
     std::printf("%s: geometric mean %.4f, above the better heuristic on %d of "
                 "%zu, time / better's median %.2fx, max %.2fx\n",
                 names[i], constructGeomean(r[i]), above, r[i].size(),
-                constructMedian(t[i]),
+                medianOf(t[i]),
                 *std::max_element(t[i].begin(), t[i].end()));
   }
   return 0;
@@ -439,8 +399,8 @@ int construct(const Arguments &args) {
   std::vector<TrainingGraph> graphs = loadGraphs(args);
   if (graphs.empty())
     fail("--construct needs graph files");
-  std::vector<ConstructPair> pairs =
-      constructPairs(graphs, args.devices.empty() ? "4" : args.devices);
+  std::vector<GraphPair> pairs =
+      graphPairs(graphs, args.devices.empty() ? "4" : args.devices);
   if (constructMode == "labels")
     return constructLabels(args, pairs);
   if (constructMode == "train")

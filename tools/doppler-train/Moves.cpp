@@ -115,40 +115,6 @@ int64_t readCount(const cl::opt<std::string> &option, int64_t lo) {
   return *value;
 }
 
-struct Pair {
-  const TrainingGraph *graph;
-  int32_t devices;
-};
-
-std::vector<Pair> pairsOf(const std::vector<TrainingGraph> &graphs,
-                          const std::string &devicesText) {
-  std::vector<Pair> pairs;
-  const std::vector<std::string> counts = splitList(devicesText);
-  if (counts.size() == graphs.size() && graphs.size() > 1) {
-    for (size_t i = 0; i < graphs.size(); ++i)
-      for (int32_t d : parseDevices(counts[i]))
-        pairs.push_back({&graphs[i], d});
-    return pairs;
-  }
-  for (const TrainingGraph &g : graphs)
-    for (int32_t d : parseDevices(devicesText))
-      pairs.push_back({&g, d});
-  return pairs;
-}
-
-/// The better of critical path and join-aware (critical path on a tie).
-std::vector<DeviceId> betterHeuristic(Simulator &judge, const Graph &,
-                                      int32_t, const char **name) {
-  std::string_view policy;
-  std::string error;
-  std::optional<std::vector<DeviceId>> placed =
-      placeBetterHeuristic(judge, {}, &policy, nullptr, &error);
-  if (!placed)
-    fail(error);
-  *name = policy == "join-aware" ? "JA" : "CP";
-  return std::move(*placed);
-}
-
 SearchResult anneal(Simulator &judge, const std::vector<DeviceId> &start,
                     uint64_t seed, double seconds, int64_t evaluations) {
   SearchOptions options;
@@ -182,19 +148,6 @@ void setEstimateOptions(LearnedMovesOptions &options) {
   options.singleTries = static_cast<int32_t>(readCount(movesSingleTries, 0));
 }
 
-/// This thread's CPU seconds: what the bar compares (less disturbed by
-/// other processes on a shared machine than wall-clock time).
-double cpuSeconds() {
-  timespec now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-  return now.tv_sec + 1e-9 * now.tv_nsec;
-}
-
-double medianOf(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values.empty() ? 0 : values[values.size() / 2];
-}
-
 /// --moves bar: issue 32's time bar. Per pair, the median over
 /// --moves-repeat runs of critical path's, join-aware's and the policy's
 /// (placeWithLearnedMoves: both heuristics, then the moves, within the
@@ -202,7 +155,7 @@ double medianOf(std::vector<double> values) {
 /// this process, the policy's makespan and what its climb did; then where
 /// the policy's time went (LearnedMovesProfile), in units of the better
 /// heuristic's time.
-int barMoves(const Arguments &args, const std::vector<Pair> &pairs) {
+int barMoves(const Arguments &args, const std::vector<GraphPair> &pairs) {
   MoveModel model = MoveModel::embedded();
   const int64_t repeat = readCount(movesRepeat, 1);
   std::printf("| graph | D | nodes | better (ms) | moves (ms) | moves / better "
@@ -215,12 +168,12 @@ int barMoves(const Arguments &args, const std::vector<Pair> &pairs) {
       "policy's) | their runs | schedule read | heads and tails | ranking | "
       "confirming runs | rest | schedules read | work / (n + e) |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const Pair &p : pairs) {
+  for (const GraphPair &p : pairs) {
     const Graph &graph = p.graph->graph;
     Simulator judge(graph, p.devices);
     const char *which = nullptr;
     const double better =
-        judge.run(betterHeuristic(judge, graph, p.devices, &which));
+        judge.run(betterHeuristic(judge, &which));
     LearnedMovesOptions options;
     // The policy's default budget (runs and work), or --moves-budgets N
     // runs and no bound on work.
@@ -238,17 +191,17 @@ int barMoves(const Arguments &args, const std::vector<Pair> &pairs) {
     std::vector<std::array<double, 7>> shares;
     std::optional<LearnedMovesResult> result;
     for (int64_t r = 0; r < repeat; ++r) {
-      double begin = cpuSeconds();
+      double begin = threadCpuSeconds();
       std::vector<DeviceId> a = placeCriticalPath(graph, p.devices);
-      cp.push_back(cpuSeconds() - begin);
-      begin = cpuSeconds();
+      cp.push_back(threadCpuSeconds() - begin);
+      begin = threadCpuSeconds();
       std::vector<DeviceId> b = placeJoinAware(graph, p.devices);
-      ja.push_back(cpuSeconds() - begin);
+      ja.push_back(threadCpuSeconds() - begin);
       std::string error;
-      begin = cpuSeconds();
+      begin = threadCpuSeconds();
       Simulator own(graph, p.devices);
       result = placeWithLearnedMoves(own, {}, model, options, &error);
-      moves.push_back(cpuSeconds() - begin);
+      moves.push_back(threadCpuSeconds() - begin);
       if (!result)
         fail(error);
       const LearnedMovesProfile &f = result->profile;
@@ -317,15 +270,15 @@ int barMoves(const Arguments &args, const std::vector<Pair> &pairs) {
 /// the makespan falling to 0.02%) and at the library's automatic one (the
 /// default: a tenth of the typical single move's change, typicalMoveDelta,
 /// measured within the budget, falling 100-fold).
-int temperatureMoves(const Arguments &args, const std::vector<Pair> &pairs) {
+int temperatureMoves(const Arguments &args, const std::vector<GraphPair> &pairs) {
   const std::vector<int64_t> budgets = readBudgets();
   std::printf("| graph | D | nodes | better | typical move | runs | 2%% start "
               "| automatic |\n|---|---|---|---|---|---|---|---|\n");
-  for (const Pair &p : pairs) {
+  for (const GraphPair &p : pairs) {
     Simulator judge(p.graph->graph, p.devices);
     const char *which = nullptr;
     std::vector<DeviceId> start =
-        betterHeuristic(judge, p.graph->graph, p.devices, &which);
+        betterHeuristic(judge, &which);
     const double better = judge.run(start);
     const double typical =
         typicalMoveDelta(judge, start, static_cast<uint64_t>(args.seed));
@@ -358,16 +311,16 @@ int temperatureMoves(const Arguments &args, const std::vector<Pair> &pairs) {
 
 /// --moves agree: the estimate against the simulator on every candidate
 /// move of the better heuristic's placement.
-int agreeMoves(const std::vector<Pair> &pairs) {
+int agreeMoves(const std::vector<GraphPair> &pairs) {
   std::printf("| graph | D | nodes | candidates | estimated better | simulated "
               "better | both | exact | spearman | best estimated improves | "
               "its makespan / best single move's |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|\n");
-  for (const Pair &p : pairs) {
+  for (const GraphPair &p : pairs) {
     Simulator judge(p.graph->graph, p.devices);
     const char *which = nullptr;
     std::vector<DeviceId> start =
-        betterHeuristic(judge, p.graph->graph, p.devices, &which);
+        betterHeuristic(judge, &which);
     MoveEstimateAgreement a = checkMoveEstimates(judge, start);
     std::printf("| %s | %d | %d | %lld | %lld | %lld | %lld | %lld | %.3f | "
                 "%s | %.4f |\n",
@@ -384,7 +337,7 @@ int agreeMoves(const std::vector<Pair> &pairs) {
   return 0;
 }
 
-int trainMoves(const Arguments &args, const std::vector<Pair> &pairs) {
+int trainMoves(const Arguments &args, const std::vector<GraphPair> &pairs) {
   if (args.output.empty())
     fail("--moves train needs -o FILE");
   const int64_t rounds = readCount(movesRounds, 1);
@@ -393,11 +346,11 @@ int trainMoves(const Arguments &args, const std::vector<Pair> &pairs) {
   std::string names;
   std::printf("| graph | D | nodes | examples | improving |\n|---|---|---|---|---|\n");
   for (size_t i = 0; i < pairs.size(); ++i) {
-    const Pair &p = pairs[i];
+    const GraphPair &p = pairs[i];
     Simulator judge(p.graph->graph, p.devices);
     const char *which = nullptr;
     std::vector<DeviceId> start =
-        betterHeuristic(judge, p.graph->graph, p.devices, &which);
+        betterHeuristic(judge, &which);
     const size_t before = examples.size();
     collectMoveExamples(judge, start, static_cast<int32_t>(rounds),
                         static_cast<int32_t>(perRound),
@@ -430,7 +383,7 @@ int trainMoves(const Arguments &args, const std::vector<Pair> &pairs) {
   return 0;
 }
 
-int analyseMoves(const Arguments &args, const std::vector<Pair> &pairs) {
+int analyseMoves(const Arguments &args, const std::vector<GraphPair> &pairs) {
   const double seconds = readCount(movesAnnealMs, 1) / 1000.0;
   std::printf(
       "| graph | D | nodes | better | annealed | gain | moved | on chain | "
@@ -438,11 +391,11 @@ int analyseMoves(const Arguments &args, const std::vector<Pair> &pairs) {
       "before | chain c/q/t/w after | cross comm before, after | max / mean "
       "busy before, after |\n|---|---|---|---|---|---|---|---|---|---|---|"
       "---|---|---|---|\n");
-  for (const Pair &p : pairs) {
+  for (const GraphPair &p : pairs) {
     Simulator judge(p.graph->graph, p.devices);
     const char *which = nullptr;
     std::vector<DeviceId> start =
-        betterHeuristic(judge, p.graph->graph, p.devices, &which);
+        betterHeuristic(judge, &which);
     SearchResult annealed =
         anneal(judge, start, static_cast<uint64_t>(args.seed), seconds, 0);
     PlacementGainAnalysis a =
@@ -470,7 +423,7 @@ int analyseMoves(const Arguments &args, const std::vector<Pair> &pairs) {
   return 0;
 }
 
-int compareMoves(const Arguments &args, const std::vector<Pair> &pairs) {
+int compareMoves(const Arguments &args, const std::vector<GraphPair> &pairs) {
   MoveModel model = MoveModel::embedded();
   if (!movesModel.empty()) {
     std::string error;
@@ -488,11 +441,11 @@ int compareMoves(const Arguments &args, const std::vector<Pair> &pairs) {
               "random order | annealing | annealing, learned's time | long "
               "annealing | learned / better | captured |\n"
               "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-  for (const Pair &p : pairs) {
+  for (const GraphPair &p : pairs) {
     Simulator judge(p.graph->graph, p.devices);
     const char *which = nullptr;
     std::vector<DeviceId> start =
-        betterHeuristic(judge, p.graph->graph, p.devices, &which);
+        betterHeuristic(judge, &which);
     const double better = judge.run(start);
     const double longAnnealed =
         *longMs > 0 ? anneal(judge, start, static_cast<uint64_t>(args.seed),
@@ -543,14 +496,54 @@ int compareMoves(const Arguments &args, const std::vector<Pair> &pairs) {
 
 } // namespace
 
+std::vector<GraphPair>
+graphPairs(const std::vector<TrainingGraph> &graphs,
+           const std::string &devicesText) {
+  std::vector<GraphPair> pairs;
+  const std::vector<std::string> counts = splitList(devicesText);
+  if (counts.size() == graphs.size() && graphs.size() > 1) {
+    for (size_t i = 0; i < graphs.size(); ++i)
+      for (int32_t d : parseDevices(counts[i]))
+        pairs.push_back({&graphs[i], d});
+    return pairs;
+  }
+  for (const TrainingGraph &g : graphs)
+    for (int32_t d : parseDevices(devicesText))
+      pairs.push_back({&g, d});
+  return pairs;
+}
+
+std::vector<DeviceId> betterHeuristic(Simulator &judge, const char **name,
+                                      double *makespan) {
+  std::string_view policy;
+  std::string error;
+  std::optional<std::vector<DeviceId>> placed =
+      placeBetterHeuristic(judge, {}, &policy, makespan, &error);
+  if (!placed)
+    fail(error);
+  *name = policy == "join-aware" ? "JA" : "CP";
+  return std::move(*placed);
+}
+
+double threadCpuSeconds() {
+  timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return now.tv_sec + 1e-9 * now.tv_nsec;
+}
+
+double medianOf(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.empty() ? 0 : values[values.size() / 2];
+}
+
 bool movesRequested() { return movesMode.getNumOccurrences() > 0; }
 
 int moves(const Arguments &args) {
   std::vector<TrainingGraph> graphs = loadGraphs(args);
   if (graphs.empty())
     fail("--moves needs graph files");
-  std::vector<Pair> pairs =
-      pairsOf(graphs, args.devices.empty() ? "4" : args.devices);
+  std::vector<GraphPair> pairs =
+      graphPairs(graphs, args.devices.empty() ? "4" : args.devices);
   if (movesMode == "train")
     return trainMoves(args, pairs);
   if (movesMode == "analyse")

@@ -11,6 +11,7 @@
 
 #include "Doppler/Analysis/GraphLoader.h"
 #include "Doppler/Placement/Learning/Trainer.h"
+#include "Doppler/Placement/Simulator.h"
 
 #include "llvm/Support/CommandLine.h"
 
@@ -61,6 +62,28 @@ bool isMLIRFile(const std::string &path);
 /// receives per graph the file it came from ("" for generated ones).
 std::vector<doppler::placement::TrainingGraph>
 loadGraphs(const Arguments &args, std::vector<std::string> *files = nullptr);
+
+/// A graph and a device count to place it on (--moves, --construct).
+struct GraphPair {
+  const doppler::placement::TrainingGraph *graph;
+  int32_t devices;
+};
+/// --devices over the graphs: with as many lists as graphs (more than one)
+/// each graph its own list, else every count for every graph.
+std::vector<GraphPair>
+graphPairs(const std::vector<doppler::placement::TrainingGraph> &graphs,
+           const std::string &devicesText);
+/// The better of critical path and join-aware (critical path on a tie):
+/// "CP" or "JA" in *name, its makespan in *makespan when given; fails on
+/// error.
+std::vector<doppler::placement::DeviceId>
+betterHeuristic(doppler::placement::Simulator &judge, const char **name,
+                double *makespan = nullptr);
+/// This thread's CPU seconds: what the time bars compare (less disturbed
+/// by other processes on a shared machine than wall-clock time).
+double threadCpuSeconds();
+/// The middle value (the upper one of an even count); 0 for none.
+double medianOf(std::vector<double> values);
 
 /// --compare MODEL: the model against critical path and join-aware on every
 /// (graph, device count) pair, or under memory with --capacity-factor.
